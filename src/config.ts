@@ -1,0 +1,103 @@
+// The one place that reads the environment: everything else receives a frozen Config.
+import path from 'node:path';
+
+export interface Limits {
+  /** Largest JSON body accepted by any route, in bytes. */
+  readonly jsonBodyBytes: number;
+  /** Longest title, name or description accepted. */
+  readonly titleLength: number;
+  readonly descriptionLength: number;
+  /** Page size bounds of the paged list routes. */
+  readonly perPageMax: number;
+}
+
+export interface DeprecationPolicy {
+  /** When v1 was deprecated (RFC 9745 `Deprecation` header). */
+  readonly deprecatedAt: Date;
+  /** When v1 goes away (RFC 8594 `Sunset` header); never before deprecatedAt. */
+  readonly sunsetAt: Date;
+  readonly successorUrl: string;
+  readonly docsUrl: string;
+}
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** `postgres://…` selects PostgreSQL; undefined means SQLite inside dataDir. */
+  readonly databaseUrl: string | undefined;
+  /** PostgreSQL schema to use instead of `public` (tests give every run its own). */
+  readonly databaseSchema: string | undefined;
+  /** `s3://bucket?endpoint=…` selects S3; undefined means the local blob folder inside dataDir. */
+  readonly storageUrl: string | undefined;
+  /** Key to register for user admin of team default at start. */
+  readonly bootstrapApiKey: string | undefined;
+  readonly logLevel: string;
+  readonly deprecation: DeprecationPolicy;
+  readonly limits: Limits;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 8080;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0-65535, got "${raw}"`);
+  return port;
+}
+
+function parseDate(name: string, raw: string | undefined, fallback: string): Date {
+  const value = new Date(raw ?? fallback);
+  if (Number.isNaN(value.getTime())) throw new ConfigError(`${name} is not a date: "${raw}"`);
+  return value;
+}
+
+function parseDatabaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError('DATABASE_URL must be a postgres:// URL');
+  return raw;
+}
+
+function parseStorageUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!raw.startsWith('s3://')) throw new ConfigError('STORAGE_URL must be an s3://bucket?endpoint=… URL');
+  return raw;
+}
+
+function parseSchemaName(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError('DATABASE_SCHEMA must be a plain lower-case identifier');
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const deprecatedAt = parseDate('V1_DEPRECATED_AT', env.V1_DEPRECATED_AT, '2026-01-01T00:00:00Z');
+  const sunsetAt = parseDate('V1_SUNSET_AT', env.V1_SUNSET_AT, '2027-12-31T00:00:00Z');
+  if (sunsetAt < deprecatedAt) throw new ConfigError('V1_SUNSET_AT must not be before V1_DEPRECATED_AT');
+  const config: Config = {
+    host: env.HOST || '127.0.0.1',
+    port: parsePort(env.PORT),
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
+    databaseSchema: parseSchemaName(env.DATABASE_SCHEMA),
+    storageUrl: parseStorageUrl(env.STORAGE_URL),
+    bootstrapApiKey: env.ANNOSTORE_API_KEY || undefined,
+    logLevel: env.LOG_LEVEL || 'info',
+    deprecation: {
+      deprecatedAt,
+      sunsetAt,
+      successorUrl: env.V1_SUCCESSOR_URL || '/v2',
+      docsUrl: env.V1_DOCS_URL || '/docs',
+    },
+    limits: {
+      jsonBodyBytes: 1024 * 1024,
+      titleLength: 255,
+      descriptionLength: 10_000,
+      perPageMax: 1000,
+    },
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

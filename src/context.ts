@@ -1,0 +1,33 @@
+// The composition root: builds the database and the blob store once and hands them down.
+import type { Config } from './config.ts';
+import { type Db, createDb } from './db/create-db.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import type { BlobStore } from './storage/blob-store.ts';
+import { createBlobStore } from './storage/create-blob-store.ts';
+
+export interface Context {
+  readonly config: Config;
+  readonly db: Db;
+  readonly blobs: BlobStore;
+  close(): Promise<void>;
+}
+
+export async function createContext(config: Config, options: { migrate?: boolean } = {}): Promise<Context> {
+  const db = await createDb(config);
+  try {
+    if (options.migrate !== false) await migrateToLatest(db);
+    const blobs = await createBlobStore(config);
+    return {
+      config,
+      db,
+      blobs,
+      async close() {
+        await blobs.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

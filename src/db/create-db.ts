@@ -1,0 +1,78 @@
+// Opens the database the Config names: SQLite (better-sqlite3, WAL) in DATA_DIR by default, PostgreSQL
+// (pg) when DATABASE_URL is set. Dialect differences stay in this folder.
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import type { Database } from './types.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** Answers when the database answers; used by /healthz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// Return 64-bit integers (sizes, counts) as strings: a JS number would lose precision past 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value);
+
+function openSqlite(dataDir: string): Db {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const connection = new SQLite(path.join(dataDir, 'annostore.sqlite'));
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('foreign_keys = ON');
+  // A second process (an `annostore worker`, a CLI call) may hold the write lock for a moment.
+  connection.pragma('busy_timeout = 5000');
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  return {
+    kysely,
+    dialect: 'sqlite',
+    async ping() {
+      await sql`select 1`.execute(kysely);
+    },
+    async close() {
+      await kysely.destroy();
+    },
+  };
+}
+
+function openPostgres(url: string, schema: string | undefined): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // Each connection sees only the configured schema, so tests and deployments can share a server.
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kysely,
+    dialect: 'postgres',
+    async ping() {
+      await sql`select 1`.execute(kysely);
+    },
+    async close() {
+      await kysely.destroy();
+    },
+  };
+}
+
+export async function createDb(config: Config): Promise<Db> {
+  if (!config.databaseUrl) return openSqlite(config.dataDir);
+  if (config.databaseSchema) {
+    // The schema must exist before any pooled connection sets its search_path to it.
+    const client = new pg.Client({ connectionString: config.databaseUrl });
+    await client.connect();
+    try {
+      await client.query(`create schema if not exists "${config.databaseSchema}"`);
+    } finally {
+      await client.end();
+    }
+  }
+  return openPostgres(config.databaseUrl, config.databaseSchema);
+}

@@ -1,0 +1,18 @@
+// Runs the migrations in src/db/migrations in order. The list is static so it works without a
+// file-system scan (and inside a bundled build).
+import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { Db } from './create-db.ts';
+import * as initial from './migrations/0001_initial.ts';
+
+const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db: db.kysely, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,194 @@
+// Table types for Kysely. Both dialects store the same values: timestamps as ISO 8601 text, booleans
+// as 0/1 integers, JSON as text (so a stored document is sent without being parsed again), byte sizes
+// as 64-bit integers (PostgreSQL hands those back as strings, SQLite as numbers: read them with
+// `toSize`).
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+type Id = Generated<number>;
+/** A bigint column: number on insert, number or string on select depending on the dialect. */
+type Bytes = ColumnType<number | string, number | bigint, number | bigint>;
+
+export interface TeamsTable {
+  id: Id;
+  name: string;
+  created_at: string;
+}
+
+export interface UsersTable {
+  id: Id;
+  team_id: number;
+  login: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: Id;
+  user_id: number;
+  /** The first characters of the key, shown in listings and used to find the row. */
+  prefix: string;
+  /** Hex SHA-256 of the whole key. */
+  digest: string;
+  read_only: number;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface ProjectsTable {
+  id: Id;
+  team_id: number;
+  title: string;
+  size: Bytes;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ClassesTable {
+  id: Id;
+  project_id: number;
+  title: string;
+  shape: string;
+  color: string;
+  created_at: string;
+}
+
+export interface ProjectTagsTable {
+  id: Id;
+  project_id: number;
+  scope: string;
+  title: string;
+  hotkey: string;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DatasetsTable {
+  id: Id;
+  project_id: number;
+  title: string;
+  size: Bytes;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BlobsTable {
+  hash: string;
+  size: Bytes;
+  media_type: string;
+  width: number | null;
+  height: number | null;
+  created_at: string;
+}
+
+export interface ImagesTable {
+  id: Id;
+  dataset_id: number;
+  /** Copied from the dataset so one index answers a project's annotation pages. */
+  project_id: number;
+  name: string;
+  hash: string;
+  size: Bytes;
+  width: number;
+  height: number;
+  description: string;
+  /** The annotation objects, serialised exactly as the v1 annotation record shows them. */
+  objects_json: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ImageTagsTable {
+  image_id: number;
+  tag_id: number;
+  /** A Supervisely tag value (number or string) as JSON text, or null for a tag without one. */
+  value: string | null;
+}
+
+/** Which figure-scope tags an image's objects use, so a tag rename or delete finds them by index. */
+export interface ObjectTagRefsTable {
+  image_id: number;
+  tag_id: number;
+}
+
+export interface StagedFilesTable {
+  id: string;
+  team_id: number;
+  kind: string;
+  format: string;
+  name: string;
+  hash: string;
+  size: Bytes;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface TasksTable {
+  id: Id;
+  team_id: number;
+  created_by: number | null;
+  type: string;
+  status: string;
+  size: Bytes;
+  /** JSON text: the task's public meta (project, datasets, progress, error). */
+  meta: string;
+  /** JSON text: the handler's input, never shown. */
+  input: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  stop_requested: number;
+  attempts: number;
+}
+
+export interface ArchitecturesTable {
+  id: Id;
+  title: string;
+  description: string;
+  category_id: number;
+  train_image: string;
+  inference_image: string;
+  deploy_image: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ModelsTable {
+  id: Id;
+  team_id: number;
+  architecture_id: number;
+  title: string;
+  bucket: string;
+  object_name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  teams: TeamsTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  projects: ProjectsTable;
+  classes: ClassesTable;
+  project_tags: ProjectTagsTable;
+  datasets: DatasetsTable;
+  blobs: BlobsTable;
+  images: ImagesTable;
+  image_tags: ImageTagsTable;
+  object_tag_refs: ObjectTagRefsTable;
+  staged_files: StagedFilesTable;
+  tasks: TasksTable;
+  architectures: ArchitecturesTable;
+  models: ModelsTable;
+}
+
+export type ProjectRow = Selectable<ProjectsTable>;
+export type DatasetRow = Selectable<DatasetsTable>;
+export type ClassRow = Selectable<ClassesTable>;
+export type ProjectTagRow = Selectable<ProjectTagsTable>;
+export type ImageRow = Selectable<ImagesTable>;
+export type TaskRow = Selectable<TasksTable>;
+export type ModelRow = Selectable<ModelsTable>;
+export type ArchitectureRow = Selectable<ArchitecturesTable>;
+export type NewImage = Insertable<ImagesTable>;

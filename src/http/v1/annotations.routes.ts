@@ -1,0 +1,32 @@
+// GET /annotations: one record per image, paged by image id.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { annotationPage } from '../../services/annotations.service.ts';
+import { Id, IdList, PagingQuery, errorResponses, toOffset } from '../schemas/common.ts';
+import { AnnotationRecord } from '../schemas/resources.ts';
+
+export const annotationRoutes =
+  (ctx: Context): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const db = ctx.db.kysely;
+
+    app.get(
+      '/annotations',
+      {
+        schema: {
+          tags: ['annotations'],
+          summary: 'Annotation records of a project, ordered by image id',
+          querystring: Type.Object({ projectId: Id, datasetIds: Type.Optional(IdList), ...PagingQuery }),
+          response: { 200: Type.Array(AnnotationRecord), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { projectId, datasetIds, page, perPage } = request.query;
+        // The page is already JSON text; a string payload is sent as it is, not serialised again.
+        const body = await annotationPage(db, request.principal.teamId, { projectId, datasetIds, ...toOffset(page, perPage) });
+        return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
+      },
+    );
+  };

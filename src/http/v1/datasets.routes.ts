@@ -1,0 +1,42 @@
+// GET /datasets, DELETE /datasets/:datasetId
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import * as datasets from '../../services/datasets.service.ts';
+import { Id, SUCCESS, Success, errorResponses } from '../schemas/common.ts';
+import { Dataset } from '../schemas/resources.ts';
+
+export const datasetRoutes =
+  (ctx: Context): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const db = ctx.db.kysely;
+
+    app.get(
+      '/datasets',
+      {
+        schema: {
+          tags: ['datasets'],
+          summary: 'List datasets, of one project or of every project of the team',
+          querystring: Type.Object({ projectId: Type.Optional(Id) }),
+          response: { 200: Type.Array(Dataset), ...errorResponses },
+        },
+      },
+      async (request) => datasets.listDatasets(db, request.principal.teamId, request.query.projectId),
+    );
+
+    app.delete(
+      '/datasets/:datasetId',
+      {
+        schema: {
+          tags: ['datasets'],
+          summary: 'Delete a dataset and its images',
+          params: Type.Object({ datasetId: Id }),
+          response: { 200: Success, ...errorResponses },
+        },
+      },
+      async (request) => {
+        await datasets.deleteDataset(db, request.principal.teamId, request.params.datasetId);
+        return SUCCESS;
+      },
+    );
+  };

@@ -1,0 +1,92 @@
+// Images: rows, size counters of their dataset and project, descriptions.
+import { type Kysely, sql } from 'kysely';
+import { isoNow } from '../clock.ts';
+import type { Database, ImageRow } from '../db/types.ts';
+
+export interface NewImageInput {
+  datasetId: number;
+  projectId: number;
+  name: string;
+  hash: string;
+  size: number;
+  width: number;
+  height: number;
+  description?: string;
+  objectsJson?: string;
+}
+
+/** Adds `delta` bytes to a dataset and its project. Call inside the transaction that changes images. */
+export async function addToSizes(db: Kysely<Database>, datasetId: number, projectId: number, delta: number): Promise<void> {
+  if (delta === 0) return;
+  const now = isoNow();
+  await db.updateTable('datasets').set({ size: sql`size + ${delta}`, updated_at: now }).where('id', '=', datasetId).execute();
+  await db.updateTable('projects').set({ size: sql`size + ${delta}`, updated_at: now }).where('id', '=', projectId).execute();
+}
+
+/** Inserts an image row and counts its bytes. The blob row of its hash must exist. */
+export async function insertImage(db: Kysely<Database>, image: NewImageInput): Promise<number> {
+  const now = isoNow();
+  const row = await db
+    .insertInto('images')
+    .values({
+      dataset_id: image.datasetId,
+      project_id: image.projectId,
+      name: image.name,
+      hash: image.hash,
+      size: image.size,
+      width: image.width,
+      height: image.height,
+      description: image.description ?? '',
+      objects_json: image.objectsJson ?? '[]',
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await addToSizes(db, image.datasetId, image.projectId, image.size);
+  return row.id;
+}
+
+/** The image with this id, if it lies in a project of the team. */
+export async function findImageById(db: Kysely<Database>, teamId: number, imageId: number): Promise<ImageRow | undefined> {
+  return db
+    .selectFrom('images')
+    .innerJoin('projects', 'projects.id', 'images.project_id')
+    .selectAll('images')
+    .where('images.id', '=', imageId)
+    .where('projects.team_id', '=', teamId)
+    .executeTakeFirst();
+}
+
+/** The image named `name` in the dataset, if the dataset lies in a project of the team. */
+export async function findImageByName(
+  db: Kysely<Database>,
+  teamId: number,
+  datasetId: number,
+  name: string,
+): Promise<ImageRow | undefined> {
+  return db
+    .selectFrom('images')
+    .innerJoin('projects', 'projects.id', 'images.project_id')
+    .selectAll('images')
+    .where('images.dataset_id', '=', datasetId)
+    .where('images.name', '=', name)
+    .where('projects.team_id', '=', teamId)
+    .executeTakeFirst();
+}
+
+export async function setDescription(db: Kysely<Database>, imageId: number, description: string): Promise<void> {
+  await db.updateTable('images').set({ description, updated_at: isoNow() }).where('id', '=', imageId).execute();
+}
+
+/** Registers the blob of `hash` if it is new. */
+export async function ensureBlob(
+  db: Kysely<Database>,
+  blob: { hash: string; size: number; mediaType: string; width: number | null; height: number | null },
+): Promise<void> {
+  await db
+    .insertInto('blobs')
+    .values({ hash: blob.hash, size: blob.size, media_type: blob.mediaType, width: blob.width, height: blob.height, created_at: isoNow() })
+    .onConflict((oc) => oc.column('hash').doNothing())
+    .execute();
+}

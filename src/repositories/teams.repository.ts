@@ -1,0 +1,99 @@
+// Teams, users and API keys.
+import type { Kysely } from 'kysely';
+import { isoNow } from '../clock.ts';
+import type { Database } from '../db/types.ts';
+
+export interface KeyOwner {
+  keyId: number;
+  digest: string;
+  userId: number;
+  teamId: number;
+  readOnly: boolean;
+}
+
+export interface KeyListing {
+  prefix: string;
+  team: string;
+  user: string;
+  readOnly: boolean;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export async function ensureTeam(db: Kysely<Database>, name: string): Promise<number> {
+  await db.insertInto('teams').values({ name, created_at: isoNow() }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  const row = await db.selectFrom('teams').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function ensureUser(db: Kysely<Database>, teamId: number, login: string): Promise<number> {
+  await db
+    .insertInto('users')
+    .values({ team_id: teamId, login, created_at: isoNow() })
+    .onConflict((oc) => oc.columns(['team_id', 'login']).doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('team_id', '=', teamId)
+    .where('login', '=', login)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function insertKey(
+  db: Kysely<Database>,
+  key: { userId: number; prefix: string; digest: string; readOnly: boolean },
+): Promise<void> {
+  await db
+    .insertInto('api_keys')
+    .values({ user_id: key.userId, prefix: key.prefix, digest: key.digest, read_only: key.readOnly ? 1 : 0, created_at: isoNow() })
+    .onConflict((oc) => oc.column('digest').doNothing())
+    .execute();
+}
+
+/** Active keys that start with `prefix`: the caller compares digests itself, in constant time. */
+export async function findActiveKeys(db: Kysely<Database>, prefix: string): Promise<KeyOwner[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .select(['api_keys.id as keyId', 'api_keys.digest', 'api_keys.read_only', 'users.id as userId', 'users.team_id'])
+    .where('api_keys.prefix', '=', prefix)
+    .where('api_keys.revoked_at', 'is', null)
+    .execute();
+  return rows.map((r) => ({ keyId: r.keyId, digest: r.digest, userId: r.userId, teamId: r.team_id, readOnly: r.read_only === 1 }));
+}
+
+export async function countKeys(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function listKeys(db: Kysely<Database>): Promise<KeyListing[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .innerJoin('teams', 'teams.id', 'users.team_id')
+    .select(['api_keys.prefix', 'teams.name as team', 'users.login as user', 'api_keys.read_only', 'api_keys.created_at', 'api_keys.revoked_at'])
+    .orderBy('api_keys.id')
+    .execute();
+  return rows.map((r) => ({
+    prefix: r.prefix,
+    team: r.team,
+    user: r.user,
+    readOnly: r.read_only === 1,
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+  }));
+}
+
+/** Revokes every active key whose prefix starts with `prefix`; answers how many. */
+export async function revokeKeys(db: Kysely<Database>, prefix: string): Promise<number> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: isoNow() })
+    .where('prefix', '=', prefix)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

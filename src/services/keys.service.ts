@@ -1,0 +1,67 @@
+// API keys: random, shown once, stored as a SHA-256 digest, compared in constant time.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.ts';
+import * as teams from '../repositories/teams.repository.ts';
+
+export const DEFAULT_TEAM = 'default';
+export const DEFAULT_USER = 'admin';
+/** How many leading characters of a key are stored in clear to find its row and to name it. */
+const PREFIX_LENGTH = 12;
+
+export interface Principal {
+  userId: number;
+  teamId: number;
+  readOnly: boolean;
+}
+
+export const keyPrefix = (key: string): string => key.slice(0, PREFIX_LENGTH);
+const digestOf = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+/** A new key: `ak_` and 192 random bits in base64url. */
+export function generateKey(): string {
+  return `ak_${randomBytes(24).toString('base64url')}`;
+}
+
+export async function registerKey(
+  db: Kysely<Database>,
+  key: string,
+  owner: { team: string; user: string; readOnly?: boolean },
+): Promise<void> {
+  const teamId = await teams.ensureTeam(db, owner.team);
+  const userId = await teams.ensureUser(db, teamId, owner.user);
+  await teams.insertKey(db, { userId, prefix: keyPrefix(key), digest: digestOf(key), readOnly: owner.readOnly ?? false });
+}
+
+export async function createKey(
+  db: Kysely<Database>,
+  owner: { team: string; user: string; readOnly?: boolean },
+): Promise<string> {
+  const key = generateKey();
+  await registerKey(db, key, owner);
+  return key;
+}
+
+export async function authenticate(db: Kysely<Database>, key: string): Promise<Principal | null> {
+  if (key.length < 8 || key.length > 512) return null;
+  const digest = Buffer.from(digestOf(key), 'hex');
+  for (const candidate of await teams.findActiveKeys(db, keyPrefix(key))) {
+    if (timingSafeEqual(digest, Buffer.from(candidate.digest, 'hex'))) {
+      return { userId: candidate.userId, teamId: candidate.teamId, readOnly: candidate.readOnly };
+    }
+  }
+  return null;
+}
+
+/**
+ * At start: registers ANNOSTORE_API_KEY for the default admin (idempotent), or, on a database without
+ * any key, generates one. Answers a generated key so the caller can print it once.
+ */
+export async function bootstrapKey(db: Kysely<Database>, configuredKey: string | undefined): Promise<string | null> {
+  if (configuredKey) {
+    await registerKey(db, configuredKey, { team: DEFAULT_TEAM, user: DEFAULT_USER });
+    return null;
+  }
+  if ((await teams.countKeys(db)) > 0) return null;
+  return createKey(db, { team: DEFAULT_TEAM, user: DEFAULT_USER });
+}

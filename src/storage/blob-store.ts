@@ -1,0 +1,25 @@
+// The blob store contract: content-addressed bytes, keyed by the image hash (base64 of SHA-256).
+import type { Readable } from 'node:stream';
+
+export interface BlobStore {
+  /** Moves a complete local file into the store under `hash`; readers never see a partial object. */
+  putFile(hash: string, localPath: string): Promise<void>;
+  /** Stores bytes under `hash`, atomically like putFile. */
+  putBytes(hash: string, bytes: Buffer): Promise<void>;
+  /** Streams the bytes of `hash`; rejects when there are none. */
+  read(hash: string): Promise<Readable>;
+  readBytes(hash: string): Promise<Buffer>;
+  has(hash: string): Promise<boolean>;
+  /** Removes `hash`; removing a missing one is not an error. */
+  delete(hash: string): Promise<void>;
+  /** Answers when the store answers; used by /healthz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Storage key of a hash: hex, fanned out over two directory levels. Never derived from client paths. */
+export function blobKey(hash: string): string {
+  const hex = Buffer.from(hash, 'base64').toString('hex');
+  if (hex.length !== 64) throw new Error('not a SHA-256 hash');
+  return `${hex.slice(0, 2)}/${hex.slice(2, 4)}/${hex}`;
+}

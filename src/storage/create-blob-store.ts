@@ -1,0 +1,13 @@
+// Picks the blob store the Config names.
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import type { BlobStore } from './blob-store.ts';
+import { FsBlobStore } from './fs-blob-store.ts';
+
+export async function createBlobStore(config: Config): Promise<BlobStore> {
+  if (config.storageUrl) {
+    const { S3BlobStore } = await import('./s3-blob-store.ts');
+    return S3BlobStore.fromUrl(config.storageUrl);
+  }
+  return new FsBlobStore(path.join(config.dataDir, 'blobs'));
+}

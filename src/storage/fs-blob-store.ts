@@ -1,0 +1,91 @@
+// The default blob store: a folder of content-addressed files. Writes go to a temporary file in the
+// same folder, are fsynced, then renamed into place, so a reader never sees a partial file.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { type BlobStore, blobKey } from './blob-store.ts';
+
+export class FsBlobStore implements BlobStore {
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+    fs.mkdirSync(path.join(root, 'tmp'), { recursive: true });
+  }
+
+  private pathOf(hash: string): string {
+    return path.join(this.root, 'objects', blobKey(hash));
+  }
+
+  private tempPath(): string {
+    return path.join(this.root, 'tmp', `${Date.now()}-${randomBytes(8).toString('hex')}`);
+  }
+
+  private async moveIntoPlace(hash: string, tempPath: string): Promise<void> {
+    const target = this.pathOf(hash);
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    await fsp.rename(tempPath, target);
+  }
+
+  async putFile(hash: string, localPath: string): Promise<void> {
+    const temp = this.tempPath();
+    try {
+      await fsp.copyFile(localPath, temp);
+      const handle = await fsp.open(temp, 'r+');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await this.moveIntoPlace(hash, temp);
+    } finally {
+      await fsp.rm(temp, { force: true });
+    }
+  }
+
+  async putBytes(hash: string, bytes: Buffer): Promise<void> {
+    const temp = this.tempPath();
+    try {
+      const handle = await fsp.open(temp, 'w');
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await this.moveIntoPlace(hash, temp);
+    } finally {
+      await fsp.rm(temp, { force: true });
+    }
+  }
+
+  async read(hash: string): Promise<Readable> {
+    const handle = await fsp.open(this.pathOf(hash), 'r');
+    return handle.createReadStream();
+  }
+
+  async readBytes(hash: string): Promise<Buffer> {
+    return fsp.readFile(this.pathOf(hash));
+  }
+
+  async has(hash: string): Promise<boolean> {
+    try {
+      await fsp.access(this.pathOf(hash));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async delete(hash: string): Promise<void> {
+    await fsp.rm(this.pathOf(hash), { force: true });
+  }
+
+  async ping(): Promise<void> {
+    await fsp.access(this.root, fs.constants.W_OK);
+  }
+
+  async close(): Promise<void> {}
+}

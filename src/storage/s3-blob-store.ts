@@ -1,0 +1,121 @@
+// Blob store on S3-compatible storage (AWS SDK v3). A PutObject is atomic: readers see the whole
+// object or none.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { type BlobStore, blobKey } from './blob-store.ts';
+
+export interface S3Location {
+  bucket: string;
+  prefix: string;
+  endpoint: string | undefined;
+  region: string;
+  forcePathStyle: boolean;
+}
+
+/** `s3://bucket/optional/prefix?endpoint=http://127.0.0.1:9000&region=us-east-1` */
+export function parseS3Url(url: string): S3Location {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 's3:' || !parsed.hostname) throw new Error('STORAGE_URL must look like s3://bucket?endpoint=…');
+  const endpoint = parsed.searchParams.get('endpoint') ?? undefined;
+  return {
+    bucket: parsed.hostname,
+    prefix: parsed.pathname.replace(/^\/+|\/+$/g, ''),
+    endpoint,
+    region: parsed.searchParams.get('region') ?? 'us-east-1',
+    // A custom endpoint (MinIO, s3rver, …) rarely serves virtual-hosted bucket names.
+    forcePathStyle: parsed.searchParams.get('forcePathStyle') !== 'false' && endpoint !== undefined,
+  };
+}
+
+const isMissing = (error: unknown): boolean => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
+};
+
+export class S3BlobStore implements BlobStore {
+  private readonly client: S3Client;
+  private readonly location: S3Location;
+
+  constructor(location: S3Location, client: S3Client) {
+    this.location = location;
+    this.client = client;
+  }
+
+  static fromUrl(url: string): S3BlobStore {
+    const location = parseS3Url(url);
+    const client = new S3Client({
+      region: location.region,
+      endpoint: location.endpoint,
+      forcePathStyle: location.forcePathStyle,
+      // Plain (not aws-chunked) uploads: some S3-compatible servers store chunk framing otherwise.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    return new S3BlobStore(location, client);
+  }
+
+  private keyOf(hash: string): string {
+    const key = blobKey(hash);
+    return this.location.prefix ? `${this.location.prefix}/${key}` : key;
+  }
+
+  async putFile(hash: string, localPath: string): Promise<void> {
+    const { size } = await fsp.stat(localPath);
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.location.bucket,
+        Key: this.keyOf(hash),
+        Body: fs.createReadStream(localPath),
+        ContentLength: size,
+      }),
+    );
+  }
+
+  async putBytes(hash: string, bytes: Buffer): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(hash), Body: bytes }));
+  }
+
+  async read(hash: string): Promise<Readable> {
+    const answer = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(hash) }));
+    if (!answer.Body) throw new Error(`blob ${hash} has no body`);
+    return answer.Body as Readable;
+  }
+
+  async readBytes(hash: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.read(hash)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  async has(hash: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(hash) }));
+      return true;
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+  }
+
+  async delete(hash: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(hash) }));
+  }
+
+  async ping(): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+}
+

@@ -1,0 +1,138 @@
+// Authentication, tenancy, error bodies, deprecation headers, health and docs: on both databases.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import * as teams from '../../src/repositories/teams.repository.ts';
+import { keyPrefix } from '../../src/services/keys.service.ts';
+import { dialects } from '../helpers/dialects.ts';
+import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+
+for (const dialect of dialects) {
+  describe(`foundation on ${dialect.name}`, { skip: dialect.skip }, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(dialect);
+    });
+    after(async () => t?.close());
+
+    test('a request without a key is 401 with the contract body', async () => {
+      const res = await t.request({ method: 'GET', url: '/v1/projects', key: null });
+      assert.equal(res.statusCode, 401);
+      assert.equal(json<{ error: string }>(res).error, 'UNAUTHORIZED');
+      assert.equal(typeof json<{ details: { message: string } }>(res).details.message, 'string');
+    });
+
+    test('an unknown key is 401', async () => {
+      const res = await t.request({ method: 'GET', url: '/v1/projects', key: `${t.key.slice(0, 12)}tampered-with-key` });
+      assert.equal(res.statusCode, 401);
+    });
+
+    test('a revoked key is 401 and the other keys keep working', async () => {
+      const { createKey } = await import('../../src/services/keys.service.ts');
+      const doomed = await createKey(t.ctx.db.kysely, { team: 'alpha', user: 'temp' });
+      assert.equal((await t.request({ method: 'GET', url: '/v1/projects', key: doomed })).statusCode, 200);
+      assert.equal(await teams.revokeKeys(t.ctx.db.kysely, keyPrefix(doomed)), 1);
+      assert.equal((await t.request({ method: 'GET', url: '/v1/projects', key: doomed })).statusCode, 401);
+      assert.equal((await t.request({ method: 'GET', url: '/v1/projects' })).statusCode, 200);
+    });
+
+    test('keys are stored only as digests', async () => {
+      const rows = await t.ctx.db.kysely.selectFrom('api_keys').select(['prefix', 'digest']).execute();
+      for (const row of rows) {
+        assert.match(row.digest, /^[0-9a-f]{64}$/);
+        assert.notEqual(row.digest, t.key);
+        assert.ok(row.prefix.length < t.key.length);
+      }
+    });
+
+    test('a read-only key reads but gets 403 on every change', async () => {
+      assert.equal((await t.request({ method: 'GET', url: '/v1/projects', key: t.readOnlyKey })).statusCode, 200);
+      const res = await t.request({ method: 'DELETE', url: '/v1/projects/1', key: t.readOnlyKey });
+      assert.equal(res.statusCode, 403);
+      assert.equal(json<{ error: string }>(res).error, 'FORBIDDEN');
+    });
+
+    test('every /v1 answer carries Deprecation, Sunset and Link, errors included', async () => {
+      for (const res of [
+        await t.request({ method: 'GET', url: '/v1/projects' }),
+        await t.request({ method: 'GET', url: '/v1/projects', key: null }),
+        await t.request({ method: 'GET', url: '/v1/no-such-route' }),
+      ]) {
+        assert.match(String(res.headers.deprecation), /^@\d+$/);
+        const sunset = new Date(String(res.headers.sunset));
+        assert.ok(!Number.isNaN(sunset.getTime()));
+        assert.ok(sunset.getTime() / 1000 >= Number(String(res.headers.deprecation).slice(1)));
+        assert.match(String(res.headers.link), /<\/v2>; rel="successor-version"/);
+        assert.match(String(res.headers.link), /rel="deprecation"/);
+      }
+    });
+
+    test('an unknown route is 404 NOT_FOUND', async () => {
+      const res = await t.request({ method: 'GET', url: '/v1/nothing-here' });
+      assert.equal(res.statusCode, 404);
+      assert.equal(json<{ error: string }>(res).error, 'NOT_FOUND');
+    });
+
+    test('malformed JSON is 400 VALIDATION', async () => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/v1/projects/1/tags',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"type": "images", ',
+      });
+      assert.equal(res.statusCode, 400);
+      assert.equal(json<{ error: string }>(res).error, 'VALIDATION');
+    });
+
+    test('a __proto__ member is rejected with 400', async () => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/v1/projects/1/tags',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"type": "images", "title": "x", "__proto__": {"polluted": true}}',
+      });
+      assert.equal(res.statusCode, 400);
+      assert.equal(json<{ error: string }>(res).error, 'VALIDATION');
+      assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    });
+
+    test('a body over the size limit is 413 PAYLOAD_TOO_LARGE', async () => {
+      const res = await t.request({
+        method: 'PUT',
+        url: '/v1/images/description?imageId=1',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ value: 'x'.repeat(t.config.limits.jsonBodyBytes + 10) }),
+      });
+      assert.equal(res.statusCode, 413);
+      assert.equal(json<{ error: string }>(res).error, 'PAYLOAD_TOO_LARGE');
+    });
+
+    test('a body of another media type is 415', async () => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/v1/projects/1/tags',
+        headers: { 'content-type': 'application/xml' },
+        payload: '<tag/>',
+      });
+      assert.equal(res.statusCode, 415);
+      assert.equal(json<{ error: string }>(res).error, 'UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    test('ids that are not positive integers are 400', async () => {
+      for (const id of ['0', '-1', '1.5', 'abc', '99999999999']) {
+        const res = await t.request({ method: 'DELETE', url: `/v1/projects/${id}` });
+        assert.equal(res.statusCode, 400, `id ${id}`);
+        assert.equal(json<{ error: string }>(res).error, 'VALIDATION');
+      }
+    });
+
+    test('/healthz, /openapi.json and /docs answer without a key', async () => {
+      assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+      const doc = json<{ openapi: string; paths: Record<string, unknown> }>(await t.app.inject({ method: 'GET', url: '/openapi.json' }));
+      assert.match(doc.openapi, /^3\./);
+      assert.ok(doc.paths['/v1/projects'], 'the document lists /v1/projects');
+      const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
+      assert.equal(docs.statusCode, 200);
+      assert.match(docs.body, /<html/i);
+    });
+  });
+}

@@ -1,0 +1,71 @@
+// Builders of test data, written through the same repositories the import uses.
+import { createHash } from 'node:crypto';
+import type { Context } from '../../src/context.ts';
+import { type AnnotationObject, serializeObjects } from '../../src/formats/canonical.ts';
+import * as images from '../../src/repositories/images.repository.ts';
+import * as projects from '../../src/repositories/projects.repository.ts';
+import { ensureTeam } from '../../src/repositories/teams.repository.ts';
+import { isoNow } from '../../src/clock.ts';
+
+export const hashOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('base64');
+
+export async function newProject(
+  ctx: Context,
+  options: { team?: string; title?: string; classes?: { title: string; shape: string; color?: string }[] } = {},
+): Promise<number> {
+  const db = ctx.db.kysely;
+  const teamId = await ensureTeam(db, options.team ?? 'alpha');
+  const id = await projects.insertProject(db, teamId, options.title ?? 'project');
+  for (const c of options.classes ?? []) {
+    await db
+      .insertInto('classes')
+      .values({ project_id: id, title: c.title, shape: c.shape, color: c.color ?? '#FF0000', created_at: isoNow() })
+      .execute();
+  }
+  return id;
+}
+
+export async function newDataset(ctx: Context, projectId: number, title = 'ds'): Promise<number> {
+  const now = isoNow();
+  const row = await ctx.db.kysely
+    .insertInto('datasets')
+    .values({ project_id: projectId, title, size: 0, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+let imageCounter = 0;
+
+/** An image with real stored bytes (distinct per call unless `bytes` is given) and its annotation. */
+export async function newImage(
+  ctx: Context,
+  datasetId: number,
+  options: { name?: string; bytes?: Buffer; width?: number; height?: number; description?: string; objects?: AnnotationObject[] } = {},
+): Promise<{ id: number; hash: string; size: number }> {
+  const db = ctx.db.kysely;
+  imageCounter += 1;
+  const bytes = options.bytes ?? Buffer.from(`image bytes ${process.pid} ${imageCounter} ${Math.random()}`);
+  const hash = hashOf(bytes);
+  await ctx.blobs.putBytes(hash, bytes);
+  const dataset = await db.selectFrom('datasets').select('project_id').where('id', '=', datasetId).executeTakeFirstOrThrow();
+  const id = await db.transaction().execute(async (trx) => {
+    await images.ensureBlob(trx, { hash, size: bytes.length, mediaType: 'image/png', width: options.width ?? 64, height: options.height ?? 48 });
+    return images.insertImage(trx, {
+      datasetId,
+      projectId: dataset.project_id,
+      name: options.name ?? `img-${imageCounter}.png`,
+      hash,
+      size: bytes.length,
+      width: options.width ?? 64,
+      height: options.height ?? 48,
+      description: options.description ?? '',
+      objectsJson: serializeObjects(options.objects ?? []),
+    });
+  });
+  return { id, hash, size: bytes.length };
+}
+
+export function polygon(classTitle: string, points: [number, number][], tags: string[] = []): AnnotationObject {
+  return { classTitle, description: '', tags, bitmap: null, points: { exterior: points, interior: [] } };
+}

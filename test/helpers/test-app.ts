@@ -1,0 +1,56 @@
+// The production app on a fresh database, with keys for two teams and helpers to seed data.
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
+import { type Context, createContext } from '../../src/context.ts';
+import { createKey } from '../../src/services/keys.service.ts';
+import type { DialectCase } from './dialects.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: Context;
+  config: Config;
+  /** Read-write key of team "alpha", user "alice". */
+  key: string;
+  /** Read-write key of another team, "beta". */
+  otherKey: string;
+  /** Read-only key of team "alpha". */
+  readOnlyKey: string;
+  /** An injected request with the alpha key unless `headers` say otherwise. */
+  request(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(dialect: DialectCase, overrides: Partial<Config> = {}): Promise<TestApp> {
+  const config = dialect.freshConfig(overrides);
+  const ctx = await createContext(config);
+  const app = await buildApp(ctx);
+  await app.ready();
+  const db = ctx.db.kysely;
+  const key = await createKey(db, { team: 'alpha', user: 'alice' });
+  const otherKey = await createKey(db, { team: 'beta', user: 'bob' });
+  const readOnlyKey = await createKey(db, { team: 'alpha', user: 'reader', readOnly: true });
+  return {
+    app,
+    ctx,
+    config,
+    key,
+    otherKey,
+    readOnlyKey,
+    request({ key: useKey, ...options }) {
+      const chosen = useKey === undefined ? key : useKey;
+      const headers = { ...(chosen ? { 'x-api-key': chosen } : {}), ...(options.headers ?? {}) };
+      return app.inject({ ...options, headers });
+    },
+    async close() {
+      await app.close();
+      await ctx.close();
+      await dialect.cleanup(config);
+    },
+  };
+}
+
+/** The parsed body of a response, failing loudly when it is not JSON. */
+export function json<T = unknown>(response: LightMyRequestResponse): T {
+  return JSON.parse(response.body) as T;
+}
