@@ -19,7 +19,10 @@ export interface BlobStore {
 
 /** Storage key of a hash: hex, fanned out over two directory levels. Never derived from client paths. */
 export function blobKey(hash: string): string {
-  const hex = Buffer.from(hash, 'base64').toString('hex');
-  if (hex.length !== 64) throw new Error('not a SHA-256 hash');
+  const bytes = Buffer.from(hash, 'base64');
+  // Node's decoder skips characters it does not know and stops at padding, so `X=junk`, ` X` and the
+  // base64url form of X would all share X's key; only the canonical spelling of 32 bytes is a hash.
+  if (bytes.length !== 32 || bytes.toString('base64') !== hash) throw new Error('not a SHA-256 hash in base64');
+  const hex = bytes.toString('hex');
   return `${hex.slice(0, 2)}/${hex.slice(2, 4)}/${hex}`;
 }

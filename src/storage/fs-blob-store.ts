@@ -23,13 +23,13 @@ export class FsBlobStore implements BlobStore {
     return path.join(this.root, 'tmp', `${Date.now()}-${randomBytes(8).toString('hex')}`);
   }
 
-  private async moveIntoPlace(hash: string, tempPath: string): Promise<void> {
-    const target = this.pathOf(hash);
+  private async moveIntoPlace(tempPath: string, target: string): Promise<void> {
     await fsp.mkdir(path.dirname(target), { recursive: true });
     await fsp.rename(tempPath, target);
   }
 
   async putFile(hash: string, localPath: string): Promise<void> {
+    const target = this.pathOf(hash);
     const temp = this.tempPath();
     try {
       await fsp.copyFile(localPath, temp);
@@ -39,13 +39,14 @@ export class FsBlobStore implements BlobStore {
       } finally {
         await handle.close();
       }
-      await this.moveIntoPlace(hash, temp);
+      await this.moveIntoPlace(temp, target);
     } finally {
       await fsp.rm(temp, { force: true });
     }
   }
 
   async putBytes(hash: string, bytes: Buffer): Promise<void> {
+    const target = this.pathOf(hash);
     const temp = this.tempPath();
     try {
       const handle = await fsp.open(temp, 'w');
@@ -55,7 +56,7 @@ export class FsBlobStore implements BlobStore {
       } finally {
         await handle.close();
       }
-      await this.moveIntoPlace(hash, temp);
+      await this.moveIntoPlace(temp, target);
     } finally {
       await fsp.rm(temp, { force: true });
     }
@@ -71,11 +72,15 @@ export class FsBlobStore implements BlobStore {
   }
 
   async has(hash: string): Promise<boolean> {
+    // Outside the try: a malformed hash is an error, not a missing blob.
+    const target = this.pathOf(hash);
     try {
-      await fsp.access(this.pathOf(hash));
+      await fsp.access(target);
       return true;
-    } catch {
-      return false;
+    } catch (error) {
+      // Only absence answers false; a disk that cannot be read is an error, as it is on S3.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
     }
   }
 

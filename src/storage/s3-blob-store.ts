@@ -19,20 +19,36 @@ export interface S3Location {
   endpoint: string | undefined;
   region: string;
   forcePathStyle: boolean;
+  /** Static credentials from the URL; undefined means the SDK's default chain (environment, profile, role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string } | undefined;
 }
 
-/** `s3://bucket/optional/prefix?endpoint=http://127.0.0.1:9000&region=us-east-1` */
+/**
+ * Reads a STORAGE_URL:
+ * `s3://bucket/optional/prefix?endpoint=http://127.0.0.1:9000&region=us-east-1&accessKeyId=…&secretAccessKey=…`.
+ * Every query parameter is optional: `region` defaults to us-east-1; `forcePathStyle` defaults to true
+ * with an `endpoint` and false without; `accessKeyId` and `secretAccessKey` come as a pair, and
+ * without them the SDK's default credential chain applies.
+ */
 export function parseS3Url(url: string): S3Location {
   const parsed = new URL(url);
   if (parsed.protocol !== 's3:' || !parsed.hostname) throw new Error('STORAGE_URL must look like s3://bucket?endpoint=…');
-  const endpoint = parsed.searchParams.get('endpoint') ?? undefined;
+  const query = parsed.searchParams;
+  const endpoint = query.get('endpoint') ?? undefined;
+  const accessKeyId = query.get('accessKeyId');
+  const secretAccessKey = query.get('secretAccessKey');
+  if ((accessKeyId === null) !== (secretAccessKey === null)) {
+    throw new Error('STORAGE_URL must give accessKeyId and secretAccessKey together');
+  }
+  const pathStyle = query.get('forcePathStyle');
   return {
     bucket: parsed.hostname,
-    prefix: parsed.pathname.replace(/^\/+|\/+$/g, ''),
+    prefix: decodeURIComponent(parsed.pathname.replace(/^\/+|\/+$/g, '')),
     endpoint,
-    region: parsed.searchParams.get('region') ?? 'us-east-1',
+    region: query.get('region') ?? 'us-east-1',
     // A custom endpoint (MinIO, s3rver, …) rarely serves virtual-hosted bucket names.
-    forcePathStyle: parsed.searchParams.get('forcePathStyle') !== 'false' && endpoint !== undefined,
+    forcePathStyle: pathStyle === null ? endpoint !== undefined : pathStyle !== 'false',
+    credentials: accessKeyId !== null && secretAccessKey !== null ? { accessKeyId, secretAccessKey } : undefined,
   };
 }
 
@@ -56,6 +72,7 @@ export class S3BlobStore implements BlobStore {
       region: location.region,
       endpoint: location.endpoint,
       forcePathStyle: location.forcePathStyle,
+      credentials: location.credentials,
       // Plain (not aws-chunked) uploads: some S3-compatible servers store chunk framing otherwise.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
