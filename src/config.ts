@@ -9,6 +9,20 @@ export interface Limits {
   readonly descriptionLength: number;
   /** Page size bounds of the paged list routes. */
   readonly perPageMax: number;
+  /** Files in one POST /tasks/import/files request. */
+  readonly uploadFilesPerRequest: number;
+  /** Largest single uploaded file, in bytes. */
+  readonly uploadFileBytes: number;
+  /** Largest image accepted, in pixels (decompression bombs stop here). */
+  readonly imagePixels: number;
+  /** Hashes in one POST /tasks/import/check-images call. */
+  readonly checkHashes: number;
+  /** Largest POST /tasks/import body (it lists every file of the import), in bytes. */
+  readonly importBodyBytes: number;
+  /** Files listed in one import. */
+  readonly importFiles: number;
+  /** How long an uploaded file waits for an import before it is removed, in milliseconds. */
+  readonly stagedFileTtlMs: number;
 }
 
 export interface DeprecationPolicy {
@@ -96,6 +110,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       titleLength: 255,
       descriptionLength: 10_000,
       perPageMax: 1000,
+      uploadFilesPerRequest: 100,
+      uploadFileBytes: Number(env.UPLOAD_FILE_BYTES) || 1024 * 1024 * 1024,
+      imagePixels: 100_000_000,
+      checkHashes: 10_000,
+      importBodyBytes: 256 * 1024 * 1024,
+      importFiles: 2_000_000,
+      stagedFileTtlMs: 24 * 60 * 60 * 1000,
     },
     ...overrides,
   };

@@ -13,6 +13,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly dialect: DialectName;
+  /** PostgreSQL: the schema everything lives in. */
+  readonly schema: string | undefined;
   /** Answers when the database answers; used by /healthz. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -33,6 +35,7 @@ function openSqlite(dataDir: string): Db {
   return {
     kysely,
     dialect: 'sqlite',
+    schema: undefined,
     async ping() {
       await sql`select 1`.execute(kysely);
     },
@@ -53,6 +56,7 @@ function openPostgres(url: string, schema: string | undefined): Db {
   return {
     kysely,
     dialect: 'postgres',
+    schema: schema ?? 'public',
     async ping() {
       await sql`select 1`.execute(kysely);
     },

@@ -3,15 +3,18 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { Db } from './create-db.ts';
 import * as initial from './migrations/0001_initial.ts';
+import * as importItems from './migrations/0002_import_items.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_import_items': importItems,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db: db.kysely, provider });
+  // Name the schema: the migrator's table check would otherwise see another schema's tables.
+  const migrator = new Migrator({ db: db.kysely, provider, ...(db.schema ? { migrationTableSchema: db.schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -142,6 +142,14 @@ export interface TasksTable {
   attempts: number;
 }
 
+export interface ImportItemsTable {
+  task_id: number;
+  /** Index of the item in the task's plan. */
+  item: number;
+  /** The image it became, or null when the item was skipped (onConflict ignore, or failed). */
+  image_id: number | null;
+}
+
 export interface ArchitecturesTable {
   id: Id;
   title: string;
@@ -179,6 +187,7 @@ export interface Database {
   object_tag_refs: ObjectTagRefsTable;
   staged_files: StagedFilesTable;
   tasks: TasksTable;
+  import_items: ImportItemsTable;
   architectures: ArchitecturesTable;
   models: ModelsTable;
 }

@@ -6,8 +6,10 @@ import { annotationRoutes } from './annotations.routes.ts';
 import { catalogueRoutes } from './catalogue.routes.ts';
 import { datasetRoutes } from './datasets.routes.ts';
 import { imageRoutes } from './images.routes.ts';
+import { importRoutes } from './import.routes.ts';
 import { projectTagRoutes } from './project-tags.routes.ts';
 import { projectRoutes } from './projects.routes.ts';
+import { taskRoutes } from './tasks.routes.ts';
 
 export const v1Routes =
   (ctx: Context): FastifyPluginAsync =>
@@ -19,4 +21,6 @@ export const v1Routes =
     await app.register(catalogueRoutes(ctx));
     await app.register(projectTagRoutes(ctx));
     await app.register(imageRoutes(ctx));
+    await app.register(taskRoutes(ctx));
+    await app.register(importRoutes(ctx));
   };

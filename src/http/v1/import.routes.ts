@@ -1,0 +1,101 @@
+// POST /tasks/import/check-images, /tasks/import/files, /tasks/import, /tasks/import/local
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { AppError, validation } from '../../errors.ts';
+import { missingHashes } from '../../services/check-images.service.ts';
+import { type UploadEntry, completeUpload, parseMetadata } from '../../services/upload.service.ts';
+import { StagingFolder } from '../../storage/staging.ts';
+import { errorResponses } from '../schemas/common.ts';
+import path from 'node:path';
+
+const UploadResult = Type.Object({
+  id: Type.String(),
+  fileId: Type.Optional(Type.String()),
+  hash: Type.Optional(Type.String()),
+  errors: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+});
+
+/** Reads the multipart parts: metadata fields in order, file parts streamed to the staging folder. */
+async function receiveParts(request: FastifyRequest, folder: StagingFolder, maxFiles: number): Promise<UploadEntry[]> {
+  const order: string[] = [];
+  const metadata = new Map<string, string>();
+  const files = new Map<string, UploadEntry['file']>();
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      const key = part.fieldname.endsWith('-file') ? part.fieldname.slice(0, -'-file'.length) : part.fieldname;
+      if (files.has(key)) throw validation(`part "${part.fieldname}" appears more than once`);
+      files.set(key, await folder.receive(part.file));
+    } else {
+      if (metadata.has(part.fieldname)) throw validation(`part "${part.fieldname}" appears more than once`);
+      if (order.length >= maxFiles) {
+        throw new AppError('PAYLOAD_TOO_LARGE', `at most ${maxFiles} files per request`, { limit: maxFiles });
+      }
+      order.push(part.fieldname);
+      metadata.set(part.fieldname, String(part.value));
+    }
+  }
+  return order.map((key) => ({ key, metadata: metadata.get(key)!, file: files.get(key) }));
+}
+
+export const importRoutes =
+  (ctx: Context): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const db = ctx.db.kysely;
+    const limits = ctx.config.limits;
+
+    await app.register(multipart, {
+      throwFileSizeLimit: false, // an oversized file is a per-file TOO_LARGE, not a failed request
+      limits: {
+        fieldNameSize: 1024,
+        fieldSize: 64 * 1024,
+        fields: limits.uploadFilesPerRequest + 1,
+        files: limits.uploadFilesPerRequest,
+        fileSize: limits.uploadFileBytes,
+        parts: 2 * limits.uploadFilesPerRequest + 1,
+        headerPairs: 100,
+      },
+    });
+
+    app.post(
+      '/tasks/import/check-images',
+      {
+        schema: {
+          tags: ['import'],
+          summary: 'Which of these image hashes are not stored yet',
+          body: Type.Array(Type.String({ maxLength: 64 }), { maxItems: limits.checkHashes }),
+          response: { 200: Type.Array(Type.String()), ...errorResponses },
+        },
+      },
+      async (request) => missingHashes(db, request.principal.teamId, request.body),
+    );
+
+    app.post(
+      '/tasks/import/files',
+      {
+        schema: {
+          tags: ['import'],
+          summary: 'Upload up to 100 files (multipart: a `<key>` JSON part and a `<key>-file` part per file)',
+          consumes: ['multipart/form-data'],
+          response: { 200: Type.Array(UploadResult), ...errorResponses },
+        },
+      },
+      async (request) => {
+        if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send multipart/form-data');
+        const folder = await StagingFolder.create(path.join(ctx.config.dataDir, 'tmp', 'uploads'));
+        try {
+          const entries = await receiveParts(request, folder, limits.uploadFilesPerRequest);
+          const metadata = entries.map((e) => {
+            const parsed = parseMetadata(e.key, e.metadata);
+            if (typeof parsed === 'string') throw validation(parsed, { field: e.key });
+            return parsed;
+          });
+          return await completeUpload(ctx, request.principal, entries, metadata);
+        } finally {
+          await folder.remove();
+        }
+      },
+    );
+  };

@@ -1,0 +1,96 @@
+// Staged uploads (POST /tasks/import/files) and what a team can see of stored content.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.ts';
+
+export interface StagedFileInput {
+  id: string;
+  teamId: number;
+  kind: string;
+  format: string;
+  name: string;
+  hash: string;
+  size: number;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export async function insertStagedFiles(db: Kysely<Database>, files: StagedFileInput[]): Promise<void> {
+  if (files.length === 0) return;
+  await db
+    .insertInto('staged_files')
+    .values(
+      files.map((f) => ({
+        id: f.id,
+        team_id: f.teamId,
+        kind: f.kind,
+        format: f.format,
+        name: f.name,
+        hash: f.hash,
+        size: f.size,
+        created_at: f.createdAt,
+        expires_at: f.expiresAt,
+      })),
+    )
+    .execute();
+}
+
+/** Chunks that stay under every driver's limit on bound parameters. */
+const CHUNK = 2000;
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/** Of `hashes`, those the team can see: an image of one of its projects, or an unexpired staged upload. */
+export async function visibleHashes(db: Kysely<Database>, teamId: number, hashes: string[], now: string): Promise<Set<string>> {
+  const seen = new Set<string>();
+  for (const part of chunks(hashes)) {
+    const rows = await db
+      .selectFrom('images')
+      .innerJoin('projects', 'projects.id', 'images.project_id')
+      .select('images.hash')
+      .where('projects.team_id', '=', teamId)
+      .where('images.hash', 'in', part)
+      .union(
+        db
+          .selectFrom('staged_files')
+          .select('staged_files.hash')
+          .where('staged_files.team_id', '=', teamId)
+          .where('staged_files.kind', '=', 'image')
+          .where('staged_files.expires_at', '>', now)
+          .where('staged_files.hash', 'in', part),
+      )
+      .execute();
+    for (const row of rows) seen.add(row.hash);
+  }
+  return seen;
+}
+
+/** The team's unexpired staged files among `ids`. */
+export async function findStagedFiles(db: Kysely<Database>, teamId: number, ids: string[], now: string) {
+  const found = [];
+  for (const part of chunks(ids)) {
+    found.push(
+      ...(await db
+        .selectFrom('staged_files')
+        .select(['id', 'kind', 'format', 'name', 'hash', 'size'])
+        .where('team_id', '=', teamId)
+        .where('expires_at', '>', now)
+        .where('id', 'in', part)
+        .execute()),
+    );
+  }
+  return found;
+}
+
+/** Blob facts (size, dimensions) of `hashes`. */
+export async function blobsByHash(db: Kysely<Database>, hashes: string[]) {
+  const byHash = new Map<string, { size: number; width: number | null; height: number | null; mediaType: string }>();
+  for (const part of chunks(hashes)) {
+    const rows = await db.selectFrom('blobs').select(['hash', 'size', 'width', 'height', 'media_type']).where('hash', 'in', part).execute();
+    for (const r of rows) byHash.set(r.hash, { size: Number(r.size), width: r.width, height: r.height, mediaType: r.media_type });
+  }
+  return byHash;
+}

@@ -1,0 +1,227 @@
+// POST /tasks/import/files: checks each uploaded file and stores the good ones as staged uploads.
+// Bytes are already on local disk (hashed while they streamed in); nothing here holds a whole file in
+// memory except annotation and class files, which are parsed to be checked.
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import sharp from 'sharp';
+import type { Context } from '../context.ts';
+import type { Principal } from './keys.service.ts';
+import * as images from '../repositories/images.repository.ts';
+import * as staging from '../repositories/staging.repository.ts';
+import type { ReceivedFile } from '../storage/staging.ts';
+import { isValidHash } from './identifiers.ts';
+import { checkUploadedDocument } from './upload-documents.ts';
+
+export type UploadErrorCode =
+  | 'INVALID_HASH'
+  | 'HASH_MISMATCH'
+  | 'MISSING_CONTENT'
+  | 'DUPLICATE_ID'
+  | 'UNSUPPORTED_TYPE'
+  | 'UNSUPPORTED_FORMAT'
+  | 'INVALID_CONTENT'
+  | 'TOO_LARGE';
+
+export interface UploadError {
+  code: UploadErrorCode;
+  message: string;
+}
+
+export interface UploadResult {
+  id: string;
+  fileId?: string;
+  hash?: string;
+  errors: UploadError[];
+}
+
+/** One file of the request: its metadata part (raw text) and, if sent, its received content. */
+export interface UploadEntry {
+  key: string;
+  metadata: string;
+  file: ReceivedFile | undefined;
+}
+
+export const FILE_TYPES = ['image', 'annotation', 'class'] as const;
+export const FILE_FORMATS = ['supervisely', 'coco', 'yolo', 'pascal_voc', 'images'] as const;
+export type FileType = (typeof FILE_TYPES)[number];
+export type FileFormat = (typeof FILE_FORMATS)[number];
+
+/** Image formats we store: the ones sharp decodes, without the scriptable SVG. */
+const IMAGE_FORMATS: Record<string, string> = {
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  tiff: 'image/tiff',
+  avif: 'image/avif',
+  heif: 'image/heif',
+};
+
+interface Metadata {
+  id: string;
+  hash: string | null | undefined;
+  type: string;
+  format: string;
+}
+
+const METADATA_MEMBERS = new Set(['id', 'hash', 'type', 'format']);
+
+/** Parses a metadata part; a broken one is a request error, since its file cannot even be named. */
+export function parseMetadata(key: string, raw: string): Metadata | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return `part "${key}" is not valid JSON`;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `part "${key}" must be a JSON object`;
+  const m = value as Record<string, unknown>;
+  const unknown = Object.keys(m).find((k) => !METADATA_MEMBERS.has(k));
+  if (unknown !== undefined) return `part "${key}" has unknown member "${unknown}"`;
+  if (typeof m.id !== 'string' || m.id.length === 0 || m.id.length > 1024) return `part "${key}": id must be a non-empty string`;
+  if (m.hash !== undefined && m.hash !== null && typeof m.hash !== 'string') return `part "${key}": hash must be a string or null`;
+  if (typeof m.type !== 'string') return `part "${key}": type must be a string`;
+  if (typeof m.format !== 'string') return `part "${key}": format must be a string`;
+  return { id: m.id, hash: m.hash as string | null | undefined, type: m.type, format: m.format };
+}
+
+interface ImageFacts {
+  mediaType: string;
+  width: number;
+  height: number;
+}
+
+async function inspectImage(path: string, maxPixels: number): Promise<ImageFacts | UploadError> {
+  try {
+    // Header only (no pixel is decoded here): format and dimensions, checked against the pixel limit
+    // below so a decompression bomb is refused by its declared size.
+    const meta = await sharp(path, { limitInputPixels: false }).metadata();
+    const mediaType = meta.format ? IMAGE_FORMATS[meta.format] : undefined;
+    if (!mediaType || !meta.width || !meta.height) {
+      return { code: 'INVALID_CONTENT', message: `not a supported image (${meta.format ?? 'unknown format'})` };
+    }
+    if (meta.width * meta.height > maxPixels) {
+      return { code: 'TOO_LARGE', message: `image of ${meta.width}×${meta.height} pixels is over the limit of ${maxPixels}` };
+    }
+    return { mediaType, width: meta.width, height: meta.height };
+  } catch {
+    return { code: 'INVALID_CONTENT', message: 'not a decodable image' };
+  }
+}
+
+const newFileId = (): string => `f_${randomBytes(16).toString('base64url')}`;
+
+interface Accepted {
+  index: number;
+  metadata: Metadata;
+  type: FileType;
+  format: FileFormat;
+  file: ReceivedFile;
+  image: ImageFacts | null;
+}
+
+/** Checks every entry, stores the accepted ones, and answers one result per entry, in entry order. */
+export async function completeUpload(ctx: Context, principal: Principal, entries: UploadEntry[], metadata: Metadata[]): Promise<UploadResult[]> {
+  const db = ctx.db.kysely;
+  const limits = ctx.config.limits;
+  const now = new Date();
+  const declaredHashes = metadata.map((m) => m.hash).filter((h): h is string => isValidHash(h));
+  const visible = await staging.visibleHashes(db, principal.teamId, [...new Set(declaredHashes)], now.toISOString());
+
+  const results: UploadResult[] = [];
+  const accepted: Accepted[] = [];
+  const seenIds = new Set<string>();
+  for (let index = 0; index < entries.length; index += 1) {
+    const entry = entries[index]!;
+    const m = metadata[index]!;
+    const result: UploadResult = { id: m.id, errors: [] };
+    results.push(result);
+    const fail = (code: UploadErrorCode, message: string) => result.errors.push({ code, message });
+
+    if (seenIds.has(m.id)) fail('DUPLICATE_ID', `id "${m.id}" appears more than once in this request`);
+    seenIds.add(m.id);
+    const type = m.type as FileType;
+    const format = m.format.toLowerCase() as FileFormat;
+    if (!FILE_TYPES.includes(type)) fail('UNSUPPORTED_TYPE', `type "${m.type}" is not one of ${FILE_TYPES.join(', ')}`);
+    if (!FILE_FORMATS.includes(format)) fail('UNSUPPORTED_FORMAT', `format "${m.format}" is not one of ${FILE_FORMATS.join(', ')}`);
+    const hashGiven = m.hash !== undefined && m.hash !== null;
+    if (hashGiven && !isValidHash(m.hash)) fail('INVALID_HASH', 'hash must be the base64 of a 32-byte SHA-256 digest');
+    if (result.errors.length > 0) continue;
+
+    const file = entry.file;
+    if (!file) {
+      if (type === 'image' && hashGiven && visible.has(m.hash!)) result.hash = m.hash!;
+      else fail('MISSING_CONTENT', `no "${entry.key}-file" part, and the hash is not known`);
+      continue;
+    }
+    if (file.truncated) {
+      fail('TOO_LARGE', `file is larger than ${limits.uploadFileBytes} bytes`);
+      continue;
+    }
+    if (hashGiven && file.hash !== m.hash) {
+      fail('HASH_MISMATCH', `content hashes to ${file.hash}, not ${m.hash}`);
+      continue;
+    }
+    if (type === 'image') {
+      const facts = await inspectImage(file.path, limits.imagePixels);
+      if ('code' in facts) {
+        result.errors.push(facts);
+        continue;
+      }
+      result.hash = file.hash;
+      accepted.push({ index, metadata: m, type, format, file, image: facts });
+    } else {
+      const problem = await checkUploadedDocument(type, format, file.path);
+      if (problem) {
+        result.errors.push(problem);
+        continue;
+      }
+      result.fileId = newFileId();
+      accepted.push({ index, metadata: m, type, format, file, image: null });
+    }
+  }
+
+  await storeAccepted(ctx, principal, accepted, results, now);
+  return results;
+}
+
+async function storeAccepted(ctx: Context, principal: Principal, accepted: Accepted[], results: UploadResult[], now: Date): Promise<void> {
+  if (accepted.length === 0) return;
+  const db = ctx.db.kysely;
+  const known = await staging.blobsByHash(db, [...new Set(accepted.map((a) => a.file.hash))]);
+  // Bytes first, rows after: a blob row always has its bytes in the store.
+  const written = new Set<string>();
+  for (const a of accepted) {
+    if (known.has(a.file.hash) || written.has(a.file.hash)) continue;
+    await ctx.blobs.putFile(a.file.hash, a.file.path);
+    written.add(a.file.hash);
+  }
+  const createdAt = now.toISOString();
+  const expiresAt = new Date(now.getTime() + ctx.config.limits.stagedFileTtlMs).toISOString();
+  await db.transaction().execute(async (trx) => {
+    for (const a of accepted) {
+      await images.ensureBlob(trx, {
+        hash: a.file.hash,
+        size: a.file.size,
+        mediaType: a.image?.mediaType ?? 'application/octet-stream',
+        width: a.image?.width ?? null,
+        height: a.image?.height ?? null,
+      });
+    }
+    await staging.insertStagedFiles(
+      trx,
+      accepted.map((a) => ({
+        id: results[a.index]!.fileId ?? newFileId(),
+        teamId: principal.teamId,
+        kind: a.type,
+        format: a.format,
+        name: a.metadata.id,
+        hash: a.file.hash,
+        size: a.file.size,
+        createdAt,
+        expiresAt,
+      })),
+    );
+  });
+  await Promise.all(accepted.map((a) => fsp.rm(a.file.path, { force: true })));
+}
