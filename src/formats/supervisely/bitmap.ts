@@ -1,0 +1,41 @@
+// Checks a Supervisely bitmap's data (base64 of zlib-compressed PNG) without decoding the pixels.
+import { inflateSync } from 'node:zlib';
+
+/** Inflated PNGs above this are refused, so a small zlib bomb cannot exhaust memory. */
+export const MAX_MASK_INFLATED_BYTES = 64 * 1024 * 1024;
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * The width and height of the mask in a bitmap's `data`. Throws an Error saying what is wrong (not
+ * base64, not zlib, too large, not a PNG).
+ */
+export function readMaskSize(data: string): { width: number; height: number } {
+  if (data.length === 0 || !BASE64.test(data) || data.length % 4 === 1) {
+    throw new Error('bitmap data is not base64');
+  }
+  const compressed = Buffer.from(data, 'base64');
+  let png: Buffer;
+  try {
+    png = inflateSync(compressed, { maxOutputLength: MAX_MASK_INFLATED_BYTES });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new Error(`bitmap data inflates to more than ${MAX_MASK_INFLATED_BYTES} bytes`);
+    }
+    throw new Error(`bitmap data is not valid zlib (${(error as Error).message})`);
+  }
+  // Signature, then the IHDR chunk: length 13, type, width, height.
+  if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) {
+    throw new Error('bitmap data does not inflate to a PNG');
+  }
+  if (png.readUInt32BE(8) !== 13 || png.toString('latin1', 12, 16) !== 'IHDR') {
+    throw new Error('bitmap data inflates to a PNG without an IHDR header');
+  }
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  if (width === 0 || height === 0 || width > 0x7fffffff || height > 0x7fffffff) {
+    throw new Error(`bitmap data inflates to a PNG of invalid size ${width}x${height}`);
+  }
+  return { width, height };
+}
