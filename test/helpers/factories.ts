@@ -69,3 +69,48 @@ export async function newImage(
 export function polygon(classTitle: string, points: [number, number][], tags: string[] = []): AnnotationObject {
   return { classTitle, description: '', tags, bitmap: null, points: { exterior: points, interior: [] } };
 }
+
+/** A project tag of `scope`, created by no one unless `createdBy` says so. */
+export async function newTag(
+  ctx: Context,
+  projectId: number,
+  options: { scope?: 'images' | 'figures'; title?: string; hotkey?: string; createdBy?: number } = {},
+): Promise<number> {
+  const now = isoNow();
+  const row = await ctx.db.kysely
+    .insertInto('project_tags')
+    .values({
+      project_id: projectId,
+      scope: options.scope ?? 'images',
+      title: options.title ?? `tag-${Math.random().toString(36).slice(2, 8)}`,
+      hotkey: options.hotkey ?? '',
+      created_by: options.createdBy ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Attaches an `images` tag to an image directly. */
+export async function tagImage(ctx: Context, imageId: number, tagId: number): Promise<void> {
+  await ctx.db.kysely.insertInto('image_tags').values({ image_id: imageId, tag_id: tagId, value: null }).execute();
+}
+
+/** Records that the image's objects use the `figures` tag, as an import does after writing them. */
+export async function referenceFigureTag(ctx: Context, imageId: number, tagId: number): Promise<void> {
+  await ctx.db.kysely.insertInto('object_tag_refs').values({ image_id: imageId, tag_id: tagId }).execute();
+}
+
+/** The id of a user of a team, as the keys of startTestApp create them (`alice` of `alpha`). */
+export async function userId(ctx: Context, team: string, login: string): Promise<number> {
+  const row = await ctx.db.kysely
+    .selectFrom('users')
+    .innerJoin('teams', 'teams.id', 'users.team_id')
+    .select('users.id')
+    .where('teams.name', '=', team)
+    .where('users.login', '=', login)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

@@ -1,7 +1,93 @@
-// Placeholder: routes of this group are registered here.
+// GET and POST /projects/:id/tags, PUT and DELETE /projects/:projectId/tags/:id. `type` is the tag's
+// scope: in the body for POST and PUT, in the query for GET and DELETE.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
+import * as tags from '../../services/tags.service.ts';
+import { ErrorBody, Id, SUCCESS, Success, TagScope, Title, errorResponses } from '../schemas/common.ts';
+import { ProjectTag } from '../schemas/resources.ts';
+
+const Hotkey = Type.String({ maxLength: 64, description: 'may be empty' });
+
+const TagBody = Type.Object(
+  { type: TagScope, title: Title, hotkey: Type.Optional(Hotkey) },
+  { additionalProperties: false },
+);
+
+const ScopeQuery = Type.Object({ type: TagScope });
+const TagParams = Type.Object({ projectId: Id, id: Id });
 
 export const projectTagRoutes =
-  (_ctx: Context): FastifyPluginAsyncTypebox =>
-  async () => {};
+  (ctx: Context): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const db = ctx.db.kysely;
+
+    app.get(
+      '/projects/:id/tags',
+      {
+        schema: {
+          tags: ['project tags'],
+          summary: 'List the project’s tags of one scope, in id order',
+          params: Type.Object({ id: Id }),
+          querystring: ScopeQuery,
+          response: { 200: Type.Array(ProjectTag), ...errorResponses },
+        },
+      },
+      async (request) => tags.listTags(db, request.principal.teamId, request.params.id, request.query.type),
+    );
+
+    app.post(
+      '/projects/:id/tags',
+      {
+        schema: {
+          tags: ['project tags'],
+          summary: 'Create a tag; its title must be new in the project and scope',
+          params: Type.Object({ id: Id }),
+          body: TagBody,
+          response: { 200: Type.Object({ id: Type.Integer() }), ...errorResponses, 409: ErrorBody },
+        },
+      },
+      async (request) => {
+        const { type, title, hotkey } = request.body;
+        const id = await tags.createTag(db, request.principal, request.params.id, { scope: type, title, hotkey });
+        return { id };
+      },
+    );
+
+    app.put(
+      '/projects/:projectId/tags/:id',
+      {
+        schema: {
+          tags: ['project tags'],
+          summary: 'Rename a tag and set its hotkey (kept when not given)',
+          params: TagParams,
+          body: TagBody,
+          response: { 200: Success, ...errorResponses, 409: ErrorBody },
+        },
+      },
+      async (request) => {
+        const { type, title, hotkey } = request.body;
+        const { projectId, id } = request.params;
+        await tags.updateTag(db, request.principal.teamId, projectId, id, { scope: type, title, hotkey });
+        return SUCCESS;
+      },
+    );
+
+    app.delete(
+      '/projects/:projectId/tags/:id',
+      {
+        schema: {
+          tags: ['project tags'],
+          summary: 'Delete a tag, detaching it from every image and object',
+          params: TagParams,
+          querystring: ScopeQuery,
+          response: { 200: Success, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { projectId, id } = request.params;
+        await tags.deleteTag(db, request.principal.teamId, projectId, id, request.query.type);
+        return SUCCESS;
+      },
+    );
+  };

@@ -1,0 +1,195 @@
+// Project tags, one scope at a time, and the images whose stored objects use a figure tag.
+import type { Kysely } from 'kysely';
+import { isoNow } from '../clock.ts';
+import type { Database, ProjectTagRow } from '../db/types.ts';
+
+/** `images` tags go on whole images, `figures` tags on the objects inside an annotation. */
+export type TagScope = 'images' | 'figures';
+
+export interface ProjectTagRecord {
+  id: number;
+  projectId: number;
+  title: string;
+  createdBy: number | null;
+  hotkey: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewTag {
+  projectId: number;
+  scope: TagScope;
+  title: string;
+  hotkey: string;
+  createdBy: number;
+}
+
+const toRecord = (r: ProjectTagRow): ProjectTagRecord => ({
+  id: r.id,
+  projectId: r.project_id,
+  title: r.title,
+  createdBy: r.created_by,
+  hotkey: r.hotkey,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export async function listTags(db: Kysely<Database>, projectId: number, scope: TagScope): Promise<ProjectTagRecord[]> {
+  const rows = await db
+    .selectFrom('project_tags')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('scope', '=', scope)
+    .orderBy('id')
+    .execute();
+  return rows.map(toRecord);
+}
+
+export async function findTag(
+  db: Kysely<Database>,
+  projectId: number,
+  scope: TagScope,
+  tagId: number,
+): Promise<ProjectTagRow | undefined> {
+  return db
+    .selectFrom('project_tags')
+    .selectAll()
+    .where('id', '=', tagId)
+    .where('project_id', '=', projectId)
+    .where('scope', '=', scope)
+    .executeTakeFirst();
+}
+
+export async function findTagByTitle(
+  db: Kysely<Database>,
+  projectId: number,
+  scope: TagScope,
+  title: string,
+): Promise<ProjectTagRow | undefined> {
+  return db
+    .selectFrom('project_tags')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('scope', '=', scope)
+    .where('title', '=', title)
+    .executeTakeFirst();
+}
+
+/** The tags of the project and scope among `ids` and `titles` (either may be empty). */
+export async function findTagsByIdOrTitle(
+  db: Kysely<Database>,
+  projectId: number,
+  scope: TagScope,
+  ids: number[],
+  titles: string[],
+): Promise<Pick<ProjectTagRow, 'id' | 'title'>[]> {
+  if (ids.length === 0 && titles.length === 0) return [];
+  return db
+    .selectFrom('project_tags')
+    .select(['id', 'title'])
+    .where('project_id', '=', projectId)
+    .where('scope', '=', scope)
+    .where((eb) => {
+      const either = [];
+      if (ids.length) either.push(eb('id', 'in', ids));
+      if (titles.length) either.push(eb('title', 'in', titles));
+      return eb.or(either);
+    })
+    .execute();
+}
+
+/** Inserts the tag; a title already used in the project and scope raises the unique violation. */
+export async function insertTag(db: Kysely<Database>, tag: NewTag): Promise<number> {
+  const now = isoNow();
+  const row = await db
+    .insertInto('project_tags')
+    .values({
+      project_id: tag.projectId,
+      scope: tag.scope,
+      title: tag.title,
+      hotkey: tag.hotkey,
+      created_by: tag.createdBy,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/**
+ * The id of the tag with this title, inserting it first if there is none. Two callers racing to
+ * create the same title both end with the one row the unique constraint let through.
+ */
+export async function ensureTag(db: Kysely<Database>, tag: NewTag): Promise<{ id: number; created: boolean }> {
+  const now = isoNow();
+  const inserted = await db
+    .insertInto('project_tags')
+    .values({
+      project_id: tag.projectId,
+      scope: tag.scope,
+      title: tag.title,
+      hotkey: tag.hotkey,
+      created_by: tag.createdBy,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['project_id', 'scope', 'title']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) return { id: inserted.id, created: true };
+  const existing = await findTagByTitle(db, tag.projectId, tag.scope, tag.title);
+  if (!existing) throw new Error(`tag "${tag.title}" neither inserted nor found`);
+  return { id: existing.id, created: false };
+}
+
+/** Sets title and hotkey; a title already used in the project and scope raises the unique violation. */
+export async function updateTag(db: Kysely<Database>, tagId: number, change: { title: string; hotkey: string }): Promise<void> {
+  await db
+    .updateTable('project_tags')
+    .set({ title: change.title, hotkey: change.hotkey, updated_at: isoNow() })
+    .where('id', '=', tagId)
+    .execute();
+}
+
+/** Deletes the tag; its image attachments and object references go with it by cascade. */
+export async function deleteTag(db: Kysely<Database>, tagId: number): Promise<void> {
+  await db.deleteFrom('project_tags').where('id', '=', tagId).execute();
+}
+
+/** The images whose objects use the figure tag, with their stored objects. */
+export async function imagesUsingFigureTag(db: Kysely<Database>, tagId: number): Promise<{ id: number; objectsJson: string }[]> {
+  const rows = await db
+    .selectFrom('object_tag_refs')
+    .innerJoin('images', 'images.id', 'object_tag_refs.image_id')
+    .select(['images.id', 'images.objects_json'])
+    .where('object_tag_refs.tag_id', '=', tagId)
+    .orderBy('images.id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, objectsJson: r.objects_json }));
+}
+
+export async function objectsJsonOf(db: Kysely<Database>, imageId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('images').select('objects_json').where('id', '=', imageId).executeTakeFirst();
+  return row?.objects_json;
+}
+
+/**
+ * Replaces the stored objects only if they still read `expected`, and answers whether it did. Another
+ * writer may have changed them since they were read (PostgreSQL reads committed data only): the
+ * caller reads again and retries instead of overwriting that change.
+ */
+export async function replaceObjectsJson(
+  db: Kysely<Database>,
+  imageId: number,
+  expected: string,
+  next: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('images')
+    .set({ objects_json: next, updated_at: isoNow() })
+    .where('id', '=', imageId)
+    .where('objects_json', '=', expected)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,0 +1,195 @@
+// Project tag rules: titles unique per project and scope, and figure tags kept in step with the
+// annotation objects that carry their titles.
+import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../db/dialect.ts';
+import type { Database } from '../db/types.ts';
+import { type AppError, conflict, notFound, validation } from '../errors.ts';
+import { type AnnotationObject, serializeObjects } from '../formats/canonical.ts';
+import * as projects from '../repositories/projects.repository.ts';
+import * as tags from '../repositories/tags.repository.ts';
+import type { TagScope } from '../repositories/tags.repository.ts';
+import { requireProject } from './projects.service.ts';
+
+export type { TagScope };
+
+export interface TagInput {
+  scope: TagScope;
+  title: string;
+  hotkey?: string;
+}
+
+/** A tag named by id or by title. */
+export type TagRef = { id: number; title?: undefined } | { title: string; id?: undefined };
+
+function checkTitle(title: string): void {
+  if (title.trim() === '') throw validation('title must not be blank', { field: 'title' });
+}
+
+const duplicateTitle = (scope: TagScope, title: string): AppError =>
+  conflict(`the project already has a tag of scope ${scope} titled "${title}"`, { field: 'title', title });
+
+export async function listTags(db: Kysely<Database>, teamId: number, projectId: number, scope: TagScope) {
+  await requireProject(db, teamId, projectId);
+  return tags.listTags(db, projectId, scope);
+}
+
+export async function createTag(
+  db: Kysely<Database>,
+  caller: { teamId: number; userId: number },
+  projectId: number,
+  input: TagInput,
+): Promise<number> {
+  checkTitle(input.title);
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await requireProject(trx, caller.teamId, projectId);
+      const id = await tags.insertTag(trx, {
+        projectId,
+        scope: input.scope,
+        title: input.title,
+        hotkey: input.hotkey ?? '',
+        createdBy: caller.userId,
+      });
+      // The project's representation lists its tags, so it changed too.
+      await projects.touchProject(trx, projectId);
+      return id;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateTitle(input.scope, input.title);
+    throw error;
+  }
+}
+
+/**
+ * Renames the tag and sets its hotkey (kept as it is when not given). A figure tag's new title is
+ * written into every object that carried the old one, in the same transaction, so no annotation
+ * ever names a tag that does not exist.
+ */
+export async function updateTag(
+  db: Kysely<Database>,
+  teamId: number,
+  projectId: number,
+  tagId: number,
+  input: TagInput,
+): Promise<void> {
+  checkTitle(input.title);
+  try {
+    await db.transaction().execute(async (trx) => {
+      await requireProject(trx, teamId, projectId);
+      const tag = await tags.findTag(trx, projectId, input.scope, tagId);
+      if (!tag) throw notFound('tag', { projectId, tagId, type: input.scope });
+      await tags.updateTag(trx, tagId, { title: input.title, hotkey: input.hotkey ?? tag.hotkey });
+      if (input.scope === 'figures' && tag.title !== input.title) {
+        await rewriteFigureTag(trx, tagId, (titles) => titles.map((t) => (t === tag.title ? input.title : t)));
+      }
+      await projects.touchProject(trx, projectId);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateTitle(input.scope, input.title);
+    throw error;
+  }
+}
+
+/** Deletes the tag; a figure tag's title is first taken out of every object that carried it. */
+export async function deleteTag(
+  db: Kysely<Database>,
+  teamId: number,
+  projectId: number,
+  tagId: number,
+  scope: TagScope,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await requireProject(trx, teamId, projectId);
+    const tag = await tags.findTag(trx, projectId, scope, tagId);
+    if (!tag) throw notFound('tag', { projectId, tagId, type: scope });
+    if (scope === 'figures') await rewriteFigureTag(trx, tagId, (titles) => titles.filter((t) => t !== tag.title));
+    await tags.deleteTag(trx, tagId);
+    await projects.touchProject(trx, projectId);
+  });
+}
+
+/**
+ * The id of the tag `ref` names in the project and scope. A missing title is created (as `createAs`)
+ * when `createAs` is given; otherwise a missing tag is a 404.
+ */
+export async function resolveTag(
+  db: Kysely<Database>,
+  projectId: number,
+  scope: TagScope,
+  ref: TagRef,
+  createAs?: number,
+): Promise<number> {
+  if (ref.id !== undefined) {
+    const tag = await tags.findTag(db, projectId, scope, ref.id);
+    if (!tag) throw notFound('tag', { id: ref.id });
+    return tag.id;
+  }
+  checkTitle(ref.title);
+  const tag = await tags.findTagByTitle(db, projectId, scope, ref.title);
+  if (tag) return tag.id;
+  if (createAs === undefined) throw notFound('tag', { title: ref.title });
+  const ensured = await tags.ensureTag(db, { projectId, scope, title: ref.title, hotkey: '', createdBy: createAs });
+  if (ensured.created) await projects.touchProject(db, projectId);
+  return ensured.id;
+}
+
+/**
+ * The ids of every tag the refs name, in ref order, or a 404 naming the first ref that names no tag
+ * of the project and scope.
+ */
+export async function resolveExistingTags(
+  db: Kysely<Database>,
+  projectId: number,
+  scope: TagScope,
+  refs: TagRef[],
+): Promise<number[]> {
+  const ids = refs.flatMap((r) => (r.id !== undefined ? [r.id] : []));
+  const titles = refs.flatMap((r) => (r.id === undefined ? [r.title] : []));
+  const found = await tags.findTagsByIdOrTitle(db, projectId, scope, [...new Set(ids)], [...new Set(titles)]);
+  const byId = new Set(found.map((t) => t.id));
+  const idByTitle = new Map(found.map((t) => [t.title, t.id]));
+  return refs.map((ref, index) => {
+    if (ref.id !== undefined) {
+      if (!byId.has(ref.id)) throw notFound('tag', { index, id: ref.id });
+      return ref.id;
+    }
+    const id = idByTitle.get(ref.title);
+    if (id === undefined) throw notFound('tag', { index, title: ref.title });
+    return id;
+  });
+}
+
+/** Attempts at one image before giving up, should other writers keep changing its objects. */
+const REWRITE_ATTEMPTS = 10;
+
+/** Applies `change` to the tag list of every object of every image that uses the figure tag. */
+async function rewriteFigureTag(
+  db: Kysely<Database>,
+  tagId: number,
+  change: (titles: string[]) => string[],
+): Promise<void> {
+  for (const image of await tags.imagesUsingFigureTag(db, tagId)) {
+    let current: string | undefined = image.objectsJson;
+    for (let attempt = 0; current !== undefined; attempt += 1) {
+      if (attempt === REWRITE_ATTEMPTS) throw new Error(`objects of image ${image.id} kept changing during a tag rewrite`);
+      const next = rewriteObjects(current, change);
+      if (next === null || (await tags.replaceObjectsJson(db, image.id, current, next))) break;
+      current = await tags.objectsJsonOf(db, image.id);
+    }
+  }
+}
+
+/** The objects with their tag lists changed, serialised; null when no list changed. */
+function rewriteObjects(objectsJson: string, change: (titles: string[]) => string[]): string | null {
+  const objects = JSON.parse(objectsJson) as AnnotationObject[];
+  let changed = false;
+  const rewritten = objects.map((object) => {
+    const before = object.tags ?? [];
+    // A title may appear once per object; a rename onto a title the object already has merges them.
+    const after = [...new Set(change(before))];
+    if (after.length === before.length && after.every((t, i) => t === before[i])) return object;
+    changed = true;
+    return { ...object, tags: after };
+  });
+  return changed ? serializeObjects(rewritten) : null;
+}
