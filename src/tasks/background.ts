@@ -1,7 +1,9 @@
-// Work that runs beside the API in a worker role: the blob sweep (and, with the task runner, tasks).
+// Work that runs beside the API in a worker role: the blob sweep and the task runner.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Context } from '../context.ts';
 import { sweepBlobs } from '../services/blob-sweep.service.ts';
+import { taskHandlers } from './registry.ts';
+import { type TaskRunner, startTaskRunner } from './runner.ts';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -21,10 +23,12 @@ export function startBackgroundWork(ctx: Context, log: FastifyBaseLogger): Backg
   };
   const timer = setInterval(sweep, SWEEP_EVERY_MS);
   timer.unref();
+  const handlers = taskHandlers(ctx);
+  const runner: TaskRunner | null = Object.keys(handlers).length > 0 ? startTaskRunner(ctx, log, { handlers }) : null;
   return {
     async stop() {
       clearInterval(timer);
-      await running;
+      await Promise.all([runner?.stop(), running]);
     },
   };
 }

@@ -1,0 +1,239 @@
+// The tasks table is the queue and the API resource at once. Every change a worker makes is
+// conditional on holding the lease, so a worker that lost its task can no longer write to it.
+import { type Kysely, sql } from 'kysely';
+import { isoNow } from '../clock.ts';
+import { isPostgres } from '../db/dialect.ts';
+import type { Database, TaskRow } from '../db/types.ts';
+
+export type TaskStatus = 'queued' | 'started' | 'finished' | 'error' | 'terminating' | 'stopped';
+
+/** Claims of a task whose worker died; the claim after the last one ends the task as WORKER_LOST. */
+export const MAX_ATTEMPTS = 3;
+
+export interface TaskRecord {
+  id: number;
+  type: string;
+  size: string;
+  status: TaskStatus;
+  meta: Record<string, unknown>;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** A stored meta or input document; anything but a JSON object reads as an empty one. */
+export function parseDocument(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function toRecord(row: Pick<TaskRow, 'id' | 'type' | 'size' | 'status' | 'meta' | 'started_at' | 'finished_at'>): TaskRecord {
+  return {
+    id: row.id,
+    type: row.type,
+    size: String(row.size),
+    status: row.status as TaskStatus,
+    meta: parseDocument(row.meta),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+const later = (now: string, ms: number): string => new Date(Date.parse(now) + ms).toISOString();
+
+export async function createTask(
+  db: Kysely<Database>,
+  task: { teamId: number; userId: number | null; type: string; size: number; meta: Record<string, unknown>; input: unknown },
+): Promise<number> {
+  const row = await db
+    .insertInto('tasks')
+    .values({
+      team_id: task.teamId,
+      created_by: task.userId,
+      type: task.type,
+      status: 'queued',
+      size: task.size,
+      meta: JSON.stringify(task.meta),
+      input: JSON.stringify(task.input ?? {}),
+      created_at: isoNow(),
+      stop_requested: 0,
+      attempts: 0,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+const WORKER_LOST_MESSAGE = `the worker running the task stopped answering ${MAX_ATTEMPTS} times`;
+
+/**
+ * Takes the oldest task that needs a worker, exclusively across processes: a queued task, or one whose
+ * lease expired because its worker died. The claimed row comes back with status `started`, the lease
+ * held by `owner` and `attempts` counted; undefined when there is nothing to do.
+ *
+ * An expired task that was being stopped ends as `stopped`, and one that has used its attempts ends as
+ * `error` (WORKER_LOST); the claim then looks for the next task.
+ */
+export async function claimTask(
+  db: Kysely<Database>,
+  options: { owner: string; leaseMs: number; now?: string },
+): Promise<TaskRow | undefined> {
+  const postgres = isPostgres(db as unknown as Kysely<unknown>);
+  const workerLostMeta = postgres
+    ? sql<string>`cast(cast(meta as jsonb) || jsonb_build_object('error', jsonb_build_object('code', 'WORKER_LOST', 'message', cast(${WORKER_LOST_MESSAGE} as text))) as text)`
+    : sql<string>`json_set(meta, '$.error', json_object('code', 'WORKER_LOST', 'message', ${WORKER_LOST_MESSAGE}))`;
+  for (;;) {
+    const now = options.now ?? isoNow();
+    const expires = later(now, options.leaseMs);
+    // What becomes of the chosen row, computed from its values before the update.
+    const outcome = sql<string>`case
+      when status = 'queued' then 'started'
+      when status = 'terminating' then 'stopped'
+      when attempts >= ${MAX_ATTEMPTS} then 'error'
+      else 'started' end`;
+    const claimed = sql<boolean>`(${outcome}) = 'started'`;
+    // One statement: PostgreSQL locks the chosen row and lets other claimers skip it; SQLite takes its
+    // write lock before reading, so the statement is one short write transaction.
+    const row = await db
+      .updateTable('tasks')
+      .set({
+        status: outcome,
+        attempts: sql<number>`case when ${claimed} then attempts + 1 else attempts end`,
+        lease_owner: sql<string | null>`case when ${claimed} then ${options.owner} else null end`,
+        lease_expires_at: sql<string | null>`case when ${claimed} then ${expires} else null end`,
+        started_at: sql<string | null>`case when ${claimed} then coalesce(started_at, ${now}) else started_at end`,
+        finished_at: sql<string | null>`case when ${claimed} then finished_at else ${now} end`,
+        meta: sql<string>`case when (${outcome}) = 'error' then ${workerLostMeta} else meta end`,
+      })
+      .where('id', '=', (eb) => {
+        const candidate = eb
+          .selectFrom('tasks')
+          .select('id')
+          .where((w) =>
+            w.or([
+              w('status', '=', 'queued'),
+              w.and([w('status', 'in', ['started', 'terminating']), w('lease_expires_at', '<', now)]),
+            ]),
+          )
+          .orderBy('id')
+          .limit(1);
+        return postgres ? candidate.forUpdate().skipLocked() : candidate;
+      })
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    if (row.lease_owner === options.owner && row.status === 'started') return row;
+  }
+}
+
+/**
+ * Extends the lease (and writes `meta` when given) if `owner` still holds it. Answers false when the
+ * lease was lost, else whether a stop was requested.
+ */
+export async function renewLease(
+  db: Kysely<Database>,
+  options: { id: number; owner: string; leaseMs: number; meta?: Record<string, unknown>; now?: string },
+): Promise<false | { stopRequested: boolean }> {
+  const now = options.now ?? isoNow();
+  const row = await db
+    .updateTable('tasks')
+    .set({
+      lease_expires_at: later(now, options.leaseMs),
+      ...(options.meta ? { meta: JSON.stringify(options.meta) } : {}),
+    })
+    .where('id', '=', options.id)
+    .where('lease_owner', '=', options.owner)
+    .returning('stop_requested')
+    .executeTakeFirst();
+  return row ? { stopRequested: row.stop_requested === 1 } : false;
+}
+
+/** Ends the task with `status` and its final meta if `owner` still holds the lease; answers whether it did. */
+export async function finishTask(
+  db: Kysely<Database>,
+  options: { id: number; owner: string; status: 'finished' | 'error' | 'stopped'; meta: Record<string, unknown> },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('tasks')
+    .set({
+      status: options.status,
+      meta: JSON.stringify(options.meta),
+      finished_at: isoNow(),
+      lease_owner: null,
+      lease_expires_at: null,
+    })
+    .where('id', '=', options.id)
+    .where('lease_owner', '=', options.owner)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Gives the task back to the queue so another worker takes it up at once (a task being stopped ends
+ * as `stopped` instead), if `owner` still holds the lease. Answers whether it did.
+ */
+export async function releaseTask(
+  db: Kysely<Database>,
+  options: { id: number; owner: string; meta: Record<string, unknown> },
+): Promise<boolean> {
+  const now = isoNow();
+  const result = await db
+    .updateTable('tasks')
+    .set({
+      status: sql<string>`case when stop_requested = 1 then 'stopped' else 'queued' end`,
+      finished_at: sql<string | null>`case when stop_requested = 1 then ${now} else finished_at end`,
+      meta: JSON.stringify(options.meta),
+      lease_owner: null,
+      lease_expires_at: null,
+    })
+    .where('id', '=', options.id)
+    .where('lease_owner', '=', options.owner)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Asks the team's task to stop: a queued one stops at once, a started one becomes `terminating` until
+ * its worker reaches a checkpoint. Answers the new status, or undefined when the task is missing,
+ * another team's, or in a status a stop does not apply to.
+ */
+export async function requestStop(
+  db: Kysely<Database>,
+  teamId: number,
+  id: number,
+): Promise<'stopped' | 'terminating' | undefined> {
+  const now = isoNow();
+  // One statement, so a worker's claim of a queued task and a stop cannot both win.
+  const row = await db
+    .updateTable('tasks')
+    .set({
+      status: sql<string>`case when status = 'queued' then 'stopped' else 'terminating' end`,
+      stop_requested: 1,
+      finished_at: sql<string | null>`case when status = 'queued' then ${now} else finished_at end`,
+    })
+    .where('id', '=', id)
+    .where('team_id', '=', teamId)
+    .where('status', 'in', ['queued', 'started'])
+    .returning('status')
+    .executeTakeFirst();
+  return row?.status as 'stopped' | 'terminating' | undefined;
+}
+
+export async function listTasks(db: Kysely<Database>, teamId: number, id?: number): Promise<TaskRecord[]> {
+  let query = db
+    .selectFrom('tasks')
+    .select(['id', 'type', 'size', 'status', 'meta', 'started_at', 'finished_at'])
+    .where('team_id', '=', teamId);
+  if (id !== undefined) query = query.where('id', '=', id);
+  const rows = await query.orderBy('id').execute();
+  return rows.map(toRecord);
+}
+
+/** The team's task, or undefined when it is missing or another team's. */
+export async function getTask(db: Kysely<Database>, teamId: number, id: number): Promise<TaskRecord | undefined> {
+  const [task] = await listTasks(db, teamId, id);
+  return task;
+}
