@@ -49,6 +49,14 @@ export interface Config {
   readonly logLevel: string;
   readonly deprecation: DeprecationPolicy;
   readonly limits: Limits;
+  readonly tasks: TaskSettings;
+}
+
+export interface TaskSettings {
+  /** How long a worker's claim on a task lasts without a heartbeat; a dead worker's task waits this long. */
+  readonly leaseMs: number;
+  /** How often an idle worker looks for work. */
+  readonly pollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +68,13 @@ function parsePort(raw: string | undefined): number {
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0-65535, got "${raw}"`);
   return port;
+}
+
+function parseMs(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 10) throw new ConfigError(`${name} must be a whole number of milliseconds (at least 10)`);
+  return ms;
 }
 
 function parseDate(name: string, raw: string | undefined, fallback: string): Date {
@@ -117,6 +132,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       importBodyBytes: 256 * 1024 * 1024,
       importFiles: 2_000_000,
       stagedFileTtlMs: 24 * 60 * 60 * 1000,
+    },
+    tasks: {
+      leaseMs: parseMs('TASK_LEASE_MS', env.TASK_LEASE_MS, 30_000),
+      pollMs: parseMs('TASK_POLL_MS', env.TASK_POLL_MS, 500),
     },
     ...overrides,
   };

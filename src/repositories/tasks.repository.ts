@@ -8,7 +8,7 @@ import type { Database, TaskRow } from '../db/types.ts';
 export type TaskStatus = 'queued' | 'started' | 'finished' | 'error' | 'terminating' | 'stopped';
 
 /** Claims of a task whose worker died; the claim after the last one ends the task as WORKER_LOST. */
-export const MAX_ATTEMPTS = 3;
+export const MAX_ATTEMPTS = 5;
 
 export interface TaskRecord {
   id: number;

@@ -193,7 +193,7 @@ async function storeAccepted(ctx: Context, principal: Principal, accepted: Accep
   const written = new Set<string>();
   for (const a of accepted) {
     if (known.has(a.file.hash) || written.has(a.file.hash)) continue;
-    await ctx.blobs.putFile(a.file.hash, a.file.path);
+    await ctx.blobs.adoptFile(a.file.hash, a.file.path);
     written.add(a.file.hash);
   }
   const createdAt = now.toISOString();

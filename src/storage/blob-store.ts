@@ -4,6 +4,11 @@ import type { Readable } from 'node:stream';
 export interface BlobStore {
   /** Moves a complete local file into the store under `hash`; readers never see a partial object. */
   putFile(hash: string, localPath: string): Promise<void>;
+  /**
+   * Like putFile, but takes the local file over: it is moved when the store can (same file system),
+   * and is gone afterwards either way. Spares a copy for uploads staged on local disk.
+   */
+  adoptFile(hash: string, localPath: string): Promise<void>;
   /** Stores bytes under `hash`, atomically like putFile. */
   putBytes(hash: string, bytes: Buffer): Promise<void>;
   /** Streams the bytes of `hash`; rejects when there are none. */

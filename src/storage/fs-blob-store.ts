@@ -45,6 +45,24 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  async adoptFile(hash: string, localPath: string): Promise<void> {
+    const target = this.pathOf(hash);
+    const handle = await fsp.open(localPath, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await this.moveIntoPlace(localPath, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      // Another file system: copy through a temporary file instead.
+      await this.putFile(hash, localPath);
+      await fsp.rm(localPath, { force: true });
+    }
+  }
+
   async putBytes(hash: string, bytes: Buffer): Promise<void> {
     const target = this.pathOf(hash);
     const temp = this.tempPath();

@@ -97,6 +97,11 @@ export class S3BlobStore implements BlobStore {
     );
   }
 
+  async adoptFile(hash: string, localPath: string): Promise<void> {
+    await this.putFile(hash, localPath);
+    await fsp.rm(localPath, { force: true });
+  }
+
   async putBytes(hash: string, bytes: Buffer): Promise<void> {
     await this.client.send(new PutObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(hash), Body: bytes }));
   }

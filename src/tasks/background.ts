@@ -24,7 +24,7 @@ export function startBackgroundWork(ctx: Context, log: FastifyBaseLogger): Backg
   const timer = setInterval(sweep, SWEEP_EVERY_MS);
   timer.unref();
   const handlers = taskHandlers(ctx);
-  const runner: TaskRunner | null = Object.keys(handlers).length > 0 ? startTaskRunner(ctx, log, { handlers }) : null;
+  const runner: TaskRunner | null = Object.keys(handlers).length > 0 ? startTaskRunner(ctx, log, { handlers, leaseMs: ctx.config.tasks.leaseMs, pollMs: ctx.config.tasks.pollMs }) : null;
   return {
     async stop() {
       clearInterval(timer);

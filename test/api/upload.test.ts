@@ -5,6 +5,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { dialects } from '../helpers/dialects.ts';
+import { type StoreSetup, storeCases } from '../helpers/s3.ts';
 import { hashOf } from '../helpers/factories.ts';
 import { multipartBody, pngImage, type UploadPart } from '../helpers/multipart.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
@@ -40,12 +41,17 @@ function bombPng(width: number, height: number): Buffer {
 }
 
 for (const dialect of dialects) {
-  describe(`upload on ${dialect.name}`, { skip: dialect.skip }, () => {
+  for (const store of storeCases) describe(`upload on ${dialect.name} with the ${store.name} store`, { skip: dialect.skip }, () => {
     let t: TestApp;
+    let storage: StoreSetup;
     before(async () => {
-      t = await startTestApp(dialect);
+      storage = await store.setup();
+      t = await startTestApp(dialect, storage.overrides);
     });
-    after(async () => t?.close());
+    after(async () => {
+      await t?.close();
+      await storage?.cleanup();
+    });
 
     const upload = async (parts: UploadPart[], key?: string) => {
       const body = multipartBody(parts);
@@ -161,7 +167,7 @@ for (const dialect of dialects) {
     });
 
     test('a file over the size limit is TOO_LARGE', async () => {
-      const small = await startTestApp(dialect, { limits: { ...t.config.limits, uploadFileBytes: 1000 } });
+      const small = await startTestApp(dialect, { ...storage.overrides, limits: { ...t.config.limits, uploadFileBytes: 1000 } });
       try {
         const body = multipartBody([{ key: 'a', metadata: { id: 'big.png', type: 'image', format: 'images' }, content: await pngImage(200, 200, 9) }]);
         const res = await small.request({ method: 'POST', url: '/v1/tasks/import/files', ...body });

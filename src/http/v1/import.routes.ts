@@ -8,8 +8,16 @@ import { AppError, validation } from '../../errors.ts';
 import { missingHashes } from '../../services/check-images.service.ts';
 import { type UploadEntry, completeUpload, parseMetadata } from '../../services/upload.service.ts';
 import { StagingFolder } from '../../storage/staging.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { ON_CONFLICT, startImport, startLocalImport } from '../../services/import.service.ts';
+import { Id, Title, errorResponses } from '../schemas/common.ts';
 import path from 'node:path';
+
+const ImportFileRef = Type.Union([
+  Type.Object({ hash: Type.String({ maxLength: 64 }), path: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false }),
+  Type.Object({ fileId: Type.String({ maxLength: 64 }), path: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false }),
+]);
+
+const TaskId = Type.Object({ taskId: Type.Integer() });
 
 const UploadResult = Type.Object({
   id: Type.String(),
@@ -97,5 +105,50 @@ export const importRoutes =
           await folder.remove();
         }
       },
+    );
+
+    app.post(
+      '/tasks/import',
+      {
+        bodyLimit: limits.importBodyBytes,
+        schema: {
+          tags: ['import'],
+          summary: 'Start an import of uploaded files into a new or existing project',
+          body: Type.Object(
+            {
+              project: Type.Object(
+                { id: Type.Union([Id, Type.Null()]), title: Type.Optional(Title) },
+                { additionalProperties: false },
+              ),
+              preset: Type.Integer({ minimum: 0, maximum: 5 }),
+              onConflict: Type.Optional(Type.Enum([...ON_CONFLICT])),
+              files: Type.Array(ImportFileRef, { minItems: 1, maxItems: limits.importFiles }),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: TaskId, ...errorResponses },
+        },
+      },
+      async (request) => ({ taskId: await startImport(ctx, request.principal, request.body) }),
+    );
+
+    app.post(
+      '/tasks/import/local',
+      {
+        schema: {
+          tags: ['import'],
+          summary: 'Copy datasets of the team into a project (a new one when id is null or 0); images are shared by hash',
+          body: Type.Object(
+            {
+              id: Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()]),
+              title: Type.Optional(Title),
+              datasetsIds: Type.Array(Id, { minItems: 1, maxItems: 10_000 }),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: TaskId, ...errorResponses },
+        },
+      },
+      async (request) => ({ taskId: await startLocalImport(ctx, request.principal, request.body) }),
     );
   };

@@ -1,0 +1,339 @@
+// POST /tasks/import: checks the whole request before anything is created, plans which image goes
+// to which dataset with which annotation, then creates the project, datasets, classes, tags and the
+// task in one transaction. The worker (tasks/handlers/import.handler.ts) imports the images.
+import type { Kysely } from 'kysely';
+import type { Context } from '../context.ts';
+import type { Database, DatasetRow } from '../db/types.ts';
+import { conflict, notFound, validation } from '../errors.ts';
+import type { ClassDefinition, TagDefinition } from '../formats/canonical.ts';
+import { SuperviselyFormatError, isImageName, parseProjectMeta, planProject } from '../formats/supervisely/index.ts';
+import * as datasets from '../repositories/datasets.repository.ts';
+import * as importRepo from '../repositories/import.repository.ts';
+import * as projects from '../repositories/projects.repository.ts';
+import * as staging from '../repositories/staging.repository.ts';
+import * as tags from '../repositories/tags.repository.ts';
+import * as tasks from '../repositories/tasks.repository.ts';
+import { isSafeRelativePath, isValidHash } from './identifiers.ts';
+import type { Principal } from './keys.service.ts';
+
+export const ON_CONFLICT = ['ignore', 'replace', 'rename'] as const;
+export type OnConflict = (typeof ON_CONFLICT)[number];
+
+export const PRESETS = { detect: 0, supervisely: 1, imagesOnly: 2, coco: 3, pascalVoc: 4, yolo: 5 } as const;
+
+export interface ImportFile {
+  path: string;
+  hash?: string;
+  fileId?: string;
+}
+
+export interface ImportRequest {
+  project: { id: number | null; title?: string };
+  preset: number;
+  onConflict?: OnConflict;
+  files: ImportFile[];
+}
+
+/** One image of the plan, as the worker reads it from the task input. */
+export interface ImportItem {
+  /** dataset id */
+  d: number;
+  /** image name */
+  n: string;
+  /** image hash */
+  h: string;
+  /** hash of the annotation file, if any */
+  a: string | null;
+  /** path of the image inside the import, for messages */
+  p: string;
+  /** import/local: the id of the image copied */
+  s?: number;
+}
+
+export interface ImportInput {
+  projectId: number;
+  onConflict: OnConflict;
+  format: 'supervisely' | 'images' | 'local';
+  /** Classes of the meta that the import skips (shape not supported), by title. */
+  unsupportedClasses: string[];
+  items: ImportItem[];
+}
+
+interface PlannedDataset {
+  title: string;
+  images: { name: string; imagePath: string; annotationPath: string | null }[];
+}
+
+interface Plan {
+  format: 'supervisely' | 'images';
+  classes: ClassDefinition[];
+  tags: TagDefinition[];
+  unsupportedClasses: { title: string; shape: string }[];
+  datasets: PlannedDataset[];
+  warnings: { path: string; message: string }[];
+}
+
+const fail = (message: string, field?: string) => validation(message, field ? { field } : {});
+
+/** Images only: `<dataset>/img/<name>` or `<dataset>/<name>`; an image at the root goes to `ds0`. */
+function planImagesOnly(paths: string[]): PlannedDataset[] {
+  const byDataset = new Map<string, PlannedDataset>();
+  for (const path of paths) {
+    const parts = path.split('/');
+    const name = parts[parts.length - 1]!;
+    if (!isImageName(name)) continue;
+    let title: string;
+    if (parts.length === 1) title = 'ds0';
+    else if (parts.length === 2 || (parts.length === 3 && parts[1] === 'img')) title = parts[0]!;
+    else continue;
+    let dataset = byDataset.get(title);
+    if (!dataset) byDataset.set(title, (dataset = { title, images: [] }));
+    if (dataset.images.some((i) => i.name === name)) throw fail(`dataset "${title}" would get two images named "${name}"`);
+    dataset.images.push({ name, imagePath: path, annotationPath: null });
+  }
+  return [...byDataset.values()];
+}
+
+async function readJsonBlob(ctx: Context, hash: string, path: string): Promise<unknown> {
+  try {
+    return JSON.parse((await ctx.blobs.readBytes(hash)).toString('utf8'));
+  } catch {
+    throw fail(`${path} is not valid JSON`, path);
+  }
+}
+
+function choosePreset(request: ImportRequest, staged: Map<string, { kind: string; format: string }>): 'supervisely' | 'images' {
+  const { preset } = request;
+  if (preset === PRESETS.supervisely) return 'supervisely';
+  if (preset === PRESETS.imagesOnly) return 'images';
+  if (preset === PRESETS.coco || preset === PRESETS.pascalVoc || preset === PRESETS.yolo) {
+    throw fail(`preset ${preset} (COCO, Pascal VOC and YOLO import) is not available yet; use 1 (Supervisely) or 2 (images only)`, 'preset');
+  }
+  // preset 0: the files say which format they are.
+  const formats = new Set([...staged.values()].filter((f) => f.kind !== 'image').map((f) => f.format));
+  for (const other of ['coco', 'yolo', 'pascal_voc']) {
+    if (formats.has(other)) throw fail(`${other} files were found; importing that format is not available yet`, 'files');
+  }
+  const paths = request.files.map((f) => f.path);
+  return paths.includes('meta.json') || paths.includes('classes.json') ? 'supervisely' : 'images';
+}
+
+async function makePlan(ctx: Context, request: ImportRequest, staged: Map<string, { kind: string; format: string; hash: string }>): Promise<Plan> {
+  const format = choosePreset(request, staged);
+  const paths = request.files.map((f) => f.path);
+  if (format === 'images') {
+    return { format, classes: [], tags: [], unsupportedClasses: [], datasets: planImagesOnly(paths), warnings: [] };
+  }
+  let layout;
+  try {
+    layout = planProject(paths);
+  } catch (error) {
+    if (error instanceof SuperviselyFormatError) throw fail(error.message);
+    throw error;
+  }
+  const byPath = new Map(request.files.map((f) => [f.path, f]));
+  const metaFile = byPath.get(layout.metaPath)!;
+  if (!metaFile.fileId) throw fail(`${layout.metaPath} must be an uploaded class file (fileId)`, layout.metaPath);
+  let meta;
+  try {
+    meta = parseProjectMeta(await readJsonBlob(ctx, staged.get(metaFile.fileId)!.hash, layout.metaPath));
+  } catch (error) {
+    if (error instanceof SuperviselyFormatError) throw fail(`${layout.metaPath}: ${error.message}`, layout.metaPath);
+    throw error;
+  }
+  const warnings = [
+    ...meta.unsupported.map((c) => ({ path: layout.metaPath, message: `class "${c.title}" has shape "${c.shape}", which is not supported: its objects are skipped` })),
+    ...layout.datasets.flatMap((d) => d.annotationsWithoutImage.map((path) => ({ path, message: 'annotation without an image of that name' }))),
+  ];
+  return {
+    format,
+    classes: meta.classes,
+    tags: meta.tags,
+    unsupportedClasses: meta.unsupported.map((c) => ({ title: c.title, shape: c.shape })),
+    datasets: layout.datasets.map((d) => ({ title: d.name, images: d.images })),
+    warnings,
+  };
+}
+
+/** Checks files: safe unique paths, hashes and fileIds the team owns. Answers the staged files by id. */
+async function checkFiles(db: Kysely<Database>, teamId: number, files: ImportFile[]) {
+  const seen = new Set<string>();
+  files.forEach((f, i) => {
+    if (!isSafeRelativePath(f.path)) throw fail(`files[${i}].path must be a relative, normalised path without "..", "\\" or NUL`, `files[${i}].path`);
+    if (seen.has(f.path)) throw fail(`files[${i}].path "${f.path}" appears twice`, `files[${i}].path`);
+    seen.add(f.path);
+    if ((f.hash === undefined) === (f.fileId === undefined)) throw fail(`files[${i}] needs a hash or a fileId`, `files[${i}]`);
+    if (f.hash !== undefined && !isValidHash(f.hash)) throw fail(`files[${i}].hash is not the base64 of a SHA-256 digest`, `files[${i}].hash`);
+  });
+  const now = new Date().toISOString();
+  const hashes = [...new Set(files.flatMap((f) => (f.hash ? [f.hash] : [])))];
+  const visible = await staging.visibleHashes(db, teamId, hashes, now);
+  const unknownHash = files.findIndex((f) => f.hash !== undefined && !visible.has(f.hash));
+  if (unknownHash >= 0) throw fail(`files[${unknownHash}].hash is not a known image: upload it first`, `files[${unknownHash}].hash`);
+  const ids = [...new Set(files.flatMap((f) => (f.fileId ? [f.fileId] : [])))];
+  const staged = new Map((await staging.findStagedFiles(db, teamId, ids, now)).map((s) => [s.id, s]));
+  const unknownFile = files.findIndex((f) => f.fileId !== undefined && !staged.has(f.fileId));
+  if (unknownFile >= 0) throw fail(`files[${unknownFile}].fileId is not a known upload (or it expired)`, `files[${unknownFile}].fileId`);
+  return staged;
+}
+
+/** Validates the request, creates what it names, and queues the import. Answers the task id. */
+export async function startImport(ctx: Context, principal: Principal, request: ImportRequest): Promise<number> {
+  const db = ctx.db.kysely;
+  const staged = await checkFiles(db, principal.teamId, request.files);
+  const plan = await makePlan(ctx, request, staged);
+  const byPath = new Map(request.files.map((f) => [f.path, f]));
+
+  // Every image must come by hash, every annotation by an uploaded annotation file.
+  for (const d of plan.datasets) {
+    for (const image of d.images) {
+      const file = byPath.get(image.imagePath)!;
+      if (!file.hash) throw fail(`${image.imagePath} is an image and must be given by hash`, image.imagePath);
+      if (image.annotationPath) {
+        const ann = byPath.get(image.annotationPath)!;
+        const stagedAnn = ann.fileId ? staged.get(ann.fileId) : undefined;
+        if (!stagedAnn || stagedAnn.kind !== 'annotation') {
+          throw fail(`${image.annotationPath} must be an uploaded annotation file (fileId)`, image.annotationPath);
+        }
+      }
+    }
+  }
+  const imageCount = plan.datasets.reduce((n, d) => n + d.images.length, 0);
+  if (imageCount === 0) throw fail('the import holds no image', 'files');
+  if (request.project.id === null && !request.project.title?.trim()) throw fail('a new project needs a title', 'project.title');
+
+  const blobFacts = await staging.blobsByHash(db, request.files.flatMap((f) => (f.hash ? [f.hash] : [])));
+  const size =
+    plan.datasets.reduce((n, d) => n + d.images.reduce((m, i) => m + (blobFacts.get(byPath.get(i.imagePath)!.hash!)?.size ?? 0), 0), 0) +
+    [...staged.values()].reduce((n, s) => n + Number(s.size), 0);
+
+  return db.transaction().execute(async (trx) => {
+    let projectId: number;
+    let projectTitle: string;
+    const isNew = request.project.id === null;
+    if (request.project.id === null) {
+      projectTitle = request.project.title!.trim();
+      projectId = await projects.insertProject(trx, principal.teamId, projectTitle);
+    } else {
+      const project = await projects.findProject(trx, principal.teamId, request.project.id);
+      if (!project) throw notFound('project', { projectId: request.project.id });
+      projectId = project.id;
+      projectTitle = project.title;
+    }
+    const clashes = await importRepo.ensureClasses(trx, projectId, plan.classes);
+    if (clashes.length) throw conflict(`classes exist with another shape: ${clashes.join(', ')}`, { classes: clashes });
+    for (const tag of plan.tags) {
+      await tags.ensureTag(trx, { projectId, scope: tag.scope, title: tag.title, hotkey: '', createdBy: principal.userId });
+    }
+    const datasetMeta: { id: number; isNew: boolean; title: string }[] = [];
+    const items: ImportItem[] = [];
+    for (const d of plan.datasets) {
+      const existing = await datasets.findDatasetByTitle(trx, projectId, d.title);
+      const datasetId = existing?.id ?? (await datasets.insertDataset(trx, projectId, d.title));
+      datasetMeta.push({ id: datasetId, isNew: !existing, title: d.title });
+      for (const image of d.images) {
+        const annotation = image.annotationPath ? staged.get(byPath.get(image.annotationPath)!.fileId!)!.hash : null;
+        items.push({ d: datasetId, n: image.name, h: byPath.get(image.imagePath)!.hash!, a: annotation, p: image.imagePath });
+      }
+    }
+    const input: ImportInput = {
+      projectId,
+      onConflict: request.onConflict ?? 'ignore',
+      format: plan.format,
+      unsupportedClasses: plan.unsupportedClasses.map((c) => c.title),
+      items,
+    };
+    return tasks.createTask(trx, {
+      teamId: principal.teamId,
+      userId: principal.userId,
+      type: 'import',
+      size,
+      meta: {
+        project: { id: projectId, isNew, title: projectTitle },
+        datasets: datasetMeta,
+        path: null,
+        format: plan.format,
+        progress: { done: 0, total: items.length },
+        ...(plan.warnings.length ? { warnings: plan.warnings.slice(0, 100) } : {}),
+      },
+      input,
+    });
+  });
+}
+
+export interface LocalImportRequest {
+  id: number | null;
+  title?: string;
+  datasetsIds: number[];
+}
+
+/**
+ * POST /tasks/import/local: copies datasets of the team into a project (a new one when `id` is null or
+ * 0). Images are shared by hash; classes and tags are carried over by title.
+ */
+export async function startLocalImport(ctx: Context, principal: Principal, request: LocalImportRequest): Promise<number> {
+  const db = ctx.db.kysely;
+  const sources: DatasetRow[] = [];
+  for (const datasetId of new Set(request.datasetsIds)) {
+    const dataset = await datasets.findDataset(db, principal.teamId, datasetId);
+    if (!dataset) throw notFound('dataset', { datasetId });
+    sources.push(dataset);
+  }
+  if (sources.length === 0) throw fail('datasetsIds must name at least one dataset', 'datasetsIds');
+  const newProject = request.id === null || request.id === 0;
+  if (newProject && !request.title?.trim()) throw fail('a new project needs a title', 'title');
+  const sourceImages = await importRepo.imagesOfDatasets(db, sources.map((d) => d.id));
+  if (sourceImages.length === 0) throw fail('the datasets hold no image', 'datasetsIds');
+  const size = sourceImages.reduce((n, i) => n + Number(i.size), 0);
+
+  return db.transaction().execute(async (trx) => {
+    let projectId: number;
+    let projectTitle: string;
+    if (newProject) {
+      projectTitle = request.title!.trim();
+      projectId = await projects.insertProject(trx, principal.teamId, projectTitle);
+    } else {
+      const project = await projects.findProject(trx, principal.teamId, request.id!);
+      if (!project) throw notFound('project', { projectId: request.id });
+      projectId = project.id;
+      projectTitle = project.title;
+    }
+    for (const sourceProjectId of new Set(sources.map((d) => d.project_id))) {
+      if (sourceProjectId === projectId) continue;
+      const clashes = await importRepo.ensureClasses(trx, projectId, await importRepo.classDefinitions(trx, sourceProjectId));
+      if (clashes.length) throw conflict(`classes exist with another shape: ${clashes.join(', ')}`, { classes: clashes });
+      for (const tag of await importRepo.tagDefinitions(trx, sourceProjectId)) {
+        await tags.ensureTag(trx, { projectId, scope: tag.scope, title: tag.title, hotkey: tag.hotkey, createdBy: principal.userId });
+      }
+    }
+    const datasetMeta: { id: number; isNew: boolean; title: string }[] = [];
+    const targetOf = new Map<number, number>();
+    for (const source of sources) {
+      const existing = await datasets.findDatasetByTitle(trx, projectId, source.title);
+      const datasetId = existing?.id ?? (await datasets.insertDataset(trx, projectId, source.title));
+      targetOf.set(source.id, datasetId);
+      datasetMeta.push({ id: datasetId, isNew: !existing, title: source.title });
+    }
+    const input: ImportInput = {
+      projectId,
+      onConflict: 'rename',
+      format: 'local',
+      unsupportedClasses: [],
+      items: sourceImages.map((i) => ({ d: targetOf.get(i.dataset_id)!, n: i.name, h: i.hash, a: null, p: `${i.dataset_id}/${i.name}`, s: i.id })),
+    };
+    return tasks.createTask(trx, {
+      teamId: principal.teamId,
+      userId: principal.userId,
+      type: 'import',
+      size,
+      meta: {
+        project: { id: projectId, isNew: newProject, title: projectTitle },
+        datasets: datasetMeta,
+        path: null,
+        format: 'local',
+        progress: { done: 0, total: input.items.length },
+      },
+      input,
+    });
+  });
+}

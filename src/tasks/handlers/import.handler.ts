@@ -1,0 +1,222 @@
+// The import task: turns the plan made by services/import.service.ts into images and annotations.
+//
+// Images are committed in small batches; each batch is one transaction that writes the images, their
+// tags and the `import_items` rows that mark them done, so a crash leaves every image either whole or
+// absent, and a resumed task skips exactly what was committed. A bad annotation fails its image (with
+// a warning in the task's meta), not the import, unless no image could be imported at all.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/types.ts';
+import { type CanonicalAnnotation, serializeObjects, toAnnotationObject } from '../../formats/canonical.ts';
+import { type ProjectMeta, SuperviselyFormatError, parseAnnotation } from '../../formats/supervisely/index.ts';
+import * as images from '../../repositories/images.repository.ts';
+import * as importRepo from '../../repositories/import.repository.ts';
+import * as staging from '../../repositories/staging.repository.ts';
+import * as tags from '../../repositories/tags.repository.ts';
+import type { ImportInput, ImportItem } from '../../services/import.service.ts';
+import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
+
+/** Images per transaction: large enough to amortise the commit, small enough to stop within a moment. */
+const BATCH = 100;
+/** Warnings kept in the task's meta; the counts cover the rest. */
+const MAX_WARNINGS = 100;
+
+interface Warning {
+  path: string;
+  message: string;
+}
+
+interface Prepared {
+  index: number;
+  item: ImportItem;
+  /** Null when the image cannot be imported (see `warning`). */
+  image: {
+    size: number;
+    width: number;
+    height: number;
+    description: string;
+    objectsJson: string;
+    imageTags: { title: string; value: string | null }[];
+    objectTags: string[];
+  } | null;
+  warning?: Warning;
+}
+
+interface Counts {
+  imported: number;
+  skipped: number;
+  failed: number;
+}
+
+async function readAnnotation(run: TaskRun, item: ImportItem, meta: ProjectMeta): Promise<CanonicalAnnotation> {
+  let json: unknown;
+  try {
+    json = JSON.parse((await run.ctx.blobs.readBytes(item.a!)).toString('utf8'));
+  } catch {
+    throw new SuperviselyFormatError('', 'the annotation file is not valid JSON');
+  }
+  return parseAnnotation(json, meta, { skipUnsupported: true }).annotation;
+}
+
+async function prepare(run: TaskRun, index: number, item: ImportItem, meta: ProjectMeta, blobs: Map<string, { size: number; width: number | null; height: number | null }>): Promise<Prepared> {
+  const blob = blobs.get(item.h);
+  if (!blob || !blob.width || !blob.height) {
+    return { index, item, image: null, warning: { path: item.p, message: 'the image bytes are no longer stored; upload it again' } };
+  }
+  let annotation: CanonicalAnnotation | null = null;
+  if (item.a) {
+    try {
+      annotation = await readAnnotation(run, item, meta);
+    } catch (error) {
+      if (!(error instanceof SuperviselyFormatError)) throw error;
+      return { index, item, image: null, warning: { path: item.p, message: `annotation: ${error.message}` } };
+    }
+  }
+  const objects = annotation?.objects ?? [];
+  return {
+    index,
+    item,
+    image: {
+      size: blob.size,
+      // The contract: an annotation's size is read from the image itself.
+      width: blob.width,
+      height: blob.height,
+      description: annotation?.description ?? '',
+      objectsJson: serializeObjects(objects.map(toAnnotationObject)),
+      imageTags: (annotation?.tags ?? []).map((t) => ({ title: t.name, value: t.value === null ? null : JSON.stringify(t.value) })),
+      objectTags: [...new Set(objects.flatMap((o) => o.tags.map((t) => t.name)))],
+    },
+  };
+}
+
+/** import/local: copies of images that already exist, with their annotation and tags as stored. */
+async function prepareCopies(run: TaskRun, slice: { item: ImportItem; index: number }[]): Promise<Prepared[]> {
+  const source = await importRepo.imagesToCopy(run.ctx.db.kysely, slice.map((s) => s.item.s!));
+  const rows = new Map(source.rows.map((r) => [r.id, r]));
+  const imageTags = groupBy(source.imageTags, (t) => t.image_id);
+  const objectTags = groupBy(source.objectTags, (t) => t.image_id);
+  return slice.map(({ item, index }) => {
+    const row = rows.get(item.s!);
+    if (!row) return { index, item, image: null, warning: { path: item.p, message: 'the source image was deleted before it was copied' } };
+    return {
+      index,
+      item,
+      image: {
+        size: Number(row.size),
+        width: row.width,
+        height: row.height,
+        description: row.description,
+        objectsJson: row.objects_json,
+        imageTags: (imageTags.get(row.id) ?? []).map((t) => ({ title: t.title, value: t.value })),
+        objectTags: (objectTags.get(row.id) ?? []).map((t) => t.title),
+      },
+    };
+  });
+}
+
+function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const item of items) {
+    const list = groups.get(key(item));
+    if (list) list.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}
+
+/** The id of tag `scope:title`, created in the project if the meta did not declare it. */
+async function tagId(trx: Kysely<Database>, run: TaskRun, projectId: number, known: Map<string, number>, scope: 'images' | 'figures', title: string): Promise<number> {
+  const key = `${scope}:${title}`;
+  const found = known.get(key);
+  if (found !== undefined) return found;
+  const { id } = await tags.ensureTag(trx, { projectId, scope, title, hotkey: '', createdBy: run.userId ?? (null as unknown as number) });
+  known.set(key, id);
+  return id;
+}
+
+async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], tagIds: Map<string, number>, counts: Counts): Promise<void> {
+  const db = run.ctx.db.kysely;
+  const delta: Counts = { imported: 0, skipped: 0, failed: 0 };
+  await db.transaction().execute(async (trx) => {
+    for (const p of batch) {
+      if (!p.image) {
+        await importRepo.markItem(trx, run.taskId, p.index, null);
+        delta.failed += 1;
+        continue;
+      }
+      let name = p.item.n;
+      const existing = await importRepo.findImageByName(trx, p.item.d, name);
+      if (existing) {
+        if (input.onConflict === 'ignore') {
+          await importRepo.markItem(trx, run.taskId, p.index, null);
+          delta.skipped += 1;
+          continue;
+        }
+        if (input.onConflict === 'replace') {
+          await importRepo.deleteImage(trx, existing.id);
+          await images.addToSizes(trx, p.item.d, input.projectId, -Number(existing.size));
+        } else name = await importRepo.freeName(trx, p.item.d, name);
+      }
+      const imageId = await images.insertImage(trx, {
+        datasetId: p.item.d,
+        projectId: input.projectId,
+        name,
+        hash: p.item.h,
+        size: p.image.size,
+        width: p.image.width,
+        height: p.image.height,
+        description: p.image.description,
+        objectsJson: p.image.objectsJson,
+      });
+      const imageTagRows = [];
+      for (const t of p.image.imageTags) {
+        imageTagRows.push({ image_id: imageId, tag_id: await tagId(trx, run, input.projectId, tagIds, 'images', t.title), value: t.value });
+      }
+      await importRepo.insertImageTags(trx, imageTagRows);
+      const refs = [];
+      for (const title of p.image.objectTags) refs.push({ image_id: imageId, tag_id: await tagId(trx, run, input.projectId, tagIds, 'figures', title) });
+      await importRepo.insertObjectTagRefs(trx, refs);
+      await importRepo.markItem(trx, run.taskId, p.index, imageId);
+      delta.imported += 1;
+    }
+  });
+  counts.imported += delta.imported;
+  counts.skipped += delta.skipped;
+  counts.failed += delta.failed;
+}
+
+export const importHandler: TaskHandler = async (run) => {
+  const input = run.input as ImportInput;
+  const db = run.ctx.db.kysely;
+  const done = await importRepo.doneItems(db, run.taskId);
+  const shapes = await importRepo.classShapes(db, input.projectId);
+  const meta: ProjectMeta = {
+    classes: [...shapes].map(([title, shape]) => ({ title, shape, color: '#000000' })),
+    tags: [],
+    unsupported: input.unsupportedClasses.map((title) => ({ title, shape: 'unsupported', path: '', message: '' })),
+  };
+  const tagIds = await importRepo.tagIds(db, input.projectId);
+  const previous = run.meta as { imported?: number; skipped?: number; failed?: number; warnings?: Warning[] };
+  const counts: Counts = { imported: previous.imported ?? 0, skipped: previous.skipped ?? 0, failed: previous.failed ?? 0 };
+  const warnings: Warning[] = [...(previous.warnings ?? [])];
+  const total = input.items.length;
+  // A resumed task counted what it committed before; recount from the committed items to stay exact.
+  if (done.size > 0) counts.imported = await importRepo.countImported(db, run.taskId);
+
+  const pending = input.items.map((item, index) => ({ item, index })).filter(({ index }) => !done.has(index));
+  for (let start = 0; start < pending.length; start += BATCH) {
+    const slice = pending.slice(start, start + BATCH);
+    const blobs = input.format === 'local' ? new Map() : await staging.blobsByHash(db, [...new Set(slice.map((s) => s.item.h))]);
+    const batch =
+      input.format === 'local'
+        ? await prepareCopies(run, slice)
+        : await Promise.all(slice.map(({ item, index }) => prepare(run, index, item, meta, blobs)));
+    await commitBatch(run, input, batch, tagIds, counts);
+    for (const p of batch) if (p.warning && warnings.length < MAX_WARNINGS) warnings.push(p.warning);
+    await run.checkpoint({ done: total - pending.length + start + slice.length, total }, { ...counts, warnings });
+  }
+
+  if (counts.imported === 0 && counts.failed > 0) {
+    const first = warnings[0];
+    throw new TaskFailure('IMPORT_FAILED', `no image could be imported${first ? `; first problem: ${first.path}: ${first.message}` : ''}`);
+  }
+};
