@@ -155,6 +155,22 @@ async function makePlan(ctx: Context, request: ImportRequest, staged: Map<string
   };
 }
 
+/** The project an import writes into: a new one titled `title` when `id` is null, else the team's `id`. */
+async function targetProject(
+  trx: Kysely<Database>,
+  teamId: number,
+  id: number | null,
+  title: string | undefined,
+): Promise<{ projectId: number; projectTitle: string }> {
+  if (id === null) {
+    const projectTitle = title!.trim();
+    return { projectId: await projects.insertProject(trx, teamId, projectTitle), projectTitle };
+  }
+  const project = await projects.findProject(trx, teamId, id);
+  if (!project) throw notFound('project', { projectId: id });
+  return { projectId: project.id, projectTitle: project.title };
+}
+
 /** Checks files: safe unique paths, hashes and fileIds the team owns. Answers the staged files by id. */
 async function checkFiles(db: Kysely<Database>, teamId: number, files: ImportFile[]) {
   const seen = new Set<string>();
@@ -208,18 +224,8 @@ export async function startImport(ctx: Context, principal: Principal, request: I
     [...staged.values()].reduce((n, s) => n + Number(s.size), 0);
 
   return db.transaction().execute(async (trx) => {
-    let projectId: number;
-    let projectTitle: string;
     const isNew = request.project.id === null;
-    if (request.project.id === null) {
-      projectTitle = request.project.title!.trim();
-      projectId = await projects.insertProject(trx, principal.teamId, projectTitle);
-    } else {
-      const project = await projects.findProject(trx, principal.teamId, request.project.id);
-      if (!project) throw notFound('project', { projectId: request.project.id });
-      projectId = project.id;
-      projectTitle = project.title;
-    }
+    const { projectId, projectTitle } = await targetProject(trx, principal.teamId, request.project.id, request.project.title);
     const clashes = await importRepo.ensureClasses(trx, projectId, plan.classes);
     if (clashes.length) throw conflict(`classes exist with another shape: ${clashes.join(', ')}`, { classes: clashes });
     for (const tag of plan.tags) {
@@ -287,17 +293,7 @@ export async function startLocalImport(ctx: Context, principal: Principal, reque
   const size = sourceImages.reduce((n, i) => n + Number(i.size), 0);
 
   return db.transaction().execute(async (trx) => {
-    let projectId: number;
-    let projectTitle: string;
-    if (newProject) {
-      projectTitle = request.title!.trim();
-      projectId = await projects.insertProject(trx, principal.teamId, projectTitle);
-    } else {
-      const project = await projects.findProject(trx, principal.teamId, request.id!);
-      if (!project) throw notFound('project', { projectId: request.id });
-      projectId = project.id;
-      projectTitle = project.title;
-    }
+    const { projectId, projectTitle } = await targetProject(trx, principal.teamId, newProject ? null : request.id, request.title);
     for (const sourceProjectId of new Set(sources.map((d) => d.project_id))) {
       if (sourceProjectId === projectId) continue;
       const clashes = await importRepo.ensureClasses(trx, projectId, await importRepo.classDefinitions(trx, sourceProjectId));

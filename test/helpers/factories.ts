@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../src/context.ts';
 import { type AnnotationObject, serializeObjects } from '../../src/formats/canonical.ts';
+import * as datasets from '../../src/repositories/datasets.repository.ts';
 import * as images from '../../src/repositories/images.repository.ts';
 import * as projects from '../../src/repositories/projects.repository.ts';
 import { ensureTeam } from '../../src/repositories/teams.repository.ts';
@@ -26,13 +27,7 @@ export async function newProject(
 }
 
 export async function newDataset(ctx: Context, projectId: number, title = 'ds'): Promise<number> {
-  const now = isoNow();
-  const row = await ctx.db.kysely
-    .insertInto('datasets')
-    .values({ project_id: projectId, title, size: 0, created_at: now, updated_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return datasets.insertDataset(ctx.db.kysely, projectId, title);
 }
 
 let imageCounter = 0;
