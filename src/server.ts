@@ -4,7 +4,12 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Context, createContext } from './context.ts';
 import { bootstrapKey } from './services/keys.service.ts';
+import { removeOpenFolders } from './storage/staging.ts';
+import { removeStaleUploads } from './storage/upload-temp.ts';
 import { type BackgroundWork, startBackgroundWork } from './tasks/background.ts';
+
+/** How long a stop waits for in-flight requests before it closes their connections. */
+const REQUEST_GRACE_MS = 20_000;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -21,19 +26,38 @@ export async function startServer(config: Config, options: { worker: boolean }):
     // Shown once: only its digest is stored.
     process.stdout.write(`\nNo API key was configured, so one was created for user admin of team default:\n\n  ${generated}\n\nKeep it: it is not shown again.\n\n`);
   }
+  await removeStaleUploads(config, app.log);
   const url = await app.listen({ host: config.host, port: config.port });
   const background: BackgroundWork | null = options.worker ? startBackgroundWork(ctx, app.log) : null;
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
-      await app.close(); // stops accepting, lets in-flight requests finish
-      await background?.stop();
+      // Both at once: the worker hands its task back while in-flight requests finish.
+      await Promise.all([closeApp(app), background?.stop()]);
+      await removeOpenFolders();
       await ctx.close();
     })();
     return stopping;
   };
   return { app, ctx, url, stop };
+}
+
+/**
+ * Stops accepting connections and lets in-flight requests finish; a request still running after the
+ * grace period has its connection closed (an upload then ends as an aborted one and cleans up).
+ */
+async function closeApp(app: FastifyInstance): Promise<void> {
+  const grace = setTimeout(() => {
+    app.log.warn('requests still running after the shutdown grace period; closing their connections');
+    app.server.closeAllConnections();
+  }, REQUEST_GRACE_MS);
+  grace.unref();
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(grace);
+  }
 }
 
 /** SIGTERM and SIGINT stop the server gracefully; a second signal ends the process at once. */
