@@ -105,3 +105,18 @@ export const Architecture = Type.Object(
   },
   { $id: 'Architecture' },
 );
+
+export const TASK_STATUSES = ['queued', 'started', 'finished', 'error', 'terminating', 'stopped'] as const;
+
+export const Task = Type.Object(
+  {
+    id: Type.Integer(),
+    type: Type.String(),
+    size: SizeString,
+    status: Type.Enum([...TASK_STATUSES]),
+    meta: Type.Object({}, { additionalProperties: true, description: 'depends on the type; `error` = {code, message} on failure, `progress` = {done, total} while running' }),
+    startedAt: Type.Union([Timestamp, Type.Null()]),
+    finishedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { $id: 'Task' },
+);

@@ -4,7 +4,8 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { annotationPage } from '../../services/annotations.service.ts';
-import { Id, IdList, PagingQuery, errorResponses, toOffset } from '../schemas/common.ts';
+import { errorResponses, toOffset } from '../schemas/common.ts';
+import { AnnotationsQuery } from '../schemas/requests.ts';
 import { AnnotationRecord } from '../schemas/resources.ts';
 
 export const annotationRoutes =
@@ -18,7 +19,7 @@ export const annotationRoutes =
         schema: {
           tags: ['annotations'],
           summary: 'Annotation records of a project, ordered by image id',
-          querystring: Type.Object({ projectId: Id, datasetIds: Type.Optional(IdList), ...PagingQuery }),
+          querystring: AnnotationsQuery,
           response: { 200: Type.Array(AnnotationRecord), ...errorResponses },
         },
       },

@@ -3,10 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as catalogue from '../../repositories/catalogue.repository.ts';
-import { IdList, PagingQuery, errorResponses, toOffset } from '../schemas/common.ts';
+import { errorResponses, toOffset } from '../schemas/common.ts';
+import { CatalogueQuery } from '../schemas/requests.ts';
 import { Architecture, Model } from '../schemas/resources.ts';
-
-const ListQuery = Type.Object({ id: Type.Optional(IdList), ...PagingQuery });
 
 export const catalogueRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -19,7 +18,7 @@ export const catalogueRoutes =
         schema: {
           tags: ['models'],
           summary: 'List the team’s models',
-          querystring: ListQuery,
+          querystring: CatalogueQuery,
           response: { 200: Type.Array(Model), ...errorResponses },
         },
       },
@@ -35,7 +34,7 @@ export const catalogueRoutes =
         schema: {
           tags: ['architectures'],
           summary: 'List model architectures',
-          querystring: ListQuery,
+          querystring: CatalogueQuery,
           response: { 200: Type.Array(Architecture), ...errorResponses },
         },
       },

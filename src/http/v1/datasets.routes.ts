@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as datasets from '../../services/datasets.service.ts';
-import { Id, SUCCESS, Success, errorResponses } from '../schemas/common.ts';
+import { SUCCESS, Success, errorResponses } from '../schemas/common.ts';
+import { DatasetParams, DatasetsQuery } from '../schemas/requests.ts';
 import { Dataset } from '../schemas/resources.ts';
 
 export const datasetRoutes =
@@ -17,7 +18,7 @@ export const datasetRoutes =
         schema: {
           tags: ['datasets'],
           summary: 'List datasets, of one project or of every project of the team',
-          querystring: Type.Object({ projectId: Type.Optional(Id) }),
+          querystring: DatasetsQuery,
           response: { 200: Type.Array(Dataset), ...errorResponses },
         },
       },
@@ -30,7 +31,7 @@ export const datasetRoutes =
         schema: {
           tags: ['datasets'],
           summary: 'Delete a dataset and its images',
-          params: Type.Object({ datasetId: Id }),
+          params: DatasetParams,
           response: { 200: Success, ...errorResponses },
         },
       },

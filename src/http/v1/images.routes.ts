@@ -4,20 +4,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as images from '../../services/images.service.ts';
-import { Id, SUCCESS, Success, Title, errorResponses } from '../schemas/common.ts';
+import { SUCCESS, Success, errorResponses } from '../schemas/common.ts';
+import { AttachTagBody, DetachTagsBody, ImageQuery, descriptionBody } from '../schemas/requests.ts';
 import { ImageTag } from '../schemas/resources.ts';
-
-const ImageQuery = Type.Object({
-  imageId: Type.Optional(Id),
-  imageTitle: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'image name; needs datasetId' })),
-  datasetId: Type.Optional(Id),
-});
-
-/** Exactly one of `id` and `title`; the service says which is missing or doubled. */
-const TagChoice = {
-  id: Type.Optional(Id),
-  title: Type.Optional(Title),
-};
 
 export const imageRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -44,10 +33,7 @@ export const imageRoutes =
           tags: ['images'],
           summary: 'Attach a tag of the image’s project, by id or by title; `create` makes a missing title',
           querystring: ImageQuery,
-          body: Type.Object(
-            { ...TagChoice, create: Type.Optional(Type.Boolean()) },
-            { additionalProperties: false, description: 'exactly one of id or title' },
-          ),
+          body: AttachTagBody,
           response: { 200: Success, ...errorResponses },
         },
       },
@@ -64,10 +50,7 @@ export const imageRoutes =
           tags: ['images'],
           summary: 'Detach tags, by id or by title; any tag unknown to the project detaches none',
           querystring: ImageQuery,
-          body: Type.Array(
-            Type.Object(TagChoice, { additionalProperties: false, description: 'exactly one of id or title' }),
-            { maxItems: 1000 },
-          ),
+          body: DetachTagsBody,
           response: { 200: Success, ...errorResponses },
         },
       },
@@ -84,10 +67,7 @@ export const imageRoutes =
           tags: ['images'],
           summary: 'Set the image’s description',
           querystring: ImageQuery,
-          body: Type.Object(
-            { value: Type.String({ maxLength: ctx.config.limits.descriptionLength }) },
-            { additionalProperties: false },
-          ),
+          body: descriptionBody(ctx.config.limits),
           response: { 200: Success, ...errorResponses },
         },
       },

@@ -8,23 +8,10 @@ import { AppError, validation } from '../../errors.ts';
 import { missingHashes } from '../../services/check-images.service.ts';
 import { type UploadEntry, completeUpload, parseMetadata } from '../../services/upload.service.ts';
 import { StagingFolder } from '../../storage/staging.ts';
-import { ON_CONFLICT, startImport, startLocalImport } from '../../services/import.service.ts';
-import { Id, Title, errorResponses } from '../schemas/common.ts';
+import { startImport, startLocalImport } from '../../services/import.service.ts';
+import { errorResponses } from '../schemas/common.ts';
+import { LocalImportBody, MissingHashes, TaskId, UploadResult, checkImagesBody, importBody } from '../schemas/requests.ts';
 import path from 'node:path';
-
-const ImportFileRef = Type.Union([
-  Type.Object({ hash: Type.String({ maxLength: 64 }), path: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false }),
-  Type.Object({ fileId: Type.String({ maxLength: 64 }), path: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false }),
-]);
-
-const TaskId = Type.Object({ taskId: Type.Integer() });
-
-const UploadResult = Type.Object({
-  id: Type.String(),
-  fileId: Type.Optional(Type.String()),
-  hash: Type.Optional(Type.String()),
-  errors: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
-});
 
 /** Reads the multipart parts: metadata fields in order, file parts streamed to the staging folder. */
 async function receiveParts(request: FastifyRequest, folder: StagingFolder, maxFiles: number): Promise<UploadEntry[]> {
@@ -73,8 +60,8 @@ export const importRoutes =
         schema: {
           tags: ['import'],
           summary: 'Which of these image hashes are not stored yet',
-          body: Type.Array(Type.String({ maxLength: 64 }), { maxItems: limits.checkHashes }),
-          response: { 200: Type.Array(Type.String()), ...errorResponses },
+          body: checkImagesBody(limits),
+          response: { 200: MissingHashes, ...errorResponses },
         },
       },
       async (request) => missingHashes(db, request.principal.teamId, request.body),
@@ -114,18 +101,7 @@ export const importRoutes =
         schema: {
           tags: ['import'],
           summary: 'Start an import of uploaded files into a new or existing project',
-          body: Type.Object(
-            {
-              project: Type.Object(
-                { id: Type.Union([Id, Type.Null()]), title: Type.Optional(Title) },
-                { additionalProperties: false },
-              ),
-              preset: Type.Integer({ minimum: 0, maximum: 5 }),
-              onConflict: Type.Optional(Type.Enum([...ON_CONFLICT])),
-              files: Type.Array(ImportFileRef, { minItems: 1, maxItems: limits.importFiles }),
-            },
-            { additionalProperties: false },
-          ),
+          body: importBody(limits),
           response: { 200: TaskId, ...errorResponses },
         },
       },
@@ -138,14 +114,7 @@ export const importRoutes =
         schema: {
           tags: ['import'],
           summary: 'Copy datasets of the team into a project (a new one when id is null or 0); images are shared by hash',
-          body: Type.Object(
-            {
-              id: Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()]),
-              title: Type.Optional(Title),
-              datasetsIds: Type.Array(Id, { minItems: 1, maxItems: 10_000 }),
-            },
-            { additionalProperties: false },
-          ),
+          body: LocalImportBody,
           response: { 200: TaskId, ...errorResponses },
         },
       },

@@ -4,18 +4,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as tags from '../../services/tags.service.ts';
-import { ErrorBody, Id, SUCCESS, Success, TagScope, Title, errorResponses } from '../schemas/common.ts';
+import { ErrorBody, SUCCESS, Success, errorResponses } from '../schemas/common.ts';
+import { CreatedId, ProjectIdParams, ProjectTagBody, ProjectTagParams, TagScopeQuery } from '../schemas/requests.ts';
 import { ProjectTag } from '../schemas/resources.ts';
-
-const Hotkey = Type.String({ maxLength: 64, description: 'may be empty' });
-
-const TagBody = Type.Object(
-  { type: TagScope, title: Title, hotkey: Type.Optional(Hotkey) },
-  { additionalProperties: false },
-);
-
-const ScopeQuery = Type.Object({ type: TagScope });
-const TagParams = Type.Object({ projectId: Id, id: Id });
 
 export const projectTagRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -28,8 +19,8 @@ export const projectTagRoutes =
         schema: {
           tags: ['project tags'],
           summary: 'List the project’s tags of one scope, in id order',
-          params: Type.Object({ id: Id }),
-          querystring: ScopeQuery,
+          params: ProjectIdParams,
+          querystring: TagScopeQuery,
           response: { 200: Type.Array(ProjectTag), ...errorResponses },
         },
       },
@@ -42,9 +33,9 @@ export const projectTagRoutes =
         schema: {
           tags: ['project tags'],
           summary: 'Create a tag; its title must be new in the project and scope',
-          params: Type.Object({ id: Id }),
-          body: TagBody,
-          response: { 200: Type.Object({ id: Type.Integer() }), ...errorResponses, 409: ErrorBody },
+          params: ProjectIdParams,
+          body: ProjectTagBody,
+          response: { 200: CreatedId, ...errorResponses, 409: ErrorBody },
         },
       },
       async (request) => {
@@ -60,8 +51,8 @@ export const projectTagRoutes =
         schema: {
           tags: ['project tags'],
           summary: 'Rename a tag and set its hotkey (kept when not given)',
-          params: TagParams,
-          body: TagBody,
+          params: ProjectTagParams,
+          body: ProjectTagBody,
           response: { 200: Success, ...errorResponses, 409: ErrorBody },
         },
       },
@@ -79,8 +70,8 @@ export const projectTagRoutes =
         schema: {
           tags: ['project tags'],
           summary: 'Delete a tag, detaching it from every image and object',
-          params: TagParams,
-          querystring: ScopeQuery,
+          params: ProjectTagParams,
+          querystring: TagScopeQuery,
           response: { 200: Success, ...errorResponses },
         },
       },

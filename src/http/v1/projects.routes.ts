@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as projects from '../../services/projects.service.ts';
-import { Id, SUCCESS, Success, errorResponses } from '../schemas/common.ts';
+import { SUCCESS, Success, errorResponses } from '../schemas/common.ts';
+import { ProjectParams, ProjectsQuery } from '../schemas/requests.ts';
 import { Project } from '../schemas/resources.ts';
 
 export const projectRoutes =
@@ -17,7 +18,7 @@ export const projectRoutes =
         schema: {
           tags: ['projects'],
           summary: 'List the projects of the caller’s team',
-          querystring: Type.Object({ projectId: Type.Optional(Id) }),
+          querystring: ProjectsQuery,
           response: { 200: Type.Array(Project), ...errorResponses },
         },
       },
@@ -30,7 +31,7 @@ export const projectRoutes =
         schema: {
           tags: ['projects'],
           summary: 'Delete a project and everything in it',
-          params: Type.Object({ projectId: Id }),
+          params: ProjectParams,
           response: { 200: Success, ...errorResponses },
         },
       },

@@ -3,22 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as tasks from '../../services/tasks.service.ts';
-import { ErrorBody, Id, SizeString, Timestamp, errorResponses } from '../schemas/common.ts';
-
-const TASK_STATUSES = ['queued', 'started', 'finished', 'error', 'terminating', 'stopped'] as const;
-
-export const Task = Type.Object(
-  {
-    id: Type.Integer(),
-    type: Type.String(),
-    size: SizeString,
-    status: Type.Enum([...TASK_STATUSES]),
-    meta: Type.Object({}, { additionalProperties: true, description: 'depends on the type; `error` = {code, message} on failure, `progress` = {done, total} while running' }),
-    startedAt: Type.Union([Timestamp, Type.Null()]),
-    finishedAt: Type.Union([Timestamp, Type.Null()]),
-  },
-  { $id: 'Task' },
-);
+import { ErrorBody, errorResponses } from '../schemas/common.ts';
+import { StopAnswer, TaskParams, TasksQuery } from '../schemas/requests.ts';
+import { Task } from '../schemas/resources.ts';
 
 export const taskRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -31,7 +18,7 @@ export const taskRoutes =
         schema: {
           tags: ['tasks'],
           summary: 'List the team’s tasks',
-          querystring: Type.Object({ id: Type.Optional(Id) }),
+          querystring: TasksQuery,
           response: { 200: Type.Array(Task), ...errorResponses },
         },
       },
@@ -44,8 +31,8 @@ export const taskRoutes =
         schema: {
           tags: ['tasks'],
           summary: 'Stop a queued or running task',
-          params: Type.Object({ id: Id }),
-          response: { 200: Type.Object({ status: Type.Literal('terminating') }), ...errorResponses, 409: ErrorBody },
+          params: TaskParams,
+          response: { 200: StopAnswer, ...errorResponses, 409: ErrorBody },
         },
       },
       async (request) => tasks.stopTask(db, request.principal.teamId, request.params.id),
