@@ -95,3 +95,65 @@ export const toAnnotationObject = (o: CanonicalObject): AnnotationObject => ({
   bitmap: o.bitmap ? { origin: o.bitmap.origin, data: o.bitmap.data } : null,
   points: o.points,
 });
+
+/** A problem a format reader worked around (a skipped object, a missing file); `line` is 1-based. */
+export interface FormatWarning {
+  path: string;
+  line?: number;
+  message: string;
+}
+
+/** A read object with the shape of its geometry, before classes are settled. */
+export interface ShapedObject extends CanonicalObject {
+  shape: ClassShape;
+}
+
+/** When one source label carries several shapes, the class of its main shape keeps the label. */
+const SHAPE_PRIORITY: ClassShape[] = ['polygon', 'bitmap', 'rectangle', 'line', 'point'];
+
+/**
+ * Settles the classes of objects read from a format whose labels have no shape of their own (COCO,
+ * Pascal VOC, YOLO). Each label becomes a class of its main shape (polygon, else bitmap, else
+ * rectangle…); a rectangle under a polygon label becomes the same box as a 4-point polygon; any other
+ * object of another shape moves to the class `<label> (<shape>)`. Labels no object uses become
+ * classes of `unusedShape`. Objects are updated in place; answers the classes in first-seen order.
+ */
+export function settleClasses(
+  objects: Iterable<ShapedObject>,
+  labels: readonly string[],
+  color: (title: string) => string,
+  unusedShape: ClassShape = 'rectangle',
+): ClassDefinition[] {
+  const shapesOf = new Map<string, Set<ClassShape>>(labels.map((l) => [l, new Set()]));
+  const all: ShapedObject[] = [];
+  for (const o of objects) {
+    all.push(o);
+    let shapes = shapesOf.get(o.classTitle);
+    if (!shapes) shapesOf.set(o.classTitle, (shapes = new Set()));
+    shapes.add(o.shape);
+  }
+  const main = new Map<string, ClassShape>();
+  for (const [label, shapes] of shapesOf) main.set(label, SHAPE_PRIORITY.find((s) => shapes.has(s)) ?? unusedShape);
+  const extra = new Map<string, ClassShape>();
+  for (const o of all) {
+    const shape = main.get(o.classTitle)!;
+    if (o.shape === shape) continue;
+    if (o.shape === 'rectangle' && shape === 'polygon') {
+      const [[l, t], [r, b]] = o.points.exterior as [Point, Point];
+      o.points = { exterior: [[l, t], [r, t], [r, b], [l, b]], interior: [] };
+      o.shape = 'polygon';
+      continue;
+    }
+    o.classTitle = `${o.classTitle} (${o.shape})`;
+    extra.set(o.classTitle, o.shape);
+  }
+  const classes: ClassDefinition[] = [];
+  for (const [title, shape] of main) {
+    classes.push({ title, shape, color: color(title) });
+    for (const s of SHAPE_PRIORITY) {
+      const sibling = `${title} (${s})`;
+      if (extra.get(sibling) === s && !main.has(sibling)) classes.push({ title: sibling, shape: s, color: color(sibling) });
+    }
+  }
+  return classes;
+}
