@@ -1,0 +1,641 @@
+// The import path under load: upload throughput, the import task, and check-images.
+//
+//   node --import tsx bench/import.ts [--part all|upload|import|check] [--db sqlite|postgres]
+//   (--part seed only seeds)          [--rounds 3] [--images 2000] [--items 100000] [--in-flight 4]
+//
+// (a) upload: N distinct ~200 KiB PNGs (generated once under .bench/) sent to POST /v1/tasks/import/files
+//     in requests of 100 files, a few requests in flight, against `annostore serve` (child process,
+//     fresh DATA_DIR each round) and against bench/import-floor.ts (multipart streamed to disk while
+//     hashed). Reports MB/s of request bytes and the ratio.
+// (b) import: the uploaded state of a Supervisely project of N images with one annotation of 10
+//     polygons each is seeded once (cached); each round starts the server on it, POSTs
+//     /v1/tasks/import and times until the task is finished, sampling the server's RSS. The floor
+//     inserts the same image and import_items rows into a fresh database of the same kind in one
+//     transaction. Each round's project is deleted afterwards so every round starts from the same state.
+// (c) check-images: 10,000 hashes, half of them known, against the store after the first import round.
+// See bench/README.md.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import zlib from 'node:zlib';
+import { sql } from 'kysely';
+import pg from 'pg';
+import sharp from 'sharp';
+import { isoNow } from '../src/clock.ts';
+import { type Config, loadConfig } from '../src/config.ts';
+import { type Context, createContext } from '../src/context.ts';
+import { type AnnotationObject, serializeObjects } from '../src/formats/canonical.ts';
+import { insertProject } from '../src/repositories/projects.repository.ts';
+import { insertStagedFiles } from '../src/repositories/staging.repository.ts';
+import { createTask } from '../src/repositories/tasks.repository.ts';
+import { ensureTeam } from '../src/repositories/teams.repository.ts';
+import { DEFAULT_TEAM } from '../src/services/keys.service.ts';
+import { blobKey } from '../src/storage/blob-store.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BENCH_DIR = path.join(ROOT, '.bench');
+const API_KEY = 'ak_benchmark-key-not-for-production-use';
+
+const { values: args } = parseArgs({
+  options: {
+    part: { type: 'string', default: 'all' },
+    db: { type: 'string', default: 'sqlite' },
+    rounds: { type: 'string', default: '3' },
+    images: { type: 'string', default: '2000' },
+    items: { type: 'string', default: '100000' },
+    'in-flight': { type: 'string', default: '4' },
+    checks: { type: 'string', default: '7' },
+    'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
+    'log-level': { type: 'string', default: 'warn' },
+    'cpu-prof': { type: 'boolean', default: false },
+  },
+});
+
+const positive = (name: string, raw: string): number => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
+  return n;
+};
+const PART = args.part;
+if (!['all', 'upload', 'import', 'check', 'seed'].includes(PART)) throw new Error(`--part must be all, upload, import, check or seed`);
+const DB = args.db;
+if (DB !== 'sqlite' && DB !== 'postgres') throw new Error('--db must be sqlite or postgres');
+const ROUNDS = positive('rounds', args.rounds);
+const UPLOAD_IMAGES = positive('images', args.images);
+const ITEMS = positive('items', args.items);
+const IN_FLIGHT = positive('in-flight', args['in-flight']);
+const CHECKS = positive('checks', args.checks);
+const DATABASE_URL = args['database-url'];
+
+const FILES_PER_REQUEST = 100;
+const UPLOAD_RATIO_TARGET = 0.8;
+const IMPORT_RATIO_TARGET = 0.5;
+const IMPORT_SECONDS_TARGET = 60;
+const RSS_TARGET_MB = 300;
+const CHECK_MS_TARGET = 100;
+const CHECK_HASHES = 10_000;
+const DATASETS = 4;
+const OBJECTS_PER_IMAGE = 10;
+const IMAGE_W = 640;
+const IMAGE_H = 480;
+/** Bumped whenever generated data changes, so an old cache is not reused. */
+const SEED_VERSION = 1;
+
+// ---------------------------------------------------------------------------------------------------
+// Child processes, RSS, report
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const progress = (message: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('base64');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Child {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Spawns `node <args>` (no shell, so the pid is the server's) and waits until /healthz answers. */
+async function startChild(name: string, nodeArgs: string[], env: Record<string, string | undefined>): Promise<Child> {
+  const port = await freePort();
+  const logDir = path.join(BENCH_DIR, 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+  const logFile = path.join(logDir, `${name}.log`);
+  const log = fs.openSync(logFile, 'w');
+  const base: Record<string, string | undefined> = { ...process.env };
+  for (const v of ['DATABASE_URL', 'DATABASE_SCHEMA', 'STORAGE_URL', 'HOST', 'PORT', 'DATA_DIR', 'ANNOSTORE_API_KEY', 'LOG_LEVEL', 'NODE_OPTIONS']) delete base[v];
+  const child = spawn(process.execPath, nodeArgs, { cwd: ROOT, env: { ...base, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    if (!(await Promise.race([exited(child).then(() => true), sleep(15_000).then(() => false)]))) {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited early; see ${logFile}:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.arrayBuffer();
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} was not ready within 60 s; see ${logFile}`);
+    }
+    await sleep(100);
+  }
+  return { url, pid: child.pid!, stop };
+}
+
+function startAnnostore(name: string, dataDir: string, schema?: string): Promise<Child> {
+  const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(BENCH_DIR, 'profiles')}`] : [];
+  return startChild(name, [...profile, path.join(ROOT, 'bin', 'annostore.js'), 'serve'], {
+    DATA_DIR: dataDir,
+    DATABASE_URL: DB === 'postgres' ? DATABASE_URL : undefined,
+    DATABASE_SCHEMA: DB === 'postgres' ? schema : undefined,
+    ANNOSTORE_API_KEY: API_KEY,
+    LOG_LEVEL: args['log-level'],
+  });
+}
+
+/** Peak VmRSS of a process, sampled every 50 ms, and the kernel's own high-water mark (VmHWM). */
+class RssSampler {
+  private timer: NodeJS.Timeout | null = null;
+  peakKb = 0;
+  constructor(private readonly pid: number) {}
+  private field(name: string): number {
+    try {
+      const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${this.pid}/status`, 'utf8'));
+      return match ? Number(match[1]) : 0;
+    } catch {
+      return 0;
+    }
+  }
+  start(): void {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), 50);
+  }
+  sample(): void {
+    this.peakKb = Math.max(this.peakKb, this.field('VmRSS'), this.field('VmHWM'));
+  }
+  stop(): number {
+    if (this.timer) clearInterval(this.timer);
+    this.sample();
+    return this.peakKb / 1024;
+  }
+}
+
+function spread(values: number[], higherIsBetter: boolean) {
+  const top = higherIsBetter ? Math.max(...values) : Math.min(...values);
+  const bottom = higherIsBetter ? Math.min(...values) : Math.max(...values);
+  return { best: top, worst: bottom, spreadPct: (Math.abs(top - bottom) / top) * 100 };
+}
+
+const verdicts: boolean[] = [];
+function verdict(label: string, passed: boolean, detail: string): void {
+  verdicts.push(passed);
+  console.log(`${passed ? 'PASS' : 'FAIL'} ${label}: ${detail}`);
+}
+
+const headers = { 'x-api-key': API_KEY };
+
+async function api<T>(child: Child, method: string, url: string, body?: unknown): Promise<T> {
+  const res = await fetch(child.url + url, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text) as T;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (a) Upload
+
+/** Distinct random-noise PNGs of about 200 KiB, generated once. */
+async function uploadImages(): Promise<{ name: string; bytes: Buffer; hash: string }[]> {
+  const dir = path.join(BENCH_DIR, `import-upload-images-v${SEED_VERSION}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const out = [];
+  for (let i = 0; i < UPLOAD_IMAGES; i += 1) {
+    const name = `img_${String(i).padStart(5, '0')}.png`;
+    const file = path.join(dir, name);
+    let bytes: Buffer;
+    if (fs.existsSync(file)) bytes = fs.readFileSync(file);
+    else {
+      // 264×264 RGB noise: 209,088 bytes of pixels that PNG cannot compress.
+      bytes = await sharp(randomBytes(264 * 264 * 3), { raw: { width: 264, height: 264, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
+      fs.writeFileSync(file, bytes);
+      if (i % 500 === 499) progress(`generated ${i + 1} / ${UPLOAD_IMAGES} upload images`);
+    }
+    out.push({ name, bytes, hash: sha256(bytes) });
+  }
+  return out;
+}
+
+interface UploadRequest {
+  body: Buffer;
+  contentType: string;
+  hashes: string[];
+}
+
+function uploadRequests(images: { name: string; bytes: Buffer; hash: string }[]): UploadRequest[] {
+  const requests: UploadRequest[] = [];
+  for (let start = 0; start < images.length; start += FILES_PER_REQUEST) {
+    const batch = images.slice(start, start + FILES_PER_REQUEST);
+    const boundary = `----annostorebench${randomBytes(8).toString('hex')}`;
+    const chunks: Buffer[] = [];
+    batch.forEach((img, j) => {
+      const metadata = JSON.stringify({ id: `ds0/img/${img.name}`, hash: img.hash, type: 'image', format: 'supervisely' });
+      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="f${j}"\r\n\r\n${metadata}\r\n`));
+      chunks.push(
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="f${j}-file"; filename="${img.name}"\r\nContent-Type: image/png\r\n\r\n`),
+        img.bytes,
+        Buffer.from('\r\n'),
+      );
+    });
+    chunks.push(Buffer.from(`--${boundary}--\r\n`));
+    requests.push({ body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}`, hashes: batch.map((b) => b.hash) });
+  }
+  return requests;
+}
+
+/** Sends every request with `IN_FLIGHT` in flight; checks each answer; answers the seconds taken. */
+async function sendUploads(url: string, requests: UploadRequest[]): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    for (;;) {
+      const index = next++;
+      if (index >= requests.length) return;
+      const r = requests[index]!;
+      const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': r.contentType }, body: r.body });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`upload to ${url}: ${res.status} ${text.slice(0, 500)}`);
+      const answers = JSON.parse(text) as { hash?: string; errors?: unknown[] }[];
+      if (answers.length !== r.hashes.length || answers.some((a, i) => a.hash !== r.hashes[i] || (a.errors && a.errors.length > 0))) {
+        throw new Error(`upload to ${url}: unexpected answer ${text.slice(0, 500)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return (performance.now() - started) / 1000;
+}
+
+async function benchUpload(): Promise<void> {
+  const images = await uploadImages();
+  const requests = uploadRequests(images);
+  const totalMb = requests.reduce((n, r) => n + r.body.length, 0) / 1e6;
+  console.log(`\n(a) upload: ${fmt(UPLOAD_IMAGES)} PNGs of ~${fmt(images[0]!.bytes.length / 1024)} KiB, ${requests.length} requests of ${FILES_PER_REQUEST} files (${fmt(totalMb, 1)} MB), ${IN_FLIGHT} in flight, ${ROUNDS} rounds`);
+  const ours: number[] = [];
+  const floor: number[] = [];
+  let peakMb = 0;
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    const dir = path.join(BENCH_DIR, 'import-upload-run');
+    fs.rmSync(dir, { recursive: true, force: true });
+    // The floor and ours alternate which goes first.
+    for (const which of round % 2 ? ['ours', 'floor'] : ['floor', 'ours']) {
+      if (which === 'ours') {
+        const server = await startAnnostore('import-upload-server', path.join(dir, 'data'), `bench_import_upload`);
+        const sampler = new RssSampler(server.pid);
+        sampler.start();
+        try {
+          ours.push(totalMb / (await sendUploads(`${server.url}/v1/tasks/import/files`, requests)));
+        } finally {
+          peakMb = Math.max(peakMb, sampler.stop());
+          await server.stop();
+        }
+      } else {
+        const server = await startChild('import-upload-floor', ['--import', 'tsx', path.join(ROOT, 'bench', 'import-floor.ts'), '--dir', path.join(dir, 'floor')], {});
+        try {
+          floor.push(totalMb / (await sendUploads(`${server.url}/upload`, requests)));
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+    if (DB === 'postgres') await dropSchema('bench_import_upload');
+    fs.rmSync(dir, { recursive: true, force: true });
+    progress(`upload round ${round}: ours ${fmt(ours.at(-1)!, 1)} MB/s, floor ${fmt(floor.at(-1)!, 1)} MB/s`);
+  }
+  const o = spread(ours, true);
+  const f = spread(floor, true);
+  console.log(`annostore: best ${fmt(o.best, 1)} MB/s (spread ${fmt(o.spreadPct, 1)}%; ${ours.map((v) => fmt(v, 1)).join(' / ')}), peak RSS ${fmt(peakMb, 1)} MB`);
+  console.log(`floor:     best ${fmt(f.best, 1)} MB/s (spread ${fmt(f.spreadPct, 1)}%; ${floor.map((v) => fmt(v, 1)).join(' / ')})`);
+  const ratio = o.best / f.best;
+  verdict(`upload on ${DB}`, ratio >= UPLOAD_RATIO_TARGET, `${fmt(ratio * 100, 1)}% of the floor (target >= ${UPLOAD_RATIO_TARGET * 100}%)`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// (b) Import, (c) check-images
+
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
+function configOf(dataDir: string, schema: string): Config {
+  return loadConfig({}, { dataDir, databaseUrl: DB === 'postgres' ? DATABASE_URL : undefined, databaseSchema: DB === 'postgres' ? schema : undefined, storageUrl: undefined });
+}
+
+/** A deterministic generator: the same index always gives the same annotation. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const CLASSES = ['car', 'person', 'bicycle'];
+
+/** Ten polygons of 12 points (the last closes the ring) in the canonical form. */
+function objectsOf(index: number): AnnotationObject[] {
+  const random = prng(index * 7919 + 17);
+  const objects: AnnotationObject[] = [];
+  for (let o = 0; o < OBJECTS_PER_IMAGE; o += 1) {
+    const cx = 60 + random() * (IMAGE_W - 120);
+    const cy = 60 + random() * (IMAGE_H - 120);
+    const radius = 10 + random() * 40;
+    const exterior: [number, number][] = [];
+    for (let k = 0; k < 11; k += 1) {
+      const angle = (2 * Math.PI * k) / 11;
+      const r = radius * (0.7 + random() * 0.6);
+      exterior.push([Math.round((cx + r * Math.cos(angle)) * 100) / 100, Math.round((cy + r * Math.sin(angle)) * 100) / 100]);
+    }
+    exterior.push([exterior[0]![0], exterior[0]![1]]);
+    objects.push({ classTitle: CLASSES[Math.floor(random() * 3)]!, description: '', tags: [], bitmap: null, points: { exterior, interior: [] } });
+  }
+  return objects;
+}
+
+/** A Supervisely annotation file of image `index`. */
+const annotationOf = (index: number) => JSON.stringify({ description: '', tags: [], size: { width: IMAGE_W, height: IMAGE_H }, objects: objectsOf(index) });
+
+/** A small PNG whose bytes differ per index: a solid image with a text chunk naming the index. */
+function tinyPng(base: Buffer, index: number): Buffer {
+  const data = Buffer.from(`bench\0${index}`, 'latin1');
+  const chunk = Buffer.alloc(12 + data.length);
+  chunk.writeUInt32BE(data.length, 0);
+  chunk.write('tEXt', 4, 'latin1');
+  data.copy(chunk, 8);
+  chunk.writeUInt32BE(zlib.crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+  const iend = base.length - 12;
+  return Buffer.concat([base.subarray(0, iend), chunk, base.subarray(iend)]);
+}
+
+interface Seeded {
+  files: ({ path: string; hash: string } | { path: string; fileId: string })[];
+  imageHashes: string[];
+}
+
+const seedDir = () => path.join(BENCH_DIR, `import-seed-${ITEMS}-v${SEED_VERSION}-${DB}`);
+const seedSchema = `bench_import_${ITEMS}_v${SEED_VERSION}`;
+
+/**
+ * The state after a client uploaded the project: blob bytes in the store, blob rows, staged files of
+ * the team. Written in bulk (bytes without fsync) since only the import is measured.
+ */
+async function ensureSeeded(): Promise<Seeded> {
+  const dir = seedDir();
+  const marker = path.join(dir, 'seeded.json');
+  if (fs.existsSync(marker)) {
+    progress(`reusing the seeded upload state in ${path.relative(ROOT, dir)}`);
+    return JSON.parse(fs.readFileSync(marker, 'utf8')) as Seeded;
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (DB === 'postgres') await dropSchema(seedSchema);
+  const started = Date.now();
+  const ctx = await createContext(configOf(dir, seedSchema));
+  try {
+    const db = ctx.db.kysely;
+    const teamId = await ensureTeam(db, DEFAULT_TEAM);
+    const now = new Date();
+    const createdAt = now.toISOString();
+    // Far ahead: a cached seed must not expire between runs (uploads normally live 24 hours).
+    const expiresAt = new Date(now.getTime() + 365 * 24 * 3600_000).toISOString();
+    const objectsRoot = path.join(dir, 'blobs', 'objects');
+    const base = await sharp({ create: { width: IMAGE_W, height: IMAGE_H, channels: 3, background: { r: 90, g: 120, b: 150 } } }).png().toBuffer();
+    const meta = Buffer.from(JSON.stringify({ classes: CLASSES.map((title, i) => ({ title, shape: 'polygon', color: ['#E6194B', '#3CB44B', '#4363D8'][i] })), tags: [] }));
+
+    const files: Seeded['files'] = [];
+    const imageHashes: string[] = [];
+    let blobs: { hash: string; size: number; media_type: string; width: number | null; height: number | null; created_at: string }[] = [];
+    let staged: Parameters<typeof insertStagedFiles>[1] = [];
+    let writes: Promise<void>[] = [];
+    const put = (bytes: Buffer, kind: 'image' | 'annotation' | 'class', name: string): { hash: string; fileId: string } => {
+      const hash = sha256(bytes);
+      const target = path.join(objectsRoot, blobKey(hash));
+      writes.push(fsp.mkdir(path.dirname(target), { recursive: true }).then(() => fsp.writeFile(target, bytes)));
+      const image = kind === 'image';
+      blobs.push({ hash, size: bytes.length, media_type: image ? 'image/png' : 'application/octet-stream', width: image ? IMAGE_W : null, height: image ? IMAGE_H : null, created_at: createdAt });
+      const fileId = `f_bench${randomBytes(12).toString('base64url')}`;
+      staged.push({ id: fileId, teamId, kind, format: 'supervisely', name, hash, size: bytes.length, createdAt, expiresAt });
+      return { hash, fileId };
+    };
+    const flush = async () => {
+      await Promise.all(writes);
+      await db.transaction().execute(async (trx) => {
+        for (let i = 0; i < blobs.length; i += 500) {
+          await trx.insertInto('blobs').values(blobs.slice(i, i + 500)).onConflict((oc) => oc.column('hash').doNothing()).execute();
+        }
+        for (let i = 0; i < staged.length; i += 500) await insertStagedFiles(trx, staged.slice(i, i + 500));
+      });
+      blobs = [];
+      staged = [];
+      writes = [];
+    };
+    files.push({ path: 'meta.json', fileId: put(meta, 'class', 'meta.json').fileId });
+    const perDataset = Math.ceil(ITEMS / DATASETS);
+    for (let i = 0; i < ITEMS; i += 1) {
+      const name = `frame_${String(i).padStart(6, '0')}.png`;
+      const dataset = `batch-${Math.floor(i / perDataset) + 1}`;
+      const image = put(tinyPng(base, i), 'image', `${dataset}/img/${name}`);
+      imageHashes.push(image.hash);
+      files.push({ path: `${dataset}/img/${name}`, hash: image.hash });
+      files.push({ path: `${dataset}/ann/${name}.json`, fileId: put(Buffer.from(annotationOf(i)), 'annotation', `${dataset}/ann/${name}.json`).fileId });
+      if (i % 2000 === 1999) await flush();
+      if (i % 20000 === 19999) progress(`seeded ${fmt(i + 1)} / ${fmt(ITEMS)} uploaded images with annotations`);
+    }
+    await flush();
+    if (DB === 'postgres') await sql`vacuum analyze`.execute(db);
+    const seeded: Seeded = { files, imageHashes };
+    fs.writeFileSync(marker, JSON.stringify(seeded));
+    progress(`seeding took ${fmt((Date.now() - started) / 1000, 1)} s`);
+    return seeded;
+  } finally {
+    await ctx.close();
+  }
+}
+
+interface TaskBody {
+  id: number;
+  status: string;
+  meta: { imported?: number; failed?: number; skipped?: number; project: { id: number }; error?: unknown };
+}
+
+/** One import of the seeded project over HTTP; answers seconds until finished and the project id. */
+async function importOnce(server: Child, seeded: Seeded, round: number): Promise<{ seconds: number; projectId: number; taskId: number }> {
+  const body = { project: { id: null, title: `bench import round ${round} ${Date.now()}` }, preset: 1, files: seeded.files };
+  const started = performance.now();
+  const { taskId } = await api<{ taskId: number }>(server, 'POST', '/v1/tasks/import', body);
+  const posted = performance.now();
+  for (;;) {
+    const [task] = await api<TaskBody[]>(server, 'GET', `/v1/tasks?id=${taskId}`);
+    if (task!.status === 'finished') {
+      const seconds = (performance.now() - started) / 1000;
+      if (task!.meta.imported !== ITEMS) throw new Error(`import finished with ${JSON.stringify(task!.meta).slice(0, 500)}`);
+      progress(`import round ${round}: POST answered in ${fmt((posted - started) / 1000, 2)} s, finished after ${fmt(seconds, 2)} s`);
+      return { seconds, projectId: task!.meta.project.id, taskId };
+    }
+    if (task!.status === 'error' || task!.status === 'stopped') throw new Error(`import ended ${task!.status}: ${JSON.stringify(task!.meta).slice(0, 500)}`);
+    await sleep(100);
+  }
+}
+
+/** Removes what an import round created, so the next round starts from the seeded state. */
+async function removeImport(projectId: number, taskId: number): Promise<void> {
+  const ctx = await createContext(configOf(seedDir(), seedSchema));
+  try {
+    const db = ctx.db.kysely;
+    await db.deleteFrom('tasks').where('id', '=', taskId).execute();
+    await db.deleteFrom('projects').where('id', '=', projectId).execute();
+    if (DB === 'postgres') await sql`vacuum analyze`.execute(db);
+    else await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+  } finally {
+    await ctx.close();
+  }
+}
+
+/**
+ * The floor: the same image rows, and one import_items row each, inserted through Kysely into a
+ * fresh database of the same kind in one transaction, 500 rows a statement.
+ */
+async function importFloor(): Promise<number> {
+  const dir = path.join(BENCH_DIR, 'import-floor-db');
+  const schema = 'bench_import_floor';
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (DB === 'postgres') await dropSchema(schema);
+  const ctx: Context = await createContext(configOf(dir, schema));
+  try {
+    const db = ctx.db.kysely;
+    const now = isoNow();
+    const teamId = await ensureTeam(db, DEFAULT_TEAM);
+    const projectId = await insertProject(db, teamId, 'floor');
+    const datasetIds: number[] = [];
+    for (let d = 0; d < DATASETS; d += 1) {
+      const row = await db.insertInto('datasets').values({ project_id: projectId, title: `batch-${d + 1}`, size: 0, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
+      datasetIds.push(row.id);
+    }
+    const hash = sha256('floor image');
+    await db.insertInto('blobs').values({ hash, size: 1000, media_type: 'image/png', width: IMAGE_W, height: IMAGE_H, created_at: now }).execute();
+    const taskId = await createTask(db, { teamId, userId: null, type: 'import', size: 0, meta: {}, input: {} });
+    const perDataset = Math.ceil(ITEMS / DATASETS);
+    const rows = Array.from({ length: ITEMS }, (_, i) => ({
+      dataset_id: datasetIds[Math.floor(i / perDataset)]!,
+      project_id: projectId,
+      name: `frame_${String(i).padStart(6, '0')}.png`,
+      hash,
+      size: 1000,
+      width: IMAGE_W,
+      height: IMAGE_H,
+      description: '',
+      objects_json: serializeObjects(objectsOf(i)),
+      created_at: now,
+      updated_at: now,
+    }));
+    const started = performance.now();
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += 500) {
+        const ids = await trx.insertInto('images').values(rows.slice(i, i + 500)).returning('id').execute();
+        await trx.insertInto('import_items').values(ids.map((r, j) => ({ task_id: taskId, item: i + j, image_id: r.id }))).execute();
+      }
+    });
+    return (performance.now() - started) / 1000;
+  } finally {
+    await ctx.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    if (DB === 'postgres') await dropSchema(schema);
+  }
+}
+
+/** Times POST /v1/tasks/import/check-images with 10,000 hashes, half known; answers ms per call. */
+async function benchCheck(server: Child, seeded: Seeded): Promise<void> {
+  const half = CHECK_HASHES / 2;
+  const step = Math.floor(seeded.imageHashes.length / half);
+  const known = Array.from({ length: half }, (_, i) => seeded.imageHashes[i * step]!);
+  const unknown = Array.from({ length: half }, () => randomBytes(32).toString('base64'));
+  const hashes = known.flatMap((k, i) => [k, unknown[i]!]);
+  const times: number[] = [];
+  for (let i = 0; i < CHECKS + 1; i += 1) {
+    const started = performance.now();
+    const missing = await api<string[]>(server, 'POST', '/v1/tasks/import/check-images', hashes);
+    const ms = performance.now() - started;
+    if (missing.length !== half || missing[0] !== unknown[0]) throw new Error(`check-images answered ${missing.length} missing, expected ${half}`);
+    if (i > 0) times.push(ms); // the first call warms up
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)]!;
+  console.log(`\n(c) check-images: ${fmt(CHECK_HASHES)} hashes (half known) against ${fmt(ITEMS)} images on ${DB}: median ${fmt(median, 1)} ms of ${times.length} calls (best ${fmt(times[0]!, 1)}, worst ${fmt(times.at(-1)!, 1)})`);
+  verdict(`check-images on ${DB}`, median < CHECK_MS_TARGET, `median ${fmt(median, 1)} ms (target < ${CHECK_MS_TARGET} ms)`);
+}
+
+async function benchImport(withImport: boolean, withCheck: boolean): Promise<void> {
+  const seeded = await ensureSeeded();
+  const rounds = withImport ? ROUNDS : 1;
+  const ours: number[] = [];
+  const floors: number[] = [];
+  let peakMb = 0;
+  for (let round = 1; round <= rounds; round += 1) {
+    if (withImport) {
+      floors.push(await importFloor());
+      progress(`import floor round ${round}: ${fmt(floors.at(-1)!, 2)} s`);
+    }
+    const server = await startAnnostore(`import-${DB}-server`, seedDir(), seedSchema);
+    const sampler = new RssSampler(server.pid);
+    sampler.start();
+    let done: { seconds: number; projectId: number; taskId: number } | null = null;
+    try {
+      done = await importOnce(server, seeded, round);
+      ours.push(done.seconds);
+      if (round === 1 && withCheck) await benchCheck(server, seeded);
+    } finally {
+      peakMb = Math.max(peakMb, sampler.stop());
+      await server.stop();
+      if (done) await removeImport(done.projectId, done.taskId);
+    }
+  }
+  if (!withImport) return;
+  const o = spread(ours, false);
+  const f = spread(floors, false);
+  console.log(`\n(b) import of ${fmt(ITEMS)} images with 10 polygons each on ${DB}, ${rounds} rounds`);
+  console.log(`annostore: best ${fmt(o.best, 2)} s = ${fmt(ITEMS / o.best)} images/s (spread ${fmt(o.spreadPct, 1)}%; ${ours.map((v) => fmt(v, 2)).join(' / ')} s)`);
+  console.log(`floor:     best ${fmt(f.best, 2)} s = ${fmt(ITEMS / f.best)} images/s (spread ${fmt(f.spreadPct, 1)}%; ${floors.map((v) => fmt(v, 2)).join(' / ')} s)`);
+  console.log(`server peak RSS: ${fmt(peakMb, 1)} MB`);
+  const ratio = f.best / o.best;
+  verdict(`import on ${DB}`, ratio >= IMPORT_RATIO_TARGET, `${fmt(ratio * 100, 1)}% of the floor's images/s (target >= ${IMPORT_RATIO_TARGET * 100}%)`);
+  if (DB === 'sqlite') verdict(`import time on ${DB}`, o.best < IMPORT_SECONDS_TARGET, `${fmt(o.best, 2)} s (target < ${IMPORT_SECONDS_TARGET} s)`);
+  verdict(`import peak RSS on ${DB}`, peakMb < RSS_TARGET_MB, `${fmt(peakMb, 1)} MB (target < ${RSS_TARGET_MB} MB)`);
+}
+
+if (PART === 'seed') await ensureSeeded();
+if (PART === 'all' || PART === 'upload') await benchUpload();
+if (PART === 'all' || PART === 'import' || PART === 'check') await benchImport(PART !== 'check', PART !== 'import');
+process.exitCode = verdicts.every(Boolean) ? 0 : 1;
