@@ -1,0 +1,48 @@
+// Reads a YOLO label file: `class cx cy w h` boxes and `class x1 y1 x2 y2 …` polygons, normalised
+// to the image, turned into pixels with the image's real size.
+import type { FormatWarning, Point, ShapedObject } from '../canonical.ts';
+
+export interface LabelFile {
+  objects: ShapedObject[];
+  warnings: FormatWarning[];
+}
+
+export function readLabelFile(text: string, path: string, names: readonly string[], width: number, height: number): LabelFile {
+  const objects: ShapedObject[] = [];
+  const warnings: FormatWarning[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const warn = (message: string) => warnings.push({ path, line: i + 1, message: `${message}; the line is ignored` });
+    const tokens = line.split(/\s+/);
+    const index = Number(tokens[0]);
+    if (!Number.isSafeInteger(index) || index < 0) return warn(`class index ${JSON.stringify(tokens[0])} is not a non-negative integer`);
+    const label = names[index];
+    if (label === undefined) return warn(`class index ${index} is not among the ${names.length} class names`);
+    const values = tokens.slice(1).map(Number);
+    if (values.some((v) => !Number.isFinite(v))) return warn('a coordinate is not a number');
+    const object = (shape: ShapedObject['shape'], exterior: Point[]): ShapedObject => ({
+      classTitle: label,
+      description: '',
+      tags: [],
+      bitmap: null,
+      points: { exterior, interior: [] },
+      shape,
+    });
+    // 5 numbers: a box; 6: a box with a confidence, which is not part of an annotation.
+    if (values.length === 4 || values.length === 5) {
+      const [cx, cy, w, h] = values as [number, number, number, number];
+      if (w < 0 || h < 0) return warn('a box has a negative width or height');
+      objects.push(object('rectangle', [[(cx - w / 2) * width, (cy - h / 2) * height], [(cx + w / 2) * width, (cy + h / 2) * height]]));
+      return;
+    }
+    if (values.length >= 6 && values.length % 2 === 0) {
+      const ring: Point[] = [];
+      for (let k = 0; k < values.length; k += 2) ring.push([values[k]! * width, values[k + 1]! * height]);
+      objects.push(object('polygon', ring));
+      return;
+    }
+    warn(`expected "class cx cy w h" or "class x1 y1 x2 y2 x3 y3 …", got ${tokens.length} values`);
+  });
+  return { objects, warnings };
+}
