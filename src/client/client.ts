@@ -1,0 +1,306 @@
+// A typed client of the v1 API: one method per endpoint, types from the schemas the server validates
+// with, the contract's error body as ApiError, and bounded retries for failures that may pass.
+import type { Static } from 'typebox';
+import type { Success } from '../http/schemas/common.ts';
+import type {
+  AnnotationsQuery,
+  AttachTagBody,
+  CatalogueQuery,
+  CreatedId,
+  DatasetsQuery,
+  DetachTagsBody,
+  ImageQuery,
+  LocalImportBody,
+  ProjectTagBody,
+  ProjectsQuery,
+  StopAnswer,
+  TaskId,
+  TasksQuery,
+  UploadMetadata,
+  UploadResult,
+  importBody,
+} from '../http/schemas/requests.ts';
+import type { AnnotationRecord, Architecture, Dataset, ImageTag, Model, Project, ProjectTag, Task } from '../http/schemas/resources.ts';
+import type { TagScope } from '../http/schemas/common.ts';
+import { ApiError, ConnectionError, apiErrorOf, connectionReason } from './errors.ts';
+import { DEFAULT_RETRY, type RetryPolicy, backoffMs, isRetryableStatus, retryAfterOf } from './retry.ts';
+
+export type ProjectT = Static<typeof Project>;
+export type DatasetT = Static<typeof Dataset>;
+export type AnnotationRecordT = Static<typeof AnnotationRecord>;
+export type ModelT = Static<typeof Model>;
+export type ArchitectureT = Static<typeof Architecture>;
+export type ProjectTagT = Static<typeof ProjectTag>;
+export type ImageTagT = Static<typeof ImageTag>;
+export type TaskT = Static<typeof Task>;
+export type TaskStatus = TaskT['status'];
+export type TagScopeT = Static<typeof TagScope>;
+export type ImageRef = Static<typeof ImageQuery>;
+export type ImportBody = Static<ReturnType<typeof importBody>>;
+export type ImportFileRef = ImportBody['files'][number];
+export type LocalImportBodyT = Static<typeof LocalImportBody>;
+export type UploadMetadataT = Static<typeof UploadMetadata>;
+export type UploadResultT = Static<typeof UploadResult>;
+type SuccessT = Static<typeof Success>;
+
+/** One file of POST /tasks/import/files: its metadata and, unless the server knows its hash, its content. */
+export interface UploadFile {
+  metadata: UploadMetadataT;
+  /** A Blob; `fs.openAsBlob(path)` streams from disk when the request is sent. */
+  content?: Blob;
+  filename?: string;
+}
+
+export interface RetryNotice {
+  request: string;
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface ClientOptions {
+  /** Base URL of the server, without `/v1`. */
+  url: string;
+  key: string;
+  /** Retries after the first attempt (default 5), or a whole policy. */
+  retries?: number | RetryPolicy;
+  fetch?: typeof fetch;
+  /** A request that has not answered by then counts as a connection failure (default 5 minutes). */
+  timeoutMs?: number;
+  onRetry?: (notice: RetryNotice) => void;
+}
+
+type Query = Record<string, string | number | boolean | readonly (string | number)[] | undefined>;
+
+interface RequestOptions {
+  query?: Query | undefined;
+  json?: unknown;
+  form?: () => FormData;
+  /**
+   * Whether sending the request twice is harmless. A request that is not is retried only when the
+   * server surely did not act on it: the connection was refused, or the answer was 429 or 503.
+   */
+  idempotent?: boolean;
+}
+
+const TERMINAL: ReadonlySet<string> = new Set(['finished', 'error', 'stopped']);
+export const isTerminal = (status: string): boolean => TERMINAL.has(status);
+
+function queryString(query: Query | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) params.append(name, String(v));
+    else params.append(name, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+function refused(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
+  }
+  return false;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class AnnostoreClient {
+  readonly baseUrl: string;
+  private readonly key: string;
+  private readonly policy: RetryPolicy;
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number;
+  private readonly onRetry: ((notice: RetryNotice) => void) | undefined;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.key = options.key;
+    this.policy = typeof options.retries === 'number' ? { ...DEFAULT_RETRY, retries: options.retries } : (options.retries ?? DEFAULT_RETRY);
+    this.fetchImpl = options.fetch ?? fetch;
+    this.timeoutMs = options.timeoutMs ?? 300_000;
+    this.onRetry = options.onRetry;
+  }
+
+  // Projects and datasets
+
+  listProjects(query: Static<typeof ProjectsQuery> = {}): Promise<ProjectT[]> {
+    return this.request('GET', '/projects', { query });
+  }
+
+  deleteProject(projectId: number): Promise<SuccessT> {
+    return this.request('DELETE', `/projects/${projectId}`);
+  }
+
+  listDatasets(query: Static<typeof DatasetsQuery> = {}): Promise<DatasetT[]> {
+    return this.request('GET', '/datasets', { query });
+  }
+
+  deleteDataset(datasetId: number): Promise<SuccessT> {
+    return this.request('DELETE', `/datasets/${datasetId}`);
+  }
+
+  // Annotations, models, architectures
+
+  listAnnotations(query: Static<typeof AnnotationsQuery>): Promise<AnnotationRecordT[]> {
+    return this.request('GET', '/annotations', { query });
+  }
+
+  /** Every annotation record of the project, page after page. */
+  async *allAnnotations(query: Omit<Static<typeof AnnotationsQuery>, 'page'>): AsyncGenerator<AnnotationRecordT> {
+    const perPage = query.perPage ?? 1000;
+    for (let page = 1; ; page += 1) {
+      const records = await this.listAnnotations({ ...query, page, perPage });
+      yield* records;
+      if (records.length < perPage) return;
+    }
+  }
+
+  listModels(query: Static<typeof CatalogueQuery> = {}): Promise<ModelT[]> {
+    return this.request('GET', '/models', { query });
+  }
+
+  listArchitectures(query: Static<typeof CatalogueQuery> = {}): Promise<ArchitectureT[]> {
+    return this.request('GET', '/architectures', { query });
+  }
+
+  // Project tags
+
+  listProjectTags(projectId: number, type: TagScopeT): Promise<ProjectTagT[]> {
+    return this.request('GET', `/projects/${projectId}/tags`, { query: { type } });
+  }
+
+  createProjectTag(projectId: number, body: Static<typeof ProjectTagBody>): Promise<Static<typeof CreatedId>> {
+    return this.request('POST', `/projects/${projectId}/tags`, { json: body, idempotent: false });
+  }
+
+  updateProjectTag(projectId: number, id: number, body: Static<typeof ProjectTagBody>): Promise<SuccessT> {
+    return this.request('PUT', `/projects/${projectId}/tags/${id}`, { json: body });
+  }
+
+  deleteProjectTag(projectId: number, id: number, type: TagScopeT): Promise<SuccessT> {
+    return this.request('DELETE', `/projects/${projectId}/tags/${id}`, { query: { type } });
+  }
+
+  // Image tags and description; `image` is `{imageId}` or `{imageTitle, datasetId}`
+
+  listImageTags(image: ImageRef): Promise<ImageTagT[]> {
+    return this.request('GET', '/images/tags', { query: image });
+  }
+
+  attachImageTag(image: ImageRef, body: Static<typeof AttachTagBody>): Promise<SuccessT> {
+    return this.request('POST', '/images/tags', { query: image, json: body });
+  }
+
+  detachImageTags(image: ImageRef, body: Static<typeof DetachTagsBody>): Promise<SuccessT> {
+    return this.request('DELETE', '/images/tags', { query: image, json: body });
+  }
+
+  setImageDescription(image: ImageRef, value: string): Promise<SuccessT> {
+    return this.request('PUT', '/images/description', { query: image, json: { value } });
+  }
+
+  // Tasks
+
+  listTasks(query: Static<typeof TasksQuery> = {}): Promise<TaskT[]> {
+    return this.request('GET', '/tasks', { query });
+  }
+
+  async getTask(id: number): Promise<TaskT> {
+    const [task] = await this.listTasks({ id });
+    if (!task) throw new ApiError('NOT_FOUND', `task ${id} not found`, 404, { message: `task ${id} not found` }, `GET /tasks?id=${id}`);
+    return task;
+  }
+
+  stopTask(id: number): Promise<Static<typeof StopAnswer>> {
+    return this.request('POST', `/tasks/${id}/stop`);
+  }
+
+  /** Polls the task until it is finished, failed or stopped; `onUpdate` sees every state read. */
+  async waitForTask(id: number, options: { intervalMs?: number; onUpdate?: (task: TaskT) => void; signal?: AbortSignal } = {}): Promise<TaskT> {
+    const interval = options.intervalMs ?? 500;
+    for (;;) {
+      const task = await this.getTask(id);
+      options.onUpdate?.(task);
+      if (isTerminal(task.status)) return task;
+      options.signal?.throwIfAborted();
+      await sleep(interval);
+    }
+  }
+
+  // Import
+
+  /** The hashes of the list that the server does not store yet (at most 10,000 a call). */
+  checkImages(hashes: readonly string[]): Promise<string[]> {
+    return this.request('POST', '/tasks/import/check-images', { json: hashes });
+  }
+
+  /** Uploads at most 100 files; answers one result per file, in order. */
+  uploadFiles(files: readonly UploadFile[]): Promise<UploadResultT[]> {
+    const form = () => {
+      const data = new FormData();
+      files.forEach((file, i) => {
+        data.append(`f${i}`, JSON.stringify(file.metadata));
+        if (file.content) data.append(`f${i}-file`, file.content, file.filename ?? file.metadata.id.split('/').pop());
+      });
+      return data;
+    };
+    // Uploading a file twice stores it once, so the request may be repeated.
+    return this.request('POST', '/tasks/import/files', { form });
+  }
+
+  startImport(body: ImportBody): Promise<Static<typeof TaskId>> {
+    return this.request('POST', '/tasks/import', { json: body, idempotent: false });
+  }
+
+  startLocalImport(body: LocalImportBodyT): Promise<Static<typeof TaskId>> {
+    return this.request('POST', '/tasks/import/local', { json: body, idempotent: false });
+  }
+
+  private async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const url = `${this.baseUrl}/v1${path}${queryString(options.query)}`;
+    const label = `${method} /v1${path}`;
+    const idempotent = options.idempotent ?? true;
+    for (let attempt = 0; ; attempt += 1) {
+      const headers: Record<string, string> = { 'x-api-key': this.key };
+      let body: string | FormData | undefined;
+      if (options.form) body = options.form();
+      else if (options.json !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(options.json);
+      }
+      let response: Response;
+      try {
+        response = await this.fetchImpl(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+      } catch (error) {
+        const reason = connectionReason(error);
+        if (attempt < this.policy.retries && (idempotent || refused(error))) {
+          await this.pause(label, attempt, reason);
+          continue;
+        }
+        throw new ConnectionError(this.baseUrl, `cannot reach ${this.baseUrl} (${label}): ${reason}`, { cause: error });
+      }
+      if (response.ok) {
+        const text = await response.text();
+        return (text ? JSON.parse(text) : undefined) as T;
+      }
+      const text = await response.text().catch(() => '');
+      const status = response.status;
+      const mayRepeat = idempotent || status === 429 || status === 503;
+      if (isRetryableStatus(status) && mayRepeat && attempt < this.policy.retries) {
+        await this.pause(label, attempt, `answered ${status}`, retryAfterOf(response.headers));
+        continue;
+      }
+      throw apiErrorOf(status, text, label);
+    }
+  }
+
+  private async pause(label: string, attempt: number, reason: string, retryAfter?: number): Promise<void> {
+    const delayMs = backoffMs(this.policy, attempt, retryAfter);
+    this.onRetry?.({ request: label, attempt: attempt + 1, delayMs, reason });
+    await sleep(delayMs);
+  }
+}
