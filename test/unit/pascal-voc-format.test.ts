@@ -1,0 +1,77 @@
+// The Pascal VOC reader against the peer fixtures: XML quirks, split lists, instance masks.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { VocFormatError, isMaskPath, parseXml, planVoc, readInstanceMask, readSplitList, readVocXml, splitFiles, vocColor } from '../../src/formats/pascal-voc/index.ts';
+
+const PEER = path.resolve(import.meta.dirname, '../../../shared/fixtures/peer');
+const text = (rel: string) => readFileSync(path.join(PEER, rel), 'utf8');
+const files = (fixture: string) =>
+  (readdirSync(path.join(PEER, fixture), { recursive: true }) as string[]).filter((p) => statSync(path.join(PEER, fixture, p)).isFile()).sort();
+
+describe('Pascal VOC reader', () => {
+  test('voc_dataset1: tags with values, a part with float coordinates, actions', () => {
+    const ann = readVocXml(text('datumaro/voc/voc_dataset1/Annotations/2007_000001.xml'), 'Annotations/2007_000001.xml');
+    assert.equal(ann.filename, '2007_000001.jpg');
+    assert.deepEqual(ann.size, { width: 20, height: 10 });
+    assert.deepEqual(ann.objects.map((o) => [o.classTitle, o.points.exterior]), [
+      ['cat', [[1, 2], [3, 4]]],
+      ['person', [[4, 5], [6, 7]]],
+      ['head', [[5.5, 6], [7.5, 8]]],
+    ]);
+    assert.deepEqual(ann.objects[0]!.tags, [{ name: 'pose', value: 'Unspecified' }, { name: 'truncated', value: 1 }, { name: 'difficult', value: 0 }]);
+    assert.deepEqual(ann.objects[1]!.tags.slice(0, 2), [{ name: 'other', value: 1 }, { name: 'jumping', value: 0 }]);
+    assert.deepEqual(ann.objects[2]!.tags, [{ name: 'part of', value: 'person' }]);
+    assert.deepEqual(ann.objectIndex, [0, 1]);
+  });
+
+  test('voc_dataset2: no <size>, no <object>, a comment, occluded, float coordinates', () => {
+    const empty = readVocXml(text('datumaro/voc/voc_dataset2/Annotations/@.xml'), '@.xml');
+    assert.deepEqual([empty.filename, empty.size, empty.objects], ['@.jpg', null, []]);
+    const a = readVocXml(text('datumaro/voc/voc_dataset2/Annotations/a.xml'), 'a.xml');
+    assert.deepEqual(a.objects.map((o) => [o.classTitle, o.points.exterior, o.tags]), [
+      ['background', [[1, 2], [4, 6]], [{ name: 'truncated', value: 0 }, { name: 'difficult', value: 0 }, { name: 'occluded', value: 1 }]],
+    ]);
+  });
+
+  test('labelformat: one-line XML, names with spaces and dots', () => {
+    const ann = readVocXml(text('labelformat/voc/object_detection/a-weird Filename.asdf.xml'), 'x.xml');
+    assert.equal(ann.filename, 'a-weird Filename.asdf.jpg');
+    assert.ok(ann.objects.length > 0);
+    assert.deepEqual(ann.objects[0]!.points.exterior, [[540, 295], [563, 313]]);
+  });
+
+  test('malformed XML names its line', () => {
+    assert.throws(() => readVocXml('<annotation>\n<object>\n</annotation>', 'bad.xml'), (e: unknown) => e instanceof VocFormatError && e.line === 3);
+    assert.throws(() => readVocXml('<other/>', 'o.xml'), /not <annotation>/);
+    assert.equal(parseXml('<?xml version="1.0"?><a x="1">&lt;b&gt;<![CDATA[<c>]]></a>').text, '<b><c>');
+  });
+
+  test('split lists: per-class files and trainval are not datasets; unlisted images go to ds0', () => {
+    const paths = files('datumaro/voc/voc_dataset1');
+    const lists = splitFiles(paths);
+    assert.deepEqual(lists, ['ImageSets/Main/test.txt', 'ImageSets/Main/train.txt']);
+    assert.deepEqual(splitFiles(files('datumaro/voc/voc_dataset2')), ['ImageSets/Main/trainval.txt']);
+    const splits = lists.map((p) => ({ name: path.basename(p, '.txt'), ids: readSplitList(text(`datumaro/voc/voc_dataset1/${p}`)) }));
+    const datasets = planVoc(paths.filter((p) => p.endsWith('.jpg') || p.endsWith('.png')), [{ path: 'Annotations/2007_000001.xml', filename: '2007_000001.jpg' }], paths.filter(isMaskPath), splits);
+    assert.deepEqual(datasets, [
+      { name: 'test', images: [{ name: '2007_000002.jpg', imagePath: 'JPEGImages/2007_000002.jpg', xmlPath: null, maskPath: null }] },
+      { name: 'train', images: [{ name: '2007_000001.jpg', imagePath: 'JPEGImages/2007_000001.jpg', xmlPath: 'Annotations/2007_000001.xml', maskPath: 'SegmentationObject/2007_000001.png' }] },
+    ]);
+    assert.deepEqual(planVoc(['x/b.jpg'], [{ path: 'y/b.xml', filename: null }], [], [])[0], { name: 'ds0', images: [{ name: 'b.jpg', imagePath: 'x/b.jpg', xmlPath: 'y/b.xml', maskPath: null }] });
+  });
+
+  test('instance masks (RGB PNG) become bitmaps of their XML objects', async () => {
+    assert.equal(vocColor(1), 0x800000);
+    const ann = readVocXml(text('datumaro/voc/voc_dataset1/Annotations/2007_000001.xml'), 'a.xml');
+    const png = readFileSync(path.join(PEER, 'datumaro/voc/voc_dataset1/SegmentationObject/2007_000001.png'));
+    const { objects, warnings } = await readInstanceMask(png, 'SegmentationObject/2007_000001.png', ann.objects, ann.objectIndex);
+    assert.deepEqual(warnings, []);
+    assert.ok(objects.length >= 1);
+    for (const o of objects) {
+      assert.equal(o.shape, 'bitmap');
+      assert.ok(['cat', 'person'].includes(o.classTitle));
+    }
+  });
+});
