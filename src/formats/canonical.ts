@@ -115,7 +115,7 @@ const SHAPE_PRIORITY: ClassShape[] = ['polygon', 'bitmap', 'rectangle', 'line', 
  * Settles the classes of objects read from a format whose labels have no shape of their own (COCO,
  * Pascal VOC, YOLO). Each label becomes a class of its main shape (polygon, else bitmap, else
  * rectangle…); a rectangle under a polygon label becomes the same box as a 4-point polygon; any other
- * object of another shape moves to the class `<label> (<shape>)`. Labels no object uses become
+ * object of another shape moves to the class `<label> (<shape>)`. `priority` orders the shapes. Labels no object uses become
  * classes of `unusedShape`. Objects are updated in place; answers the classes in first-seen order.
  */
 export function settleClasses(
@@ -123,6 +123,7 @@ export function settleClasses(
   labels: readonly string[],
   color: (title: string) => string,
   unusedShape: ClassShape = 'rectangle',
+  priority: readonly ClassShape[] = SHAPE_PRIORITY,
 ): ClassDefinition[] {
   const shapesOf = new Map<string, Set<ClassShape>>(labels.map((l) => [l, new Set()]));
   const all: ShapedObject[] = [];
@@ -133,7 +134,7 @@ export function settleClasses(
     shapes.add(o.shape);
   }
   const main = new Map<string, ClassShape>();
-  for (const [label, shapes] of shapesOf) main.set(label, SHAPE_PRIORITY.find((s) => shapes.has(s)) ?? unusedShape);
+  for (const [label, shapes] of shapesOf) main.set(label, priority.find((s) => shapes.has(s)) ?? unusedShape);
   const extra = new Map<string, ClassShape>();
   for (const o of all) {
     const shape = main.get(o.classTitle)!;

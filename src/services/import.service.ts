@@ -14,6 +14,7 @@ import * as staging from '../repositories/staging.repository.ts';
 import * as tags from '../repositories/tags.repository.ts';
 import * as tasks from '../repositories/tasks.repository.ts';
 import { isSafeRelativePath, isValidHash } from './identifiers.ts';
+import { type ForeignFormat, detectForeignFormat, planForeignImport } from './import-formats.ts';
 import type { Principal } from './keys.service.ts';
 
 export const ON_CONFLICT = ['ignore', 'replace', 'rename'] as const;
@@ -53,7 +54,7 @@ export interface ImportItem {
 export interface ImportInput {
   projectId: number;
   onConflict: OnConflict;
-  format: 'supervisely' | 'images' | 'local';
+  format: 'supervisely' | 'images' | 'local' | ForeignFormat;
   /** Classes of the meta that the import skips (shape not supported), by title. */
   unsupportedClasses: string[];
   items: ImportItem[];
@@ -61,11 +62,12 @@ export interface ImportInput {
 
 interface PlannedDataset {
   title: string;
-  images: { name: string; imagePath: string; annotationPath: string | null }[];
+  /** `annotationHash`: an annotation blob made from a COCO, VOC or YOLO file at planning. */
+  images: { name: string; imagePath: string; annotationPath: string | null; annotationHash?: string | null }[];
 }
 
 interface Plan {
-  format: 'supervisely' | 'images';
+  format: 'supervisely' | 'images' | ForeignFormat;
   classes: ClassDefinition[];
   tags: TagDefinition[];
   unsupportedClasses: { title: string; shape: string }[];
@@ -102,24 +104,29 @@ async function readJsonBlob(ctx: Context, hash: string, path: string): Promise<u
   }
 }
 
-function choosePreset(request: ImportRequest, staged: Map<string, { kind: string; format: string }>): 'supervisely' | 'images' {
+function choosePreset(request: ImportRequest, staged: Map<string, { kind: string; format: string }>): 'supervisely' | 'images' | ForeignFormat {
   const { preset } = request;
   if (preset === PRESETS.supervisely) return 'supervisely';
   if (preset === PRESETS.imagesOnly) return 'images';
-  if (preset === PRESETS.coco || preset === PRESETS.pascalVoc || preset === PRESETS.yolo) {
-    throw fail(`preset ${preset} (COCO, Pascal VOC and YOLO import) is not available yet; use 1 (Supervisely) or 2 (images only)`, 'preset');
-  }
-  // preset 0: the files say which format they are.
+  if (preset === PRESETS.coco) return 'coco';
+  if (preset === PRESETS.pascalVoc) return 'pascal_voc';
+  if (preset === PRESETS.yolo) return 'yolo';
+  // preset 0: the files say which format they are, by their declared format, else by their paths.
   const formats = new Set([...staged.values()].filter((f) => f.kind !== 'image').map((f) => f.format));
-  for (const other of ['coco', 'yolo', 'pascal_voc']) {
-    if (formats.has(other)) throw fail(`${other} files were found; importing that format is not available yet`, 'files');
-  }
   const paths = request.files.map((f) => f.path);
+  const foreign = detectForeignFormat(paths, formats);
+  if (foreign) return foreign;
+  if ((['coco', 'yolo', 'pascal_voc'] as const).filter((f) => formats.has(f)).length > 1) {
+    throw fail('files of several annotation formats were uploaded; import them separately or choose a preset', 'files');
+  }
   return paths.includes('meta.json') || paths.includes('classes.json') ? 'supervisely' : 'images';
 }
 
-async function makePlan(ctx: Context, request: ImportRequest, staged: Map<string, { kind: string; format: string; hash: string }>): Promise<Plan> {
+async function makePlan(ctx: Context, teamId: number, request: ImportRequest, staged: Map<string, { kind: string; format: string; hash: string }>): Promise<Plan> {
   const format = choosePreset(request, staged);
+  if (format === 'coco' || format === 'pascal_voc' || format === 'yolo') {
+    return { ...(await planForeignImport(ctx, teamId, format, request.files, staged)), unsupportedClasses: [] };
+  }
   const paths = request.files.map((f) => f.path);
   if (format === 'images') {
     return { format, classes: [], tags: [], unsupportedClasses: [], datasets: planImagesOnly(paths), warnings: [] };
@@ -197,7 +204,7 @@ async function checkFiles(db: Kysely<Database>, teamId: number, files: ImportFil
 export async function startImport(ctx: Context, principal: Principal, request: ImportRequest): Promise<number> {
   const db = ctx.db.kysely;
   const staged = await checkFiles(db, principal.teamId, request.files);
-  const plan = await makePlan(ctx, request, staged);
+  const plan = await makePlan(ctx, principal.teamId, request, staged);
   const byPath = new Map(request.files.map((f) => [f.path, f]));
 
   // Every image must come by hash, every annotation by an uploaded annotation file.
@@ -215,7 +222,10 @@ export async function startImport(ctx: Context, principal: Principal, request: I
     }
   }
   const imageCount = plan.datasets.reduce((n, d) => n + d.images.length, 0);
-  if (imageCount === 0) throw fail('the import holds no image', 'files');
+  if (imageCount === 0) {
+    const first = plan.warnings[0];
+    throw fail(`the import holds no image${first ? `; first problem: ${first.path}: ${first.message}` : ''}`, 'files');
+  }
   if (request.project.id === null && !request.project.title?.trim()) throw fail('a new project needs a title', 'project.title');
 
   const blobFacts = await staging.blobsByHash(db, request.files.flatMap((f) => (f.hash ? [f.hash] : [])));
@@ -238,7 +248,7 @@ export async function startImport(ctx: Context, principal: Principal, request: I
       const datasetId = existing?.id ?? (await datasets.insertDataset(trx, projectId, d.title));
       datasetMeta.push({ id: datasetId, isNew: !existing, title: d.title });
       for (const image of d.images) {
-        const annotation = image.annotationPath ? staged.get(byPath.get(image.annotationPath)!.fileId!)!.hash : null;
+        const annotation = image.annotationHash ?? (image.annotationPath ? staged.get(byPath.get(image.annotationPath)!.fileId!)!.hash : null);
         items.push({ d: datasetId, n: image.name, h: byPath.get(image.imagePath)!.hash!, a: annotation, p: image.imagePath });
       }
     }

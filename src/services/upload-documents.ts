@@ -54,6 +54,16 @@ async function isUtf8Text(path: string): Promise<boolean> {
   }
 }
 
+async function isPng(path: string): Promise<boolean> {
+  const handle = await fsp.open(path, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(8), 0, 8, 0);
+    return bytesRead === 8 && buffer.equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function checkUploadedDocument(type: 'annotation' | 'class', format: string, path: string): Promise<DocumentProblem | null> {
   const invalid = (message: string): DocumentProblem => ({ code: 'INVALID_CONTENT', message });
   switch (format) {
@@ -70,7 +80,8 @@ export async function checkUploadedDocument(type: 'annotation' | 'class', format
     }
     case 'yolo':
     case 'pascal_voc':
-      return (await isUtf8Text(path)) ? null : invalid(`a ${format} ${type} file must be UTF-8 text`);
+      if (format === 'pascal_voc' && (await isPng(path))) return null; // SegmentationObject / SegmentationClass masks
+      return (await isUtf8Text(path)) ? null : invalid(`a ${format} ${type} file must be UTF-8 text${format === 'pascal_voc' ? ' or a PNG mask' : ''}`);
     default:
       return { code: 'UNSUPPORTED_FORMAT', message: `format "${format}" holds images only, not ${type} files` };
   }
