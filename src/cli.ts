@@ -1,11 +1,13 @@
 // The `annostore` command: parses the command line and hands over. Nothing else lives here.
-import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from './config.ts';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { EXIT_CODES_HELP, runImportCommand } from './client/import-command.ts';
+import { loadClientSettings, loadConfig } from './config.ts';
 import { createContext } from './context.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDb } from './db/create-db.ts';
 import * as teams from './repositories/teams.repository.ts';
 import { addArchitecture, addModel } from './services/catalogue.service.ts';
+import { ON_CONFLICT } from './services/import.service.ts';
 import { createKey } from './services/keys.service.ts';
 import { startServer, stopOnSignals } from './server.ts';
 import { startWorkerProcess } from './tasks/worker-process.ts';
@@ -125,6 +127,40 @@ program
   .action(async (o: { team: string; title: string; architectureId: number; bucket: string; objectName: string }) => {
     const id = await withContext((ctx) => addModel(ctx.db.kysely, o));
     console.log(id);
+  });
+
+const importCommand = program
+  .command('import <dir>')
+  .description('import a Supervisely project folder (or a folder of images) through the API; a second run sends no image twice')
+  .option('--url <url>', 'server address, e.g. http://127.0.0.1:8080 (default: $ANNOSTORE_URL)')
+  .option('--key <key>', 'API key (default: $ANNOSTORE_API_KEY)')
+  .option('--project <title>', 'project title: imports into the project of that title, or a new one (default: the folder name)')
+  .addOption(new Option('--project-id <id>', 'import into this existing project').argParser(positiveInt).conflicts('project'))
+  .addOption(new Option('--on-conflict <mode>', 'when an image name already exists in the dataset').choices(ON_CONFLICT))
+  .addOption(
+    new Option('--preset <n>', '0 or none: decide from the folder; 1 Supervisely; 2 images only').argParser((value) => {
+      if (!['0', '1', '2'].includes(value)) throw new InvalidArgumentError('must be 0, 1 or 2');
+      return Number(value);
+    }),
+  )
+  .option('--concurrency <n>', 'upload requests in flight', positiveInt, 4)
+  .addOption(
+    new Option('--batch-files <n>', 'files per upload request').default(100).argParser((value) => {
+      const n = positiveInt(value);
+      if (n > 100) throw new InvalidArgumentError('must be at most 100');
+      return n;
+    }),
+  )
+  .option('--json', 'print one JSON summary on stdout (progress goes to stderr)')
+  .addHelpText('after', EXIT_CODES_HELP)
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+  .action(async (dir: string, o: { url?: string; key?: string; project?: string; projectId?: number; onConflict?: (typeof ON_CONFLICT)[number]; preset?: number; concurrency: number; batchFiles: number; json?: boolean }) => {
+    const defaults = loadClientSettings();
+    const url = o.url ?? defaults.url;
+    const key = o.key ?? defaults.key;
+    if (!url) importCommand.error('error: no server address: pass --url or set ANNOSTORE_URL', { exitCode: 2 });
+    if (!key) importCommand.error('error: no API key: pass --key or set ANNOSTORE_API_KEY', { exitCode: 2 });
+    process.exitCode = await runImportCommand({ ...o, dir, url: url!, key: key!, json: o.json ?? false });
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -141,3 +141,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   };
   return Object.freeze(config);
 }
+
+/** Defaults of the client commands (`annostore import`): the server to talk to and the key to send. */
+export interface ClientSettings {
+  readonly url: string | undefined;
+  readonly key: string | undefined;
+}
+
+export function loadClientSettings(env: Env = process.env): ClientSettings {
+  return Object.freeze({ url: env.ANNOSTORE_URL || undefined, key: env.ANNOSTORE_API_KEY || undefined });
+}

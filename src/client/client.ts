@@ -38,6 +38,7 @@ export type TagScopeT = Static<typeof TagScope>;
 export type ImageRef = Static<typeof ImageQuery>;
 export type ImportBody = Static<ReturnType<typeof importBody>>;
 export type ImportFileRef = ImportBody['files'][number];
+export type OnConflictT = NonNullable<ImportBody['onConflict']>;
 export type LocalImportBodyT = Static<typeof LocalImportBody>;
 export type UploadMetadataT = Static<typeof UploadMetadata>;
 export type UploadResultT = Static<typeof UploadResult>;

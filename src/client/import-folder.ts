@@ -1,0 +1,241 @@
+// `annostore import DIR`: reads the folder, hashes the images, asks the server which ones it lacks,
+// uploads only those (plus the class and annotation files, which the import names by fileId), starts
+// the import task and follows it. Running it again after an interrupt sends no image twice: the
+// server's answer to check-images is the resume point.
+import { openAsBlob } from 'node:fs';
+import path from 'node:path';
+import { type AnnostoreClient, type ImportBody, type ImportFileRef, type OnConflictT, type TaskT, type UploadFile } from './client.ts';
+import { type FolderFile, hashFile, readFolder } from './folder.ts';
+import { type Progress, bytes } from './progress.ts';
+
+export interface ImportFolderOptions {
+  dir: string;
+  /** An existing project by id, or a project by title (the folder's name when neither is given). */
+  project?: { id: number } | { title: string };
+  onConflict?: OnConflictT;
+  /** 0 or none: decided by the folder; 1 Supervisely; 2 images only. */
+  preset?: number;
+  /** Upload requests in flight. */
+  concurrency?: number;
+  /** Files per upload request (the server takes at most 100). */
+  batchFiles?: number;
+  /** Bytes per upload request, beyond which a request is closed early. */
+  batchBytes?: number;
+  progress: Progress;
+  /** How often the task is polled, in ms. */
+  pollMs?: number;
+}
+
+export interface ImportSummary {
+  files: number;
+  imagesUploaded: number;
+  /** Images not sent because the server already stores their content. */
+  imagesSkipped: number;
+  bytesUploaded: number;
+  imageBytesUploaded: number;
+  taskId: number;
+  status: string;
+  projectId: number | null;
+  seconds: number;
+  error?: { code: string; message: string };
+}
+
+/** Some files were refused by the server (not an image it can decode, not valid JSON of the format…). */
+export class UploadRejectedError extends Error {
+  override readonly name = 'UploadRejectedError';
+  constructor(readonly rejected: { path: string; code: string; message: string }[]) {
+    const shown = rejected.slice(0, 10).map((r) => `${r.path}: ${r.code} ${r.message}`);
+    if (rejected.length > 10) shown.push(`… and ${rejected.length - 10} more`);
+    super(`the server refused ${rejected.length} file${rejected.length === 1 ? '' : 's'}:\n  ${shown.join('\n  ')}`);
+  }
+}
+
+/** The options do not make sense for this server (several projects of the title, say). */
+export class ImportUsageError extends Error {
+  override readonly name = 'ImportUsageError';
+}
+
+const CHECK_CHUNK = 10_000;
+
+/** Runs `work` over the items with at most `limit` running at once; the first failure stops new starts. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}
+
+async function resolveProject(client: AnnostoreClient, option: ImportFolderOptions['project'], root: string): Promise<ImportBody['project']> {
+  if (option && 'id' in option) {
+    const [project] = await client.listProjects({ projectId: option.id });
+    if (!project) throw new ImportUsageError(`there is no project ${option.id} (for this key)`);
+    return { id: project.id };
+  }
+  const title = option?.title ?? path.basename(root);
+  // Importing into the project of that title makes a second run continue the first one.
+  const same = (await client.listProjects()).filter((p) => p.title === title.trim());
+  if (same.length > 1) {
+    throw new ImportUsageError(`${same.length} projects are titled "${title}" (ids ${same.map((p) => p.id).join(', ')}): choose one with --project-id`);
+  }
+  return same.length === 1 ? { id: same[0]!.id } : { id: null, title };
+}
+
+function batches(files: FolderFile[], maxFiles: number, maxBytes: number): FolderFile[][] {
+  const out: FolderFile[][] = [];
+  let current: FolderFile[] = [];
+  let size = 0;
+  for (const file of files) {
+    if (current.length > 0 && (current.length >= maxFiles || size + file.size > maxBytes)) {
+      out.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(file);
+    size += file.size;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+export async function importFolder(client: AnnostoreClient, options: ImportFolderOptions): Promise<ImportSummary> {
+  const started = Date.now();
+  const { progress } = options;
+  const state = progress.state;
+  const concurrency = options.concurrency ?? 4;
+
+  progress.phase('scan', `reading ${path.resolve(options.dir)}`);
+  const folder = await readFolder(options.dir, options.preset);
+  const images = folder.files.filter((f) => f.kind === 'image');
+  const documents = folder.files.filter((f) => f.kind !== 'image');
+  state.files = images.length;
+  state.imageBytes = images.reduce((sum, f) => sum + f.size, 0);
+  const project = await resolveProject(client, options.project, folder.root);
+  progress.note(
+    `${folder.format === 'supervisely' ? 'Supervisely project' : 'folder of images'}: ${images.length} images (${bytes(state.imageBytes)}), ` +
+      `${documents.length} class and annotation files${folder.ignored.length ? `, ${folder.ignored.length} other files left out` : ''}; ` +
+      `into ${project.id === null ? `a new project "${project.title}"` : `project ${project.id}`}`,
+  );
+
+  progress.phase('hash', `hashing ${images.length} images`);
+  const hashes = new Map<FolderFile, string>();
+  await pool(images, 8, async (file) => {
+    hashes.set(file, await hashFile(file.absolute, (n) => {
+      state.hashedBytes += n;
+    }));
+    state.hashedFiles += 1;
+    progress.update();
+  });
+
+  progress.phase('check', 'asking the server which images it already stores');
+  const unique = [...new Set(hashes.values())];
+  const missing = new Set<string>();
+  for (let i = 0; i < unique.length; i += CHECK_CHUNK) {
+    for (const hash of await client.checkImages(unique.slice(i, i + CHECK_CHUNK))) missing.add(hash);
+  }
+  // One upload per missing content, however many paths share it.
+  const toUpload: FolderFile[] = [];
+  const queued = new Set<string>();
+  for (const file of images) {
+    const hash = hashes.get(file)!;
+    if (missing.has(hash) && !queued.has(hash)) {
+      queued.add(hash);
+      toUpload.push(file);
+    }
+  }
+  const imagesUploaded = toUpload.length;
+  const imageBytesUploaded = toUpload.reduce((sum, f) => sum + f.size, 0);
+  progress.note(`${images.length - imagesUploaded} images already stored, ${imagesUploaded} to upload (${bytes(imageBytesUploaded)})`);
+
+  // Images first: once a request of them has answered they are stored for good, so an interrupted run
+  // has always made progress that the next one keeps.
+  const uploads = [...toUpload, ...documents];
+  state.uploadFiles = uploads.length;
+  state.uploadBytes = uploads.reduce((sum, f) => sum + f.size, 0);
+  progress.phase('upload', `uploading ${uploads.length} files (${bytes(state.uploadBytes)}), ${concurrency} requests at a time`);
+  const fileIds = new Map<string, string>();
+  const rejected: UploadRejectedError['rejected'] = [];
+  const format = folder.format === 'supervisely' ? 'supervisely' : 'images';
+  const requests = batches(uploads, Math.min(100, options.batchFiles ?? 100), options.batchBytes ?? 64 * 1024 * 1024);
+  await pool(requests, concurrency, async (batch) => {
+    const parts: UploadFile[] = await Promise.all(
+      batch.map(async (file) => ({
+        metadata: { id: file.path, type: file.kind, format, ...(file.kind === 'image' ? { hash: hashes.get(file)! } : {}) },
+        content: await openAsBlob(file.absolute),
+        filename: path.posix.basename(file.path),
+      })),
+    );
+    const results = await client.uploadFiles(parts);
+    results.forEach((result, i) => {
+      const file = batch[i]!;
+      if (result.errors.length > 0) {
+        for (const e of result.errors) rejected.push({ path: file.path, code: e.code, message: e.message });
+      } else if (file.kind !== 'image') {
+        fileIds.set(file.path, result.fileId!);
+      }
+    });
+    state.uploadedFiles += batch.length;
+    state.uploadedBytes += batch.reduce((sum, f) => sum + f.size, 0);
+    progress.update();
+  });
+  if (rejected.length > 0) throw new UploadRejectedError(rejected);
+
+  const files: ImportFileRef[] = [
+    ...documents.map((f) => ({ fileId: fileIds.get(f.path)!, path: f.path })),
+    ...images.map((f) => ({ hash: hashes.get(f)!, path: f.path })),
+  ];
+  const body: ImportBody = { project, preset: folder.preset, files, ...(options.onConflict ? { onConflict: options.onConflict } : {}) };
+  const { taskId } = await client.startImport(body);
+  state.taskTotal = images.length;
+  progress.phase('import', `import task ${taskId} started`);
+  const task: TaskT = await client.waitForTask(taskId, {
+    intervalMs: options.pollMs ?? 500,
+    onUpdate: (t) => {
+      const p = (t.meta as { progress?: { done: number; total: number } }).progress;
+      state.taskStatus = t.status;
+      if (p) {
+        state.taskDone = p.done;
+        state.taskTotal = p.total;
+      }
+      progress.update();
+    },
+  });
+  progress.stop();
+  const meta = task.meta as { project?: { id?: number }; error?: { code: string; message: string } };
+  return {
+    files: folder.files.length,
+    imagesUploaded,
+    imagesSkipped: images.length - imagesUploaded,
+    bytesUploaded: state.uploadBytes,
+    imageBytesUploaded,
+    taskId,
+    status: task.status,
+    projectId: meta.project?.id ?? project.id ?? null,
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+    ...(meta.error ? { error: meta.error } : {}),
+  };
+}
+
+/** Exit codes of `annostore import`; scripts may rely on them. */
+export const EXIT_CODES = {
+  finished: 0,
+  /** The task ended in error or was stopped, or the server refused the import. */
+  failed: 1,
+  usage: 2,
+  /** The folder is not a project, a file cannot be read, or the server refused a file. */
+  folder: 3,
+  /** The key was refused (401) or may not write (403). */
+  auth: 4,
+  /** No answer from the server, after retries. */
+  unreachable: 5,
+  interrupted: 130,
+} as const;
