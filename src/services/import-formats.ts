@@ -191,7 +191,7 @@ async function storeAnnotations(ctx: Context, teamId: number, blobs: Map<string,
 
 type ReadResult = { placed: Placed[]; labels: string[]; priority?: ShapedObject['shape'][] };
 
-/** Objects that fit their image: a box or polygon with no point inside the image is dropped with a warning. */
+/** The real size of an uploaded image (from the blob table); null, with a warning, when it is not known. */
 function checkSize(r: Reading, imagePath: string): { width: number; height: number } | null {
   const size = r.sizes.get(imagePath);
   if (!size) r.warnings.push({ path: imagePath, message: 'the image size is unknown (the file is not a stored image); it is skipped' });
