@@ -1,16 +1,14 @@
 // The `annostore` command: parses the command line and hands over. Nothing else lives here.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT_CODES_HELP, runImportCommand } from './client/import-command.ts';
+import { ON_CONFLICT_MODES, type OnConflictT } from './client/client.ts';
 import { loadClientSettings, loadConfig } from './config.ts';
-import { createContext } from './context.ts';
-import { migrateToLatest } from './db/migrate.ts';
-import { createDb } from './db/create-db.ts';
-import * as teams from './repositories/teams.repository.ts';
-import { addArchitecture, addModel } from './services/catalogue.service.ts';
-import { ON_CONFLICT } from './services/import.service.ts';
-import { createKey } from './services/keys.service.ts';
-import { startServer, stopOnSignals } from './server.ts';
-import { startWorkerProcess } from './tasks/worker-process.ts';
+import type { Context } from './context.ts';
+
+// The server side is loaded by the commands that use it, so that `import` (a client) starts in
+// milliseconds instead of seconds.
+const serverModule = () => import('./server.ts');
+const teamsRepository = () => import('./repositories/teams.repository.ts');
 
 const positiveInt = (value: string): number => {
   const n = Number(value);
@@ -24,7 +22,8 @@ const nonNegativeInt = (value: string): number => {
 };
 
 /** Runs `work` against a migrated context and closes it after. */
-async function withContext<T>(work: (ctx: Awaited<ReturnType<typeof createContext>>) => Promise<T>): Promise<T> {
+async function withContext<T>(work: (ctx: Context) => Promise<T>): Promise<T> {
+  const { createContext } = await import('./context.ts');
   const ctx = await createContext(loadConfig());
   try {
     return await work(ctx);
@@ -40,6 +39,7 @@ program
   .description('serve the API (and run a task worker in the same process unless --no-worker)')
   .option('--no-worker', 'serve only; run workers with `annostore worker`')
   .action(async (options: { worker: boolean }) => {
+    const { startServer, stopOnSignals } = await serverModule();
     const server = await startServer(loadConfig(), { worker: options.worker });
     stopOnSignals(server, server.app.log);
   });
@@ -48,6 +48,7 @@ program
   .command('worker')
   .description('run a task worker without the API')
   .action(async () => {
+    const [{ startWorkerProcess }, { stopOnSignals }] = await Promise.all([import('./tasks/worker-process.ts'), serverModule()]);
     const worker = await startWorkerProcess(loadConfig());
     stopOnSignals(worker, worker.log);
   });
@@ -56,6 +57,7 @@ program
   .command('migrate')
   .description('bring the database schema up to date')
   .action(async () => {
+    const [{ createDb }, { migrateToLatest }] = await Promise.all([import('./db/create-db.ts'), import('./db/migrate.ts')]);
     const db = await createDb(loadConfig());
     try {
       const applied = await migrateToLatest(db);
@@ -73,6 +75,7 @@ keys
   .requiredOption('--user <user>', 'user login')
   .option('--read-only', 'the key may only read')
   .action(async (options: { team: string; user: string; readOnly?: boolean }) => {
+    const { createKey } = await import('./services/keys.service.ts');
     const key = await withContext((ctx) =>
       createKey(ctx.db.kysely, { team: options.team, user: options.user, readOnly: options.readOnly ?? false }),
     );
@@ -83,6 +86,7 @@ keys
   .command('list')
   .description('list keys by prefix (never the keys themselves)')
   .action(async () => {
+    const teams = await teamsRepository();
     const rows = await withContext((ctx) => teams.listKeys(ctx.db.kysely));
     for (const k of rows) {
       const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
@@ -93,6 +97,7 @@ keys
   .command('revoke <prefix>')
   .description('revoke the keys with this prefix (as `keys list` shows it)')
   .action(async (prefix: string) => {
+    const teams = await teamsRepository();
     const count = await withContext((ctx) => teams.revokeKeys(ctx.db.kysely, prefix));
     if (count === 0) {
       console.error(`no active key has the prefix ${prefix}`);
@@ -111,6 +116,7 @@ program
   .option('--inference-image <ref>', 'container image for inference', '')
   .option('--deploy-image <ref>', 'container image for deployment', '')
   .action(async (o: { title: string; description: string; categoryId: number; trainImage: string; inferenceImage: string; deployImage: string }) => {
+    const { addArchitecture } = await import('./services/catalogue.service.ts');
     const id = await withContext((ctx) => addArchitecture(ctx.db.kysely, o));
     console.log(id);
   });
@@ -125,6 +131,7 @@ program
   .requiredOption('--bucket <bucket>', 'where the weights are stored')
   .requiredOption('--object-name <name>', 'object name of the weights')
   .action(async (o: { team: string; title: string; architectureId: number; bucket: string; objectName: string }) => {
+    const { addModel } = await import('./services/catalogue.service.ts');
     const id = await withContext((ctx) => addModel(ctx.db.kysely, o));
     console.log(id);
   });
@@ -136,7 +143,7 @@ const importCommand = program
   .option('--key <key>', 'API key (default: $ANNOSTORE_API_KEY)')
   .option('--project <title>', 'project title: imports into the project of that title, or a new one (default: the folder name)')
   .addOption(new Option('--project-id <id>', 'import into this existing project').argParser(positiveInt).conflicts('project'))
-  .addOption(new Option('--on-conflict <mode>', 'when an image name already exists in the dataset').choices(ON_CONFLICT))
+  .addOption(new Option('--on-conflict <mode>', 'when an image name already exists in the dataset').choices(ON_CONFLICT_MODES))
   .addOption(
     new Option('--preset <n>', '0 or none: decide from the folder; 1 Supervisely; 2 images only').argParser((value) => {
       if (!['0', '1', '2'].includes(value)) throw new InvalidArgumentError('must be 0, 1 or 2');
@@ -154,7 +161,7 @@ const importCommand = program
   .option('--json', 'print one JSON summary on stdout (progress goes to stderr)')
   .addHelpText('after', EXIT_CODES_HELP)
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
-  .action(async (dir: string, o: { url?: string; key?: string; project?: string; projectId?: number; onConflict?: (typeof ON_CONFLICT)[number]; preset?: number; concurrency: number; batchFiles: number; json?: boolean }) => {
+  .action(async (dir: string, o: { url?: string; key?: string; project?: string; projectId?: number; onConflict?: OnConflictT; preset?: number; concurrency: number; batchFiles: number; json?: boolean }) => {
     const defaults = loadClientSettings();
     const url = o.url ?? defaults.url;
     const key = o.key ?? defaults.key;

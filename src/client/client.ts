@@ -39,6 +39,12 @@ export type ImageRef = Static<typeof ImageQuery>;
 export type ImportBody = Static<ReturnType<typeof importBody>>;
 export type ImportFileRef = ImportBody['files'][number];
 export type OnConflictT = NonNullable<ImportBody['onConflict']>;
+/** The `onConflict` values, for command-line checks (the schema module loads the server's services). */
+export const ON_CONFLICT_MODES = ['ignore', 'replace', 'rename'] as const;
+// Both ways assignable: the list is exactly the schema's enum.
+type SameModes<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const sameModes: SameModes<(typeof ON_CONFLICT_MODES)[number], OnConflictT> = true;
+void sameModes;
 export type LocalImportBodyT = Static<typeof LocalImportBody>;
 export type UploadMetadataT = Static<typeof UploadMetadata>;
 export type UploadResultT = Static<typeof UploadResult>;
