@@ -1,7 +1,8 @@
 // The import path under load: upload throughput, the import task, and check-images.
 //
-//   node --import tsx bench/import.ts [--part all|upload|import|check] [--db sqlite|postgres]
-//   (--part seed only seeds)          [--rounds 3] [--images 2000] [--items 100000] [--in-flight 4]
+//   node --import tsx bench/import.ts [--part all|upload|import|check|seed] [--db sqlite|postgres]
+//                                     [--rounds 3] [--images 2000] [--items 100000] [--in-flight 4]
+//                                     [--checks 7] [--cpu-prof]
 //
 // (a) upload: N distinct ~200 KiB PNGs (generated once under .bench/) sent to POST /v1/tasks/import/files
 //     in requests of 100 files, a few requests in flight, against `annostore serve` (child process,
@@ -506,7 +507,7 @@ async function importOnce(server: Child, seeded: Seeded, round: number): Promise
       return { seconds, projectId: task!.meta.project.id, taskId };
     }
     if (task!.status === 'error' || task!.status === 'stopped') throw new Error(`import ended ${task!.status}: ${JSON.stringify(task!.meta).slice(0, 500)}`);
-    await sleep(100);
+    await sleep(250);
   }
 }
 

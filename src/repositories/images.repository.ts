@@ -47,6 +47,50 @@ export async function insertImage(db: Kysely<Database>, image: NewImageInput): P
   return row.id;
 }
 
+/**
+ * Inserts many image rows in one statement per 500 and counts their bytes (one update per dataset and
+ * one for the project). Answers the new ids in the order of `list`. The blob rows must exist, and no
+ * two images may share a dataset and name.
+ */
+export async function insertImages(db: Kysely<Database>, list: NewImageInput[]): Promise<number[]> {
+  if (list.length === 0) return [];
+  const now = isoNow();
+  const idOf = new Map<string, number>();
+  const key = (datasetId: number, name: string) => `${datasetId}/${name}`;
+  for (let i = 0; i < list.length; i += 500) {
+    const rows = await db
+      .insertInto('images')
+      .values(
+        list.slice(i, i + 500).map((image) => ({
+          dataset_id: image.datasetId,
+          project_id: image.projectId,
+          name: image.name,
+          hash: image.hash,
+          size: image.size,
+          width: image.width,
+          height: image.height,
+          description: image.description ?? '',
+          objects_json: image.objectsJson ?? '[]',
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      // Neither dialect promises RETURNING rows in VALUES order: match them by dataset and name.
+      .returning(['id', 'dataset_id', 'name'])
+      .execute();
+    for (const r of rows) idOf.set(key(r.dataset_id, r.name), r.id);
+  }
+  const bytes = new Map<string, { datasetId: number; projectId: number; size: number }>();
+  for (const image of list) {
+    const k = `${image.datasetId}:${image.projectId}`;
+    const entry = bytes.get(k);
+    if (entry) entry.size += image.size;
+    else bytes.set(k, { datasetId: image.datasetId, projectId: image.projectId, size: image.size });
+  }
+  for (const b of bytes.values()) await addToSizes(db, b.datasetId, b.projectId, b.size);
+  return list.map((image) => idOf.get(key(image.datasetId, image.name))!);
+}
+
 /** The image with this id, if it lies in a project of the team. */
 export async function findImageById(db: Kysely<Database>, teamId: number, imageId: number): Promise<ImageRow | undefined> {
   return db
@@ -89,4 +133,19 @@ export async function ensureBlob(
     .values({ hash: blob.hash, size: blob.size, media_type: blob.mediaType, width: blob.width, height: blob.height, created_at: isoNow() })
     .onConflict((oc) => oc.column('hash').doNothing())
     .execute();
+}
+
+/** Registers the blobs of these hashes that are new, in one statement per 1000. */
+export async function ensureBlobs(
+  db: Kysely<Database>,
+  blobs: { hash: string; size: number; mediaType: string; width: number | null; height: number | null }[],
+): Promise<void> {
+  const now = isoNow();
+  for (let i = 0; i < blobs.length; i += 1000) {
+    await db
+      .insertInto('blobs')
+      .values(blobs.slice(i, i + 1000).map((b) => ({ hash: b.hash, size: b.size, media_type: b.mediaType, width: b.width, height: b.height, created_at: now })))
+      .onConflict((oc) => oc.column('hash').doNothing())
+      .execute();
+  }
 }

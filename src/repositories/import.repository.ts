@@ -121,3 +121,28 @@ export async function imagesToCopy(db: Kysely<Database>, imageIds: number[]) {
     .execute();
   return { rows, imageTags, objectTags };
 }
+
+/** Marks many items of the task done in one statement (`imageId` null: skipped or failed). */
+export async function markItems(db: Kysely<Database>, taskId: number, items: { item: number; imageId: number | null }[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 1000) {
+    await db
+      .insertInto('import_items')
+      .values(items.slice(i, i + 1000).map((r) => ({ task_id: taskId, item: r.item, image_id: r.imageId })))
+      .execute();
+  }
+}
+
+/** Of `names`, those the dataset already has, with the id and size of the image. */
+export async function findImagesByNames(db: Kysely<Database>, datasetId: number, names: string[]): Promise<Map<string, { id: number; size: number }>> {
+  const found = new Map<string, { id: number; size: number }>();
+  for (let i = 0; i < names.length; i += 1000) {
+    const rows = await db
+      .selectFrom('images')
+      .select(['id', 'name', 'size'])
+      .where('dataset_id', '=', datasetId)
+      .where('name', 'in', names.slice(i, i + 1000))
+      .execute();
+    for (const r of rows) found.set(r.name, { id: r.id, size: Number(r.size) });
+  }
+  return found;
+}

@@ -128,6 +128,12 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
   const declaredHashes = metadata.map((m) => m.hash).filter((h): h is string => isValidHash(h));
   const visible = await staging.visibleHashes(db, principal.teamId, [...new Set(declaredHashes)], now.toISOString());
 
+  // Headers of the images are read side by side (sharp works off the event loop); an entry refused
+  // for another reason below just leaves its answer unused.
+  const inspections = entries.map((entry, index) =>
+    entry.file && !entry.file.truncated && metadata[index]!.type === 'image' ? inspectImage(entry.file.path, limits.imagePixels) : null,
+  );
+
   const results: UploadResult[] = [];
   const accepted: Accepted[] = [];
   const seenIds = new Set<string>();
@@ -163,7 +169,7 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
       continue;
     }
     if (type === 'image') {
-      const facts = await inspectImage(file.path, limits.imagePixels);
+      const facts = await (inspections[index] ?? inspectImage(file.path, limits.imagePixels));
       if ('code' in facts) {
         result.errors.push(facts);
         continue;
@@ -190,24 +196,25 @@ async function storeAccepted(ctx: Context, principal: Principal, accepted: Accep
   const db = ctx.db.kysely;
   const known = await staging.blobsByHash(db, [...new Set(accepted.map((a) => a.file.hash))]);
   // Bytes first, rows after: a blob row always has its bytes in the store.
-  const written = new Set<string>();
-  for (const a of accepted) {
-    if (known.has(a.file.hash) || written.has(a.file.hash)) continue;
-    await ctx.blobs.adoptFile(a.file.hash, a.file.path);
-    written.add(a.file.hash);
-  }
+  const toWrite = new Map<string, string>();
+  for (const a of accepted) if (!known.has(a.file.hash) && !toWrite.has(a.file.hash)) toWrite.set(a.file.hash, a.file.path);
+  // Side by side, so the disk syncs them together; every write ends before the request goes on.
+  const writes = await Promise.allSettled([...toWrite].map(([hash, filePath]) => ctx.blobs.adoptFile(hash, filePath)));
+  const failed = writes.find((w) => w.status === 'rejected');
+  if (failed) throw failed.reason;
   const createdAt = now.toISOString();
   const expiresAt = new Date(now.getTime() + ctx.config.limits.stagedFileTtlMs).toISOString();
   await db.transaction().execute(async (trx) => {
-    for (const a of accepted) {
-      await images.ensureBlob(trx, {
+    await images.ensureBlobs(
+      trx,
+      accepted.map((a) => ({
         hash: a.file.hash,
         size: a.file.size,
         mediaType: a.image?.mediaType ?? 'application/octet-stream',
         width: a.image?.width ?? null,
         height: a.image?.height ?? null,
-      });
-    }
+      })),
+    );
     await staging.insertStagedFiles(
       trx,
       accepted.map((a) => ({

@@ -16,7 +16,15 @@ import type { ImportInput, ImportItem } from '../../services/import.service.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 
 /** Images per transaction: large enough to amortise the commit, small enough to stop within a moment. */
-const BATCH = 100;
+const BATCH = 500;
+/** Annotation files read and parsed at once. */
+const READS_AT_ONCE = 32;
+/**
+ * How often progress and counts go to the task's meta when only `imported` changed (a resumed task
+ * recounts that one from the committed items), and so how often a stop is noticed. Each write
+ * rewrites the task row, whose input lists every item: on SQLite that is megabytes a write.
+ */
+const CHECKPOINT_MS = 1500;
 /** Warnings kept in the task's meta; the counts cover the rest. */
 const MAX_WARNINGS = 100;
 
@@ -123,6 +131,20 @@ function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
   return groups;
 }
 
+/** `fn` over `items` with at most `limit` calls running; answers in the order of `items`. */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
 /** The id of tag `scope:title`, created in the project if the meta did not declare it. */
 async function tagId(trx: Kysely<Database>, run: TaskRun, projectId: number, known: Map<string, number>, scope: 'images' | 'figures', title: string): Promise<number> {
   const key = `${scope}:${title}`;
@@ -133,10 +155,63 @@ async function tagId(trx: Kysely<Database>, run: TaskRun, projectId: number, kno
   return id;
 }
 
+/**
+ * The common case of a batch, in a few statements: no image name of the batch exists in its dataset
+ * yet, and none repeats within the batch. Answers false, having written nothing, when that does not
+ * hold; commitBatch then goes image by image, resolving each conflict as `onConflict` says.
+ */
+async function commitNewNames(trx: Kysely<Database>, run: TaskRun, input: ImportInput, batch: Prepared[], tagIds: Map<string, number>, delta: Counts): Promise<boolean> {
+  const fresh = batch.filter((p) => p.image);
+  const namesByDataset = new Map<number, Set<string>>();
+  for (const p of fresh) {
+    let names = namesByDataset.get(p.item.d);
+    if (!names) namesByDataset.set(p.item.d, (names = new Set()));
+    if (names.has(p.item.n)) return false;
+    names.add(p.item.n);
+  }
+  for (const [datasetId, names] of namesByDataset) {
+    if ((await importRepo.findImagesByNames(trx, datasetId, [...names])).size > 0) return false;
+  }
+  const ids = await images.insertImages(
+    trx,
+    fresh.map((p) => ({
+      datasetId: p.item.d,
+      projectId: input.projectId,
+      name: p.item.n,
+      hash: p.item.h,
+      size: p.image!.size,
+      width: p.image!.width,
+      height: p.image!.height,
+      description: p.image!.description,
+      objectsJson: p.image!.objectsJson,
+    })),
+  );
+  const imageTagRows = [];
+  const refs = [];
+  for (const [i, p] of fresh.entries()) {
+    for (const t of p.image!.imageTags) {
+      imageTagRows.push({ image_id: ids[i]!, tag_id: await tagId(trx, run, input.projectId, tagIds, 'images', t.title), value: t.value });
+    }
+    for (const title of p.image!.objectTags) refs.push({ image_id: ids[i]!, tag_id: await tagId(trx, run, input.projectId, tagIds, 'figures', title) });
+  }
+  for (let i = 0; i < imageTagRows.length; i += 1000) await importRepo.insertImageTags(trx, imageTagRows.slice(i, i + 1000));
+  for (let i = 0; i < refs.length; i += 1000) await importRepo.insertObjectTagRefs(trx, refs.slice(i, i + 1000));
+  const idOf = new Map(fresh.map((p, i) => [p.index, ids[i]!]));
+  await importRepo.markItems(
+    trx,
+    run.taskId,
+    batch.map((p) => ({ item: p.index, imageId: idOf.get(p.index) ?? null })),
+  );
+  delta.imported += fresh.length;
+  delta.failed += batch.length - fresh.length;
+  return true;
+}
+
 async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], tagIds: Map<string, number>, counts: Counts): Promise<void> {
   const db = run.ctx.db.kysely;
   const delta: Counts = { imported: 0, skipped: 0, failed: 0 };
   await db.transaction().execute(async (trx) => {
+    if (await commitNewNames(trx, run, input, batch, tagIds, delta)) return;
     for (const p of batch) {
       if (!p.image) {
         await importRepo.markItem(trx, run.taskId, p.index, null);
@@ -203,16 +278,22 @@ export const importHandler: TaskHandler = async (run) => {
   if (done.size > 0) counts.imported = await importRepo.countImported(db, run.taskId);
 
   const pending = input.items.map((item, index) => ({ item, index })).filter(({ index }) => !done.has(index));
+  let written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
   for (let start = 0; start < pending.length; start += BATCH) {
     const slice = pending.slice(start, start + BATCH);
     const blobs = input.format === 'local' ? new Map() : await staging.blobsByHash(db, [...new Set(slice.map((s) => s.item.h))]);
     const batch =
       input.format === 'local'
         ? await prepareCopies(run, slice)
-        : await Promise.all(slice.map(({ item, index }) => prepare(run, index, item, meta, blobs)));
+        : await mapLimited(slice, READS_AT_ONCE, ({ item, index }) => prepare(run, index, item, meta, blobs));
     await commitBatch(run, input, batch, tagIds, counts);
     for (const p of batch) if (p.warning && warnings.length < MAX_WARNINGS) warnings.push(p.warning);
-    await run.checkpoint({ done: total - pending.length + start + slice.length, total }, { ...counts, warnings });
+    const last = start + BATCH >= pending.length;
+    const changed = counts.skipped !== written.skipped || counts.failed !== written.failed || warnings.length !== written.warnings;
+    if (last || changed || Date.now() - written.at >= CHECKPOINT_MS) {
+      await run.checkpoint({ done: total - pending.length + start + slice.length, total }, { ...counts, warnings });
+      written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
+    }
   }
 
   if (counts.imported === 0 && counts.failed > 0) {
