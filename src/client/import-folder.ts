@@ -126,47 +126,56 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
       `into ${project.id === null ? `a new project "${project.title}"` : `project ${project.id}`}`,
   );
 
-  progress.phase('hash', `hashing ${images.length} images`);
+  // A pipeline: images are hashed a chunk at a time, each chunk's missing hashes are asked for, and
+  // its missing images go into upload requests while the next chunk is hashed. Images go before the
+  // class and annotation files: once a request of them has answered they are stored for good, so an
+  // interrupted run has always made progress that the next one keeps.
+  progress.phase('hash', `hashing ${images.length} images and uploading those the server lacks, ${concurrency} requests at a time`);
   const hashes = new Map<FolderFile, string>();
-  await pool(images, 8, async (file) => {
-    hashes.set(file, await hashFile(file.absolute, (n) => {
-      state.hashedBytes += n;
-    }));
-    state.hashedFiles += 1;
-    progress.update();
-  });
-
-  progress.phase('check', 'asking the server which images it already stores');
-  const unique = [...new Set(hashes.values())];
-  const missing = new Set<string>();
-  for (let i = 0; i < unique.length; i += CHECK_CHUNK) {
-    for (const hash of await client.checkImages(unique.slice(i, i + CHECK_CHUNK))) missing.add(hash);
-  }
-  // One upload per missing content, however many paths share it.
-  const toUpload: FolderFile[] = [];
   const queued = new Set<string>();
-  for (const file of images) {
-    const hash = hashes.get(file)!;
-    if (missing.has(hash) && !queued.has(hash)) {
-      queued.add(hash);
-      toUpload.push(file);
+  let imagesUploaded = 0;
+  let imageBytesUploaded = 0;
+  const maxFiles = Math.min(100, options.batchFiles ?? 100);
+  const maxBytes = options.batchBytes ?? 64 * 1024 * 1024;
+  const chunkSize = Math.min(CHECK_CHUNK, Math.max(maxFiles * concurrency, 400));
+  async function* requests(): AsyncGenerator<FolderFile[]> {
+    for (let start = 0; start < images.length; start += chunkSize) {
+      const chunk = images.slice(start, start + chunkSize);
+      await pool(chunk, 4, async (file) => {
+        hashes.set(file, await hashFile(file.absolute, (n) => {
+          state.hashedBytes += n;
+        }));
+        state.hashedFiles += 1;
+        progress.update();
+      });
+      const fresh = [...new Set(chunk.map((f) => hashes.get(f)!))].filter((h) => !queued.has(h));
+      const missing = new Set(fresh.length > 0 ? await client.checkImages(fresh) : []);
+      // One upload per missing content, however many paths share it.
+      const toUpload: FolderFile[] = [];
+      for (const file of chunk) {
+        const hash = hashes.get(file)!;
+        if (missing.has(hash) && !queued.has(hash)) {
+          queued.add(hash);
+          toUpload.push(file);
+        }
+      }
+      imagesUploaded += toUpload.length;
+      for (const f of toUpload) imageBytesUploaded += f.size;
+      state.uploadFiles += toUpload.length;
+      state.uploadBytes += toUpload.reduce((sum, f) => sum + f.size, 0);
+      if (state.phase === 'hash' && toUpload.length > 0) state.phase = 'upload';
+      yield* batches(toUpload, maxFiles, maxBytes);
     }
+    state.phase = 'upload';
+    state.uploadFiles += documents.length;
+    state.uploadBytes += documents.reduce((sum, f) => sum + f.size, 0);
+    yield* batches(documents, maxFiles, maxBytes);
   }
-  const imagesUploaded = toUpload.length;
-  const imageBytesUploaded = toUpload.reduce((sum, f) => sum + f.size, 0);
-  progress.note(`${images.length - imagesUploaded} images already stored, ${imagesUploaded} to upload (${bytes(imageBytesUploaded)})`);
 
-  // Images first: once a request of them has answered they are stored for good, so an interrupted run
-  // has always made progress that the next one keeps.
-  const uploads = [...toUpload, ...documents];
-  state.uploadFiles = uploads.length;
-  state.uploadBytes = uploads.reduce((sum, f) => sum + f.size, 0);
-  progress.phase('upload', `uploading ${uploads.length} files (${bytes(state.uploadBytes)}), ${concurrency} requests at a time`);
   const fileIds = new Map<string, string>();
   const rejected: UploadRejectedError['rejected'] = [];
   const format = folder.format === 'supervisely' ? 'supervisely' : 'images';
-  const requests = batches(uploads, Math.min(100, options.batchFiles ?? 100), options.batchBytes ?? 64 * 1024 * 1024);
-  await pool(requests, concurrency, async (batch) => {
+  const upload = async (batch: FolderFile[]) => {
     const parts: UploadFile[] = await Promise.all(
       batch.map(async (file) => ({
         metadata: { id: file.path, type: file.kind, format, ...(file.kind === 'image' ? { hash: hashes.get(file)! } : {}) },
@@ -186,7 +195,24 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
     state.uploadedFiles += batch.length;
     state.uploadedBytes += batch.reduce((sum, f) => sum + f.size, 0);
     progress.update();
-  });
+  };
+  // The workers share one generator: while some upload, the next one's pull hashes and checks ahead.
+  const source = requests();
+  let failed = false;
+  const worker = async () => {
+    while (!failed) {
+      const next = await source.next();
+      if (next.done) return;
+      try {
+        await upload(next.value);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  progress.note(`${images.length - imagesUploaded} images were already stored; uploaded ${imagesUploaded} (${bytes(imageBytesUploaded)}) and ${documents.length} class and annotation files`);
   if (rejected.length > 0) throw new UploadRejectedError(rejected);
 
   const files: ImportFileRef[] = [

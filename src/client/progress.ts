@@ -83,7 +83,9 @@ function describe(s: ProgressState, elapsedSeconds: number): { done: number; tot
       return {
         done: s.uploadedBytes,
         total: s.uploadBytes,
-        text: `uploaded ${count(s.uploadedFiles)}/${count(s.uploadFiles)} files (${bytes(s.uploadedBytes)}/${bytes(s.uploadBytes)}), ${bytes(rate(s.uploadedBytes))}/s${left(s.uploadedBytes, s.uploadBytes)}`,
+        text:
+          `uploaded ${count(s.uploadedFiles)}/${count(s.uploadFiles)} files (${bytes(s.uploadedBytes)}/${bytes(s.uploadBytes)}), ${bytes(rate(s.uploadedBytes))}/s` +
+          (s.hashedFiles < s.files ? `, hashed ${count(s.hashedFiles)}/${count(s.files)} images` : left(s.uploadedBytes, s.uploadBytes)),
       };
     case 'import':
       return {
@@ -105,6 +107,7 @@ class Reporter implements Progress {
   readonly state = newState();
   private phaseStarted = Date.now();
   private lastDraw = 0;
+  private shownPhase: Phase = 'scan';
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -116,6 +119,7 @@ class Reporter implements Progress {
   phase(phase: Phase, message: string): void {
     this.clearLine();
     this.state.phase = phase;
+    this.shownPhase = phase;
     this.phaseStarted = Date.now();
     this.lastDraw = 0;
     if (this.mode !== 'quiet') this.out.write(`${message}\n`);
@@ -128,6 +132,12 @@ class Reporter implements Progress {
 
   update(): void {
     const now = Date.now();
+    if (this.state.phase !== this.shownPhase) {
+      // The work moved on to the next phase by itself (hashing runs into uploading).
+      this.shownPhase = this.state.phase;
+      this.phaseStarted = now;
+      this.lastDraw = 0;
+    }
     if (this.mode === 'tty' && now - this.lastDraw >= 100) this.draw();
     // Plain lines: the first sign of progress in a phase, then one every few seconds.
     if (this.mode === 'lines' && (this.lastDraw === 0 || now - this.lastDraw >= this.everyMs)) {
