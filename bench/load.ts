@@ -33,7 +33,8 @@ const DATABASE_URL = args['database-url'];
 const POOL = Number(args.images);
 const KEY = `ak_load-${randomBytes(12).toString('hex')}`;
 const BIN = path.resolve(import.meta.dirname, '../bin/annostore.js');
-const SEED_IMAGES = 50;
+/** With the class file, 99 files: one upload request. */
+const SEED_IMAGES = 49;
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /** Share of each operation in the mix. */
@@ -216,7 +217,9 @@ async function main(): Promise<void> {
       parts.push({ key: `a${i}`, metadata: { id: `ds/ann/${i}.png.json`, type: 'annotation', format: 'supervisely' }, content: Buffer.from(JSON.stringify(ann)) });
     }
     const seed = multipart(parts);
-    const uploaded = (await (await fetch(`${a.url}/v1/tasks/import/files`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': seed.type }, body: seed.body })).json()) as { id: string; hash?: string; fileId?: string }[];
+    const seeded = await fetch(`${a.url}/v1/tasks/import/files`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': seed.type }, body: seed.body });
+    if (!seeded.ok) throw new Error(`seed upload: ${seeded.status} ${await seeded.text()}`);
+    const uploaded = (await seeded.json()) as { id: string; hash?: string; fileId?: string }[];
     const files = uploaded.map((u) => (u.hash ? { path: u.id, hash: u.hash } : { path: u.id, fileId: u.fileId }));
     const { taskId } = await api<{ taskId: number }>(a.url, 'POST', '/tasks/import', { project: { id: null, title: 'Load' }, preset: 1, files });
     type Task = { status: string; meta: { project: { id: number } } };
