@@ -47,12 +47,15 @@ function chunks<T>(items: T[]): T[][] {
 export async function visibleHashes(db: Kysely<Database>, teamId: number, hashes: string[], now: string): Promise<Set<string>> {
   const seen = new Set<string>();
   for (const part of chunks(hashes)) {
+    // Driven by the hash index: as a join, SQLite (without statistics) would walk every image of the
+    // team's projects instead.
     const rows = await db
       .selectFrom('images')
-      .innerJoin('projects', 'projects.id', 'images.project_id')
       .select('images.hash')
-      .where('projects.team_id', '=', teamId)
       .where('images.hash', 'in', part)
+      .where((eb) =>
+        eb.exists(eb.selectFrom('projects').select('projects.id').whereRef('projects.id', '=', 'images.project_id').where('projects.team_id', '=', teamId)),
+      )
       .union(
         db
           .selectFrom('staged_files')
