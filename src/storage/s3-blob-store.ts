@@ -52,6 +52,16 @@ export function parseS3Url(url: string): S3Location {
   };
 }
 
+const PUT_FILE_ATTEMPTS = 3;
+
+/** A dropped or refused connection, or a 5xx: worth sending the same object again. */
+function isRetryableTransportError(error: unknown): boolean {
+  const e = error as { code?: string; name?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e?.$metadata?.httpStatusCode;
+  if (status !== undefined && status >= 500) return true;
+  return ['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT'].includes(e?.code ?? '') || e?.name === 'TimeoutError' || /socket hang up/i.test(String((error as Error)?.message));
+}
+
 const isMissing = (error: unknown): boolean => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
@@ -87,14 +97,24 @@ export class S3BlobStore implements BlobStore {
 
   async putFile(hash: string, localPath: string): Promise<void> {
     const { size } = await fsp.stat(localPath);
-    await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.location.bucket,
-        Key: this.keyOf(hash),
-        Body: fs.createReadStream(localPath),
-        ContentLength: size,
-      }),
-    );
+    // The SDK cannot replay a stream body, so it never retries one: a request that lands on a
+    // connection the server has just closed fails at once. Retry here, with a fresh stream each time.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.client.send(
+          new PutObjectCommand({
+            Bucket: this.location.bucket,
+            Key: this.keyOf(hash),
+            Body: fs.createReadStream(localPath),
+            ContentLength: size,
+          }),
+        );
+        return;
+      } catch (error) {
+        if (attempt >= PUT_FILE_ATTEMPTS || !isRetryableTransportError(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
   }
 
   async adoptFile(hash: string, localPath: string): Promise<void> {
