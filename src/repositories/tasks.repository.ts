@@ -151,6 +151,22 @@ export async function renewLease(
   return row ? { stopRequested: row.stop_requested === 1 } : false;
 }
 
+/**
+ * Re-asserts `owner`'s unexpired lease inside a transaction. It is a write (of the same value), so it
+ * takes SQLite's write lock and PostgreSQL's row lock at once: a claim cannot slip in before commit.
+ */
+export async function fenceLease(db: Kysely<Database>, options: { id: number; owner: string; now?: string }): Promise<boolean> {
+  const row = await db
+    .updateTable('tasks')
+    .set((eb) => ({ lease_owner: eb.ref('lease_owner') }))
+    .where('id', '=', options.id)
+    .where('lease_owner', '=', options.owner)
+    .where('lease_expires_at', '>', options.now ?? isoNow())
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Ends the task with `status` and its final meta if `owner` still holds the lease; answers whether it did. */
 export async function finishTask(
   db: Kysely<Database>,

@@ -1,5 +1,7 @@
 // The contract between the task runner and the code of each task type.
+import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
+import type { Database } from '../db/types.ts';
 
 export interface TaskProgress {
   done: number;
@@ -44,6 +46,12 @@ export interface TaskRun {
   checkpoint(progress?: TaskProgress, patch?: Record<string, unknown>): Promise<void>;
   /** Merges `patch` into the public meta without a stop check. */
   updateMeta(patch: Record<string, unknown>): Promise<void>;
+  /**
+   * Call first inside each transaction that commits the task's work. Throws TaskInterrupted
+   * ('lease-lost') unless this run still holds an unexpired lease, and keeps the task row locked until
+   * the transaction ends, so no other worker can claim the task while the work commits.
+   */
+  fenceLease(trx: Kysely<Database>): Promise<void>;
 }
 
 /**

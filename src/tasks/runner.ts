@@ -132,6 +132,12 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
         const stop = interruption();
         if (stop) throw stop;
       },
+      async fenceLease(trx) {
+        if (leaseLost || !(await tasks.fenceLease(trx, { id: row.id, owner }))) {
+          leaseLost = true;
+          throw new TaskInterrupted('lease-lost');
+        }
+      },
       async updateMeta(patch: Record<string, unknown>) {
         if (leaseLost) throw new TaskInterrupted('lease-lost');
         Object.assign(meta, patch);

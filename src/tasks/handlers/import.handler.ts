@@ -211,6 +211,7 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
   const db = run.ctx.db.kysely;
   const delta: Counts = { imported: 0, skipped: 0, failed: 0 };
   await db.transaction().execute(async (trx) => {
+    await run.fenceLease(trx);
     if (await commitNewNames(trx, run, input, batch, tagIds, delta)) return;
     for (const p of batch) {
       if (!p.image) {
