@@ -131,8 +131,6 @@ export interface TasksTable {
   size: Bytes;
   /** JSON text: the task's public meta (project, datasets, progress, error). */
   meta: string;
-  /** JSON text: the handler's input, never shown. */
-  input: string;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -140,6 +138,12 @@ export interface TasksTable {
   lease_expires_at: string | null;
   stop_requested: number;
   attempts: number;
+}
+
+/** JSON text: a task's input for its handler, never shown. */
+export interface TaskInputsTable {
+  task_id: number;
+  input: string;
 }
 
 export interface ImportItemsTable {
@@ -188,6 +192,7 @@ export interface Database {
   staged_files: StagedFilesTable;
   tasks: TasksTable;
   import_items: ImportItemsTable;
+  task_inputs: TaskInputsTable;
   architectures: ArchitecturesTable;
   models: ModelsTable;
 }

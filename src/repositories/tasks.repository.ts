@@ -48,6 +48,8 @@ export async function createTask(
   db: Kysely<Database>,
   task: { teamId: number; userId: number | null; type: string; size: number; meta: Record<string, unknown>; input: unknown },
 ): Promise<number> {
+  // The task and its input land together or not at all.
+  if (!db.isTransaction) return db.transaction().execute((trx) => createTask(trx, task));
   const row = await db
     .insertInto('tasks')
     .values({
@@ -57,14 +59,20 @@ export async function createTask(
       status: 'queued',
       size: task.size,
       meta: JSON.stringify(task.meta),
-      input: JSON.stringify(task.input ?? {}),
       created_at: isoNow(),
       stop_requested: 0,
       attempts: 0,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  await db.insertInto('task_inputs').values({ task_id: row.id, input: JSON.stringify(task.input ?? {}) }).execute();
   return row.id;
+}
+
+/** The input the task was created with. */
+export async function loadInput(db: Kysely<Database>, id: number): Promise<Record<string, unknown>> {
+  const row = await db.selectFrom('task_inputs').select('input').where('task_id', '=', id).executeTakeFirst();
+  return parseDocument(row?.input ?? '{}');
 }
 
 const WORKER_LOST_MESSAGE = `the worker running the task stopped answering ${MAX_ATTEMPTS} times`;

@@ -77,6 +77,7 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
       return;
     }
 
+    const input = await tasks.loadInput(db, row.id);
     let leaseLost = false;
     let stopRequested = row.stop_requested === 1;
     let handingBack = false;
@@ -112,7 +113,7 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
       teamId: row.team_id,
       userId: row.created_by,
       attempt: row.attempts,
-      input: tasks.parseDocument(row.input),
+      input,
       get meta() {
         return meta;
       },
