@@ -1,5 +1,5 @@
 // Helpers for the few places where SQLite and PostgreSQL differ.
-import { type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, PostgresAdapter } from 'kysely';
+import { type ColumnDefinitionBuilder, type CreateTableBuilder, type Expression, type Kysely, PostgresAdapter, type SqlBool, sql } from 'kysely';
 
 export function isPostgres(db: Kysely<unknown>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
@@ -22,4 +22,14 @@ export const notNull = (col: ColumnDefinitionBuilder): ColumnDefinitionBuilder =
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+}
+
+/**
+ * `column IN (values)` with the whole list as one bound parameter (a JSON array on SQLite, an array on
+ * PostgreSQL): a list of thousands costs one parameter, not thousands to build and bind.
+ */
+export function inTextList(db: Kysely<unknown>, column: string, values: readonly string[]): Expression<SqlBool> {
+  return isPostgres(db)
+    ? sql<SqlBool>`${sql.ref(column)} = any(${values as string[]}::text[])`
+    : sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(values)}))`;
 }

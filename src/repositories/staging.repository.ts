@@ -1,5 +1,6 @@
 // Staged uploads (POST /tasks/import/files) and what a team can see of stored content.
 import type { Kysely } from 'kysely';
+import { inTextList } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 
 export interface StagedFileInput {
@@ -46,28 +47,28 @@ function chunks<T>(items: T[]): T[][] {
 /** Of `hashes`, those the team can see: an image of one of its projects, or an unexpired staged upload. */
 export async function visibleHashes(db: Kysely<Database>, teamId: number, hashes: string[], now: string): Promise<Set<string>> {
   const seen = new Set<string>();
-  for (const part of chunks(hashes)) {
+  if (hashes.length === 0) return seen;
+  const anyDb = db as unknown as Kysely<unknown>;
+  const rows = await db
+    .selectFrom('images')
+    .select('images.hash')
     // Driven by the hash index: as a join, SQLite (without statistics) would walk every image of the
     // team's projects instead.
-    const rows = await db
-      .selectFrom('images')
-      .select('images.hash')
-      .where('images.hash', 'in', part)
-      .where((eb) =>
-        eb.exists(eb.selectFrom('projects').select('projects.id').whereRef('projects.id', '=', 'images.project_id').where('projects.team_id', '=', teamId)),
-      )
-      .union(
-        db
-          .selectFrom('staged_files')
-          .select('staged_files.hash')
-          .where('staged_files.team_id', '=', teamId)
-          .where('staged_files.kind', '=', 'image')
-          .where('staged_files.expires_at', '>', now)
-          .where('staged_files.hash', 'in', part),
-      )
-      .execute();
-    for (const row of rows) seen.add(row.hash);
-  }
+    .where(inTextList(anyDb, 'images.hash', hashes))
+    .where((eb) =>
+      eb.exists(eb.selectFrom('projects').select('projects.id').whereRef('projects.id', '=', 'images.project_id').where('projects.team_id', '=', teamId)),
+    )
+    .union(
+      db
+        .selectFrom('staged_files')
+        .select('staged_files.hash')
+        .where(inTextList(anyDb, 'staged_files.hash', hashes))
+        .where('staged_files.team_id', '=', teamId)
+        .where('staged_files.kind', '=', 'image')
+        .where('staged_files.expires_at', '>', now),
+    )
+    .execute();
+  for (const row of rows) seen.add(row.hash);
   return seen;
 }
 
