@@ -23,24 +23,26 @@ export async function addToSizes(db: Kysely<Database>, datasetId: number, projec
   await db.updateTable('projects').set({ size: sql`size + ${delta}`, updated_at: now }).where('id', '=', projectId).execute();
 }
 
+const toRow = (image: NewImageInput, now: string) => ({
+  dataset_id: image.datasetId,
+  project_id: image.projectId,
+  name: image.name,
+  hash: image.hash,
+  size: image.size,
+  width: image.width,
+  height: image.height,
+  description: image.description ?? '',
+  objects_json: image.objectsJson ?? '[]',
+  created_at: now,
+  updated_at: now,
+});
+
 /** Inserts an image row and counts its bytes. The blob row of its hash must exist. */
 export async function insertImage(db: Kysely<Database>, image: NewImageInput): Promise<number> {
   const now = isoNow();
   const row = await db
     .insertInto('images')
-    .values({
-      dataset_id: image.datasetId,
-      project_id: image.projectId,
-      name: image.name,
-      hash: image.hash,
-      size: image.size,
-      width: image.width,
-      height: image.height,
-      description: image.description ?? '',
-      objects_json: image.objectsJson ?? '[]',
-      created_at: now,
-      updated_at: now,
-    })
+    .values(toRow(image, now))
     .returning('id')
     .executeTakeFirstOrThrow();
   await addToSizes(db, image.datasetId, image.projectId, image.size);
@@ -61,19 +63,7 @@ export async function insertImages(db: Kysely<Database>, list: NewImageInput[]):
     const rows = await db
       .insertInto('images')
       .values(
-        list.slice(i, i + 500).map((image) => ({
-          dataset_id: image.datasetId,
-          project_id: image.projectId,
-          name: image.name,
-          hash: image.hash,
-          size: image.size,
-          width: image.width,
-          height: image.height,
-          description: image.description ?? '',
-          objects_json: image.objectsJson ?? '[]',
-          created_at: now,
-          updated_at: now,
-        })),
+        list.slice(i, i + 500).map((image) => toRow(image, now)),
       )
       // Neither dialect promises RETURNING rows in VALUES order: match them by dataset and name.
       .returning(['id', 'dataset_id', 'name'])

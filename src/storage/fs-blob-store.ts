@@ -7,6 +7,16 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { type BlobStore, blobKey } from './blob-store.ts';
 
+/** Flushes a file's bytes to disk, so a rename that publishes it never publishes an empty file. */
+async function syncFile(path: string): Promise<void> {
+  const handle = await fsp.open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 export class FsBlobStore implements BlobStore {
   private readonly root: string;
 
@@ -33,12 +43,7 @@ export class FsBlobStore implements BlobStore {
     const temp = this.tempPath();
     try {
       await fsp.copyFile(localPath, temp);
-      const handle = await fsp.open(temp, 'r+');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await syncFile(temp);
       await this.moveIntoPlace(temp, target);
     } finally {
       await fsp.rm(temp, { force: true });
@@ -47,12 +52,7 @@ export class FsBlobStore implements BlobStore {
 
   async adoptFile(hash: string, localPath: string): Promise<void> {
     const target = this.pathOf(hash);
-    const handle = await fsp.open(localPath, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await syncFile(localPath);
     try {
       await this.moveIntoPlace(localPath, target);
     } catch (error) {
