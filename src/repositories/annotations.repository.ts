@@ -1,6 +1,9 @@
 // Pages of v1 annotation records. Objects are stored already serialised in record order, so a page is
 // assembled from stored text without parsing it: the cost of a page is reading it, not re-encoding it.
-import type { Kysely } from 'kysely';
+// The database writes each record's text around the stored objects; JavaScript only joins the records
+// into one buffer, without building a string of the whole page.
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 
 export interface AnnotationPageQuery {
@@ -10,46 +13,72 @@ export interface AnnotationPageQuery {
   offset: number;
 }
 
-/** Image-level tag titles (scope `images`) of each image, in tag id order. */
-async function tagsByImage(db: Kysely<Database>, imageIds: number[]): Promise<Map<number, string[]>> {
-  const byImage = new Map<number, string[]>();
-  if (imageIds.length === 0) return byImage;
-  const rows = await db
-    .selectFrom('image_tags')
-    .innerJoin('project_tags', 'project_tags.id', 'image_tags.tag_id')
-    .select(['image_tags.image_id', 'project_tags.title'])
-    .where('image_tags.image_id', 'in', imageIds)
-    .orderBy('project_tags.id')
-    .execute();
-  for (const row of rows) {
-    const list = byImage.get(row.image_id);
-    if (list) list.push(row.title);
-    else byImage.set(row.image_id, [row.title]);
-  }
-  return byImage;
+const EMPTY_PAGE = Buffer.from('[]');
+
+/**
+ * A text column as a JSON string literal. Both functions write exactly what JSON.stringify writes
+ * (short escapes for \b \t \n \f \r, \u00xx for the other control characters, everything else as is).
+ */
+function jsonString(postgres: boolean, column: string): RawBuilder<string> {
+  return postgres ? sql<string>`to_json(${sql.ref(column)})::text` : sql<string>`json_quote(${sql.ref(column)})`;
 }
 
-/** The page as the JSON text of an array of annotation records, ordered by image id. */
-export async function annotationPageJson(db: Kysely<Database>, query: AnnotationPageQuery): Promise<string> {
+/** The text of one annotation record, `{"imageId":…,"data":{…,"objects":<stored text>}}`. */
+function recordText(postgres: boolean): RawBuilder<string> {
+  // Image-level tag titles of the image, in tag id order.
+  const tags = sql<string>`(select '[' || string_agg(${jsonString(postgres, 'project_tags.title')}, ',' order by project_tags.id) || ']'
+    from image_tags inner join project_tags on project_tags.id = image_tags.tag_id
+    where image_tags.image_id = images.id)`;
+  // concat() builds the text in one allocation, where a chain of || would copy the objects again at
+  // every step.
+  return sql<string>`concat('{"imageId":', images.id,
+    ',"data":{"description":', ${jsonString(postgres, 'images.description')},
+    ',"tags":', coalesce(${tags}, '[]'),
+    ',"name":', ${jsonString(postgres, 'images.name')},
+    ',"size":{"width":', images.width, ',"height":', images.height,
+    '},"objects":', images.objects_json, '}}')`;
+}
+
+/** `[` records joined by `,` `]`, encoded once into one buffer of the exact size. */
+function joinRecords(records: string[]): Buffer {
+  if (records.length === 0) return EMPTY_PAGE;
+  let length = records.length + 1;
+  for (const record of records) length += Buffer.byteLength(record, 'utf8');
+  const out = Buffer.allocUnsafe(length);
+  out[0] = 0x5b; // [
+  let at = 1;
+  for (let i = 0; i < records.length; i += 1) {
+    if (i > 0) out[at++] = 0x2c; // ,
+    at += out.write(records[i]!, at, 'utf8');
+  }
+  out[at] = 0x5d; // ]
+  return out;
+}
+
+/**
+ * The page as the UTF-8 JSON text of an array of annotation records, ordered by image id; `[]` when the
+ * project is not one of the team's.
+ */
+export async function annotationPageJson(db: Kysely<Database>, teamId: number, query: AnnotationPageQuery): Promise<Buffer> {
+  // An empty dataset filter matches nothing (and `in ()` is not valid SQL on PostgreSQL).
+  if (query.datasetIds?.length === 0) return EMPTY_PAGE;
+  const postgres = isPostgres(db as unknown as Kysely<unknown>);
+  const { projectId, datasetIds } = query;
+
+  // Keyset paging: OFFSET only finds the page's first id (over the (project_id, id) index alone when
+  // there is no dataset filter); the records it skips are never read, let alone assembled.
+  let first = db.selectFrom('images').select('images.id').where('images.project_id', '=', projectId);
+  if (datasetIds) first = first.where('images.dataset_id', 'in', datasetIds);
+  const firstId = first.orderBy('images.id').limit(1).offset(query.offset);
+
   let select = db
     .selectFrom('images')
-    .select(['id', 'name', 'width', 'height', 'description', 'objects_json'])
-    .where('project_id', '=', query.projectId);
-  if (query.datasetIds) select = select.where('dataset_id', 'in', query.datasetIds);
-  const rows = await select.orderBy('id').limit(query.limit).offset(query.offset).execute();
-  if (rows.length === 0) return '[]';
-  const tags = await tagsByImage(
-    db,
-    rows.map((r) => r.id),
-  );
-  const parts: string[] = new Array(rows.length);
-  for (let i = 0; i < rows.length; i += 1) {
-    const r = rows[i]!;
-    const imageTags = tags.get(r.id);
-    parts[i] =
-      `{"imageId":${r.id},"data":{"description":${JSON.stringify(r.description)},` +
-      `"tags":${imageTags ? JSON.stringify(imageTags) : '[]'},"name":${JSON.stringify(r.name)},` +
-      `"size":{"width":${r.width},"height":${r.height}},"objects":${r.objects_json}}}`;
-  }
-  return `[${parts.join(',')}]`;
+    .innerJoin('projects', 'projects.id', 'images.project_id')
+    .select(recordText(postgres).as('record'))
+    .where('images.project_id', '=', projectId)
+    .where('projects.team_id', '=', teamId)
+    .where('images.id', '>=', firstId);
+  if (datasetIds) select = select.where('images.dataset_id', 'in', datasetIds);
+  const rows = await select.orderBy('images.id').limit(query.limit).execute();
+  return joinRecords(rows.map((r) => r.record));
 }

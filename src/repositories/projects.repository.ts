@@ -1,8 +1,8 @@
 // Projects, with their classes and tags, always scoped to a team.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
 import type { ClassShape } from '../formats/canonical.ts';
-import type { ClassRow, Database, ProjectRow, ProjectTagRow } from '../db/types.ts';
+import type { Database, ProjectRow } from '../db/types.ts';
 
 export interface ProjectRecord {
   id: number;
@@ -14,41 +14,64 @@ export interface ProjectRecord {
   tags: { id: number; title: string }[];
 }
 
-function groupByProject<T extends { project_id: number }>(rows: T[]): Map<number, T[]> {
-  const groups = new Map<number, T[]>();
-  for (const row of rows) {
-    const list = groups.get(row.project_id);
-    if (list) list.push(row);
-    else groups.set(row.project_id, [row]);
-  }
-  return groups;
+/** A class (kind 1) or a tag (kind 2) of a listed project. */
+interface PartRow {
+  kind: number;
+  id: number;
+  project_id: number;
+  title: string;
+  shape: string | null;
+  color: string | null;
 }
 
-function toRecord(project: ProjectRow, classes: ClassRow[], tags: Pick<ProjectTagRow, 'id' | 'title'>[]): ProjectRecord {
-  return {
-    id: project.id,
-    title: project.title,
-    size: String(project.size),
-    createdAt: project.created_at,
-    updatedAt: project.updated_at,
-    classes: classes.map((c) => ({ id: c.id, title: c.title, shape: c.shape as ClassShape, color: c.color })),
-    tags: tags.map((t) => ({ id: t.id, title: t.title })),
-  };
-}
-
+/**
+ * The team's projects (or the one with `projectId`) in id order, each with its classes and tags in id
+ * order. Classes and tags come in one union query, so a listing costs two round trips, not three.
+ */
 export async function listProjects(db: Kysely<Database>, teamId: number, projectId?: number): Promise<ProjectRecord[]> {
   let query = db.selectFrom('projects').selectAll().where('team_id', '=', teamId);
   if (projectId !== undefined) query = query.where('id', '=', projectId);
   const projects = await query.orderBy('id').execute();
   if (projects.length === 0) return [];
   const ids = projects.map((p) => p.id);
-  const [classes, tags] = await Promise.all([
-    db.selectFrom('classes').selectAll().where('project_id', 'in', ids).orderBy('id').execute(),
-    db.selectFrom('project_tags').select(['id', 'title', 'project_id']).where('project_id', 'in', ids).orderBy('id').execute(),
-  ]);
-  const classesOf = groupByProject(classes);
-  const tagsOf = groupByProject(tags);
-  return projects.map((p) => toRecord(p, classesOf.get(p.id) ?? [], tagsOf.get(p.id) ?? []));
+  const none = sql<null>`null`;
+  const parts = await db
+    .selectFrom('classes')
+    .select([sql<number>`1`.as('kind'), 'id', 'project_id', 'title', 'shape', 'color'])
+    .where('project_id', 'in', ids)
+    .$castTo<PartRow>()
+    .unionAll(
+      db
+        .selectFrom('project_tags')
+        .select([sql<number>`2`.as('kind'), 'id', 'project_id', 'title', none.as('shape'), none.as('color')])
+        .where('project_id', 'in', ids)
+        .$castTo<PartRow>(),
+    )
+    .execute();
+  // Ordered here rather than in SQL: an ORDER BY over a compound select costs SQLite a temporary b-tree
+  // per branch.
+  parts.sort((a, b) => a.kind - b.kind || a.id - b.id);
+
+  const byId = new Map<number, ProjectRecord>();
+  const records = projects.map((p) => {
+    const record: ProjectRecord = {
+      id: p.id,
+      title: p.title,
+      size: String(p.size),
+      createdAt: p.created_at,
+      updatedAt: p.updated_at,
+      classes: [],
+      tags: [],
+    };
+    byId.set(p.id, record);
+    return record;
+  });
+  for (const part of parts) {
+    const record = byId.get(part.project_id)!;
+    if (part.kind === 1) record.classes.push({ id: part.id, title: part.title, shape: part.shape as ClassShape, color: part.color! });
+    else record.tags.push({ id: part.id, title: part.title });
+  }
+  return records;
 }
 
 /** The project if the team owns it. */

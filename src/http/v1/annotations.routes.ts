@@ -25,7 +25,7 @@ export const annotationRoutes =
       },
       async (request, reply) => {
         const { projectId, datasetIds, page, perPage } = request.query;
-        // The page is already JSON text; a string payload is sent as it is, not serialised again.
+        // The page is already JSON bytes; a Buffer payload is sent as it is, not serialised again.
         const body = await annotationPage(db, request.principal.teamId, { projectId, datasetIds, ...toOffset(page, perPage) });
         return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
       },
