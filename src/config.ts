@@ -57,6 +57,8 @@ export interface TaskSettings {
   readonly leaseMs: number;
   /** How often an idle worker looks for work. */
   readonly pollMs: number;
+  /** Images an import commits per transaction: larger is faster, smaller stops and resumes sooner. */
+  readonly importBatchSize: number;
 }
 
 export class ConfigError extends Error {}
@@ -75,6 +77,13 @@ function parseMs(name: string, raw: string | undefined, fallback: number): numbe
   const ms = Number(raw);
   if (!Number.isInteger(ms) || ms < 10) throw new ConfigError(`${name} must be a whole number of milliseconds (at least 10)`);
   return ms;
+}
+
+function parseCount(name: string, raw: string | undefined, fallback: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new ConfigError(`${name} must be a whole number from 1 to ${max}`);
+  return n;
 }
 
 function parseDate(name: string, raw: string | undefined, fallback: string): Date {
@@ -136,6 +145,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     tasks: {
       leaseMs: parseMs('TASK_LEASE_MS', env.TASK_LEASE_MS, 30_000),
       pollMs: parseMs('TASK_POLL_MS', env.TASK_POLL_MS, 500),
+      importBatchSize: parseCount('IMPORT_BATCH_SIZE', env.IMPORT_BATCH_SIZE, 500, 5000),
     },
     ...overrides,
   };

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Database } from './types.ts';
@@ -23,6 +23,31 @@ export interface Db {
 // Return 64-bit integers (sizes, counts) as strings: a JS number would lose precision past 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value);
 
+/** Prepared statements kept per connection; queries with lists of other lengths are other statements. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every statement anew on each call; preparing costs more than running most of our
+ * queries. Reuse them (better-sqlite3 statements are reusable; the least recently used go first).
+ */
+function withStatementCache(connection: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(sqlText: string) {
+      let statement = cache.get(sqlText);
+      if (statement) {
+        cache.delete(sqlText); // re-inserted below: the Map's order is the recency order
+      } else {
+        statement = connection.prepare(sqlText);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sqlText, statement);
+      return statement;
+    },
+  };
+}
+
 function openSqlite(dataDir: string): Db {
   fs.mkdirSync(dataDir, { recursive: true });
   const connection = new SQLite(path.join(dataDir, 'annostore.sqlite'));
@@ -31,7 +56,7 @@ function openSqlite(dataDir: string): Db {
   connection.pragma('foreign_keys = ON');
   // A second process (an `annostore worker`, a CLI call) may hold the write lock for a moment.
   connection.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
   return {
     kysely,
     dialect: 'sqlite',

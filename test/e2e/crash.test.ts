@@ -19,6 +19,8 @@ function envOf(config: Config): Record<string, string> {
     // A dead worker's task is taken over after the lease runs out: keep it short here.
     TASK_LEASE_MS: '1500',
     TASK_POLL_MS: '50',
+    // Small batches: the import must still be running when the test interrupts it.
+    IMPORT_BATCH_SIZE: '20',
     ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl, DATABASE_SCHEMA: config.databaseSchema! } : {}),
   };
 }

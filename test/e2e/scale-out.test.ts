@@ -129,6 +129,8 @@ describe('scale-out: two API replicas and two workers on PostgreSQL and S3', { s
       ANNOSTORE_API_KEY: KEY,
       TASK_LEASE_MS: '1500',
       TASK_POLL_MS: '50',
+      // Small batches: the import must still be running when the test interrupts it.
+      IMPORT_BATCH_SIZE: '20',
     };
   });
 

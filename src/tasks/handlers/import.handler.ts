@@ -15,8 +15,6 @@ import * as tags from '../../repositories/tags.repository.ts';
 import type { ImportInput, ImportItem } from '../../services/import.service.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 
-/** Images per transaction: large enough to amortise the commit, small enough to stop within a moment. */
-const BATCH = 500;
 /** Annotation files read and parsed at once. */
 const READS_AT_ONCE = 32;
 /**
@@ -280,8 +278,9 @@ export const importHandler: TaskHandler = async (run) => {
 
   const pending = input.items.map((item, index) => ({ item, index })).filter(({ index }) => !done.has(index));
   let written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
-  for (let start = 0; start < pending.length; start += BATCH) {
-    const slice = pending.slice(start, start + BATCH);
+  const batchSize = run.ctx.config.tasks.importBatchSize;
+  for (let start = 0; start < pending.length; start += batchSize) {
+    const slice = pending.slice(start, start + batchSize);
     const blobs = input.format === 'local' ? new Map() : await staging.blobsByHash(db, [...new Set(slice.map((s) => s.item.h))]);
     const batch =
       input.format === 'local'
@@ -289,7 +288,7 @@ export const importHandler: TaskHandler = async (run) => {
         : await mapLimited(slice, READS_AT_ONCE, ({ item, index }) => prepare(run, index, item, meta, blobs));
     await commitBatch(run, input, batch, tagIds, counts);
     for (const p of batch) if (p.warning && warnings.length < MAX_WARNINGS) warnings.push(p.warning);
-    const last = start + BATCH >= pending.length;
+    const last = start + batchSize >= pending.length;
     const changed = counts.skipped !== written.skipped || counts.failed !== written.failed || warnings.length !== written.warnings;
     if (last || changed || Date.now() - written.at >= CHECKPOINT_MS) {
       await run.checkpoint({ done: total - pending.length + start + slice.length, total }, { ...counts, warnings });
