@@ -35,6 +35,7 @@ import {
   startAnnostore,
   startFloor,
   verdict,
+  positive,
 } from './harness.ts';
 
 const { values: args } = parseArgs({
@@ -50,12 +51,6 @@ const { values: args } = parseArgs({
     'server-root': { type: 'string' },
   },
 });
-
-const positive = (name: string, raw: string): number => {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
-  return n;
-};
 
 const DB = parseDbChoice(args.db);
 const IMAGES = positive('images', args.images);

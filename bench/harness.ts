@@ -267,6 +267,13 @@ export function verdict(label: string, passed: boolean, detail: string): boolean
   return passed;
 }
 
+/** A command-line option that must be a whole number of at least 1. */
+export const positive = (name: string, raw: string): number => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
+  return n;
+};
+
 export function progress(message: string): void {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
 }

@@ -37,6 +37,7 @@ import { createTask } from '../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../src/repositories/teams.repository.ts';
 import { DEFAULT_TEAM } from '../src/services/keys.service.ts';
 import { blobKey } from '../src/storage/blob-store.ts';
+import { positive } from './harness.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH_DIR = path.join(ROOT, '.bench');
@@ -57,11 +58,6 @@ const { values: args } = parseArgs({
   },
 });
 
-const positive = (name: string, raw: string): number => {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
-  return n;
-};
 const PART = args.part;
 if (!['all', 'upload', 'import', 'check', 'seed'].includes(PART)) throw new Error(`--part must be all, upload, import, check or seed`);
 const DB = args.db;

@@ -27,6 +27,7 @@ import {
   startAnnostore,
   startFloor,
   verdict,
+  positive,
 } from './harness.ts';
 
 const { values: args } = parseArgs({
@@ -41,12 +42,6 @@ const { values: args } = parseArgs({
     'server-root': { type: 'string' },
   },
 });
-
-const positive = (name: string, raw: string): number => {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
-  return n;
-};
 
 const DB = parseDbChoice(args.db);
 const DURATION = positive('duration', args.duration);
