@@ -113,22 +113,23 @@ export async function setDescription(db: Kysely<Database>, imageId: number, desc
   await db.updateTable('images').set({ description, updated_at: isoNow() }).where('id', '=', imageId).execute();
 }
 
+export interface NewBlob {
+  hash: string;
+  size: number;
+  mediaType: string;
+  width: number | null;
+  height: number | null;
+}
+
 /** Registers the blob of `hash` if it is new. */
-export async function ensureBlob(
-  db: Kysely<Database>,
-  blob: { hash: string; size: number; mediaType: string; width: number | null; height: number | null },
-): Promise<void> {
-  await db
-    .insertInto('blobs')
-    .values({ hash: blob.hash, size: blob.size, media_type: blob.mediaType, width: blob.width, height: blob.height, created_at: isoNow() })
-    .onConflict((oc) => oc.column('hash').doNothing())
-    .execute();
+export async function ensureBlob(db: Kysely<Database>, blob: NewBlob): Promise<void> {
+  await ensureBlobs(db, [blob]);
 }
 
 /** Registers the blobs of these hashes that are new, in one statement per 1000. */
 export async function ensureBlobs(
   db: Kysely<Database>,
-  blobs: { hash: string; size: number; mediaType: string; width: number | null; height: number | null }[],
+  blobs: NewBlob[],
 ): Promise<void> {
   const now = isoNow();
   for (let i = 0; i < blobs.length; i += 1000) {

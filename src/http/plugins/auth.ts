@@ -1,5 +1,5 @@
 // Every /v1 request carries `x-api-key`. Missing, unknown or revoked: 401. A read-only key may only read.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.ts';
 import { AppError } from '../../errors.ts';
@@ -12,9 +12,6 @@ declare module 'fastify' {
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/** The authenticated caller; only valid inside routes registered behind `registerAuth`. */
-export const principalOf = (request: FastifyRequest): Principal => request.principal;
 
 export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
   app.decorateRequest('principal', null as unknown as Principal);
