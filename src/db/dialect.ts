@@ -1,5 +1,5 @@
 // Helpers for the few places where SQLite and PostgreSQL differ.
-import { type ColumnDefinitionBuilder, type CreateTableBuilder, type Expression, type Kysely, PostgresAdapter, type SqlBool, sql } from 'kysely';
+import { type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 
 export function isPostgres(db: Kysely<unknown>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
@@ -25,11 +25,11 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * `column IN (values)` with the whole list as one bound parameter (a JSON array on SQLite, an array on
- * PostgreSQL): a list of thousands costs one parameter, not thousands to build and bind.
+ * A list of strings as a table `alias` with one column, `value`, in the list's order: something to
+ * select from (and to correlate subqueries with) when the question is asked of each member.
  */
-export function inTextList(db: Kysely<unknown>, column: string, values: readonly string[]): Expression<SqlBool> {
+export function textListTable(db: Kysely<unknown>, values: readonly string[], alias: string): RawBuilder<unknown> {
   return isPostgres(db)
-    ? sql<SqlBool>`${sql.ref(column)} = any(${values as string[]}::text[])`
-    : sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(values)}))`;
+    ? sql`unnest(${values as string[]}::text[]) with ordinality as ${sql.table(alias)}(value, position)`
+    : sql`json_each(${JSON.stringify(values)}) as ${sql.table(alias)}`;
 }

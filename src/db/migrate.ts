@@ -5,11 +5,13 @@ import type { Db } from './create-db.ts';
 import * as initial from './migrations/0001_initial.ts';
 import * as importItems from './migrations/0002_import_items.ts';
 import * as taskInputs from './migrations/0003_task_inputs.ts';
+import * as coveringHashIndexes from './migrations/0004_covering_hash_indexes.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_import_items': importItems,
   '0003_task_inputs': taskInputs,
+  '0004_covering_hash_indexes': coveringHashIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

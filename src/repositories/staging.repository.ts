@@ -1,6 +1,6 @@
 // Staged uploads (POST /tasks/import/files) and what a team can see of stored content.
-import type { Kysely } from 'kysely';
-import { inTextList } from '../db/dialect.ts';
+import { type Kysely, sql } from 'kysely';
+import { textListTable } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 
 export interface StagedFileInput {
@@ -48,26 +48,18 @@ function chunks<T>(items: T[]): T[][] {
 export async function visibleHashes(db: Kysely<Database>, teamId: number, hashes: string[], now: string): Promise<Set<string>> {
   const seen = new Set<string>();
   if (hashes.length === 0) return seen;
-  const anyDb = db as unknown as Kysely<unknown>;
-  const rows = await db
-    .selectFrom('images')
-    .select('images.hash')
-    // Driven by the hash index: as a join, SQLite (without statistics) would walk every image of the
-    // team's projects instead.
-    .where(inTextList(anyDb, 'images.hash', hashes))
-    .where((eb) =>
-      eb.exists(eb.selectFrom('projects').select('projects.id').whereRef('projects.id', '=', 'images.project_id').where('projects.team_id', '=', teamId)),
-    )
-    .union(
-      db
-        .selectFrom('staged_files')
-        .select('staged_files.hash')
-        .where(inTextList(anyDb, 'staged_files.hash', hashes))
-        .where('staged_files.team_id', '=', teamId)
-        .where('staged_files.kind', '=', 'image')
-        .where('staged_files.expires_at', '>', now),
-    )
-    .execute();
+  // One index probe per hash and place, each answered from a covering index (migration 0004). A join
+  // or IN list instead sorts the list first and, on SQLite without statistics, may walk every image
+  // of the team's projects.
+  const { rows } = await sql<{ hash: string }>`
+    select h.value as hash from ${textListTable(db as unknown as Kysely<unknown>, hashes, 'h')}
+    where exists (
+      select 1 from images i join projects p on p.id = i.project_id
+      where i.hash = h.value and p.team_id = ${teamId}
+    ) or exists (
+      select 1 from staged_files s
+      where s.hash = h.value and s.team_id = ${teamId} and s.kind = 'image' and s.expires_at > ${now}
+    )`.execute(db);
   for (const row of rows) seen.add(row.hash);
   return seen;
 }
