@@ -6,12 +6,14 @@ import * as initial from './migrations/0001_initial.ts';
 import * as importItems from './migrations/0002_import_items.ts';
 import * as taskInputs from './migrations/0003_task_inputs.ts';
 import * as coveringHashIndexes from './migrations/0004_covering_hash_indexes.ts';
+import * as objectsLz4 from './migrations/0005_objects_lz4.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_import_items': importItems,
   '0003_task_inputs': taskInputs,
   '0004_covering_hash_indexes': coveringHashIndexes,
+  '0005_objects_lz4': objectsLz4,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
