@@ -1,6 +1,7 @@
 // What an import writes besides plain image rows: classes, progress items, name conflicts.
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
+import { isPostgres } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import type { ClassDefinition, ClassShape } from '../formats/canonical.ts';
 
@@ -32,6 +33,18 @@ export async function ensureClasses(db: Kysely<Database>, projectId: number, cla
 export async function tagIds(db: Kysely<Database>, projectId: number): Promise<Map<string, number>> {
   const rows = await db.selectFrom('project_tags').select(['id', 'scope', 'title']).where('project_id', '=', projectId).execute();
   return new Map(rows.map((r) => [`${r.scope}:${r.title}`, r.id]));
+}
+
+/**
+ * The current `scope:title` of each tag id that still exists. On PostgreSQL the rows stay share-locked
+ * until the caller's transaction ends, so a rename or delete of one of them waits for it (and then
+ * sees, and rewrites, what the transaction wrote). SQLite runs one write transaction at a time anyway.
+ */
+export async function lockTags(db: Kysely<Database>, ids: number[]): Promise<Map<number, string>> {
+  let query = db.selectFrom('project_tags').select(['id', 'scope', 'title']).where('id', 'in', ids);
+  if (isPostgres(db as unknown as Kysely<unknown>)) query = query.forShare();
+  const rows = await query.execute();
+  return new Map(rows.map((r) => [r.id, `${r.scope}:${r.title}`]));
 }
 
 export async function doneItems(db: Kysely<Database>, taskId: number): Promise<Set<number>> {

@@ -1,6 +1,7 @@
 // Project tags, one scope at a time, and the images whose stored objects use a figure tag.
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
+import { isPostgres } from '../db/dialect.ts';
 import type { Database, ProjectTagRow } from '../db/types.ts';
 
 /** `images` tags go on whole images, `figures` tags on the objects inside an annotation. */
@@ -45,19 +46,21 @@ export async function listTags(db: Kysely<Database>, projectId: number, scope: T
   return rows.map(toRecord);
 }
 
+/**
+ * The tag, if it is the project's and of that scope. With `lock` (inside a transaction) the row is
+ * locked for change on PostgreSQL first, so a writer holding it (an import batch) finishes before the
+ * caller reads what depends on it.
+ */
 export async function findTag(
   db: Kysely<Database>,
   projectId: number,
   scope: TagScope,
   tagId: number,
+  options: { lock?: boolean } = {},
 ): Promise<ProjectTagRow | undefined> {
-  return db
-    .selectFrom('project_tags')
-    .selectAll()
-    .where('id', '=', tagId)
-    .where('project_id', '=', projectId)
-    .where('scope', '=', scope)
-    .executeTakeFirst();
+  let query = db.selectFrom('project_tags').selectAll().where('id', '=', tagId).where('project_id', '=', projectId).where('scope', '=', scope);
+  if (options.lock && isPostgres(db as unknown as Kysely<unknown>)) query = query.forUpdate();
+  return query.executeTakeFirst();
 }
 
 export async function findTagByTitle(

@@ -100,7 +100,7 @@ export async function deleteTag(
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await requireProject(trx, teamId, projectId);
-    const tag = await tags.findTag(trx, projectId, scope, tagId);
+    const tag = await tags.findTag(trx, projectId, scope, tagId, { lock: true });
     if (!tag) throw notFound('tag', { projectId, tagId, type: scope });
     if (scope === 'figures') await rewriteFigureTag(trx, tagId, (titles) => titles.filter((t) => t !== tag.title));
     await tags.deleteTag(trx, tagId);

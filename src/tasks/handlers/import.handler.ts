@@ -154,6 +154,29 @@ async function tagId(trx: Kysely<Database>, run: TaskRun, projectId: number, kno
 }
 
 /**
+ * Forgets every tag the batch uses that was renamed or deleted since `known` was filled, so tagId()
+ * resolves it again by the title the files give (finding it, or creating it anew). Without this a
+ * batch would store the old title in its objects while referring to the renamed tag. The tags stay
+ * locked until the batch commits (see importRepo.lockTags): a rename waiting on them then finds the
+ * batch's images and rewrites them as it does every other image.
+ */
+async function revalidateTags(trx: Kysely<Database>, batch: Prepared[], known: Map<string, number>): Promise<void> {
+  const keyOfId = new Map<number, string>();
+  const use = (key: string) => {
+    const id = known.get(key);
+    if (id !== undefined) keyOfId.set(id, key);
+  };
+  for (const p of batch) {
+    if (!p.image) continue;
+    for (const t of p.image.imageTags) use(`images:${t.title}`);
+    for (const title of p.image.objectTags) use(`figures:${title}`);
+  }
+  if (keyOfId.size === 0) return;
+  const current = await importRepo.lockTags(trx, [...keyOfId.keys()]);
+  for (const [id, key] of keyOfId) if (current.get(id) !== key) known.delete(key);
+}
+
+/**
  * The common case of a batch, in a few statements: no image name of the batch exists in its dataset
  * yet, and none repeats within the batch. Answers false, having written nothing, when that does not
  * hold; commitBatch then goes image by image, resolving each conflict as `onConflict` says.
@@ -210,6 +233,7 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
   const delta: Counts = { imported: 0, skipped: 0, failed: 0 };
   await db.transaction().execute(async (trx) => {
     await run.fenceLease(trx);
+    await revalidateTags(trx, batch, tagIds);
     if (await commitNewNames(trx, run, input, batch, tagIds, delta)) return;
     for (const p of batch) {
       if (!p.image) {
