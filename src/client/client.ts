@@ -23,6 +23,7 @@ import type {
 import type { AnnotationRecord, Architecture, Dataset, ImageTag, Model, Project, ProjectTag, Task } from '../http/schemas/resources.ts';
 import type { TagScope } from '../http/schemas/common.ts';
 import { ApiError, ConnectionError, apiErrorOf, connectionReason } from './errors.ts';
+import { type MultipartBody, type Part, multipartBody } from './multipart.ts';
 import { DEFAULT_RETRY, type RetryPolicy, backoffMs, isRetryableStatus, retryAfterOf } from './retry.ts';
 
 export type ProjectT = Static<typeof Project>;
@@ -53,8 +54,8 @@ type SuccessT = Static<typeof Success>;
 /** One file of POST /tasks/import/files: its metadata and, unless the server knows its hash, its content. */
 export interface UploadFile {
   metadata: UploadMetadataT;
-  /** A Blob; `fs.openAsBlob(path)` streams from disk when the request is sent. */
-  content?: Blob;
+  /** The bytes, or a Blob (`fs.openAsBlob(path)` streams from disk when the request is sent). */
+  content?: Uint8Array | Blob;
   filename?: string;
 }
 
@@ -83,7 +84,8 @@ type Query = Record<string, string | number | boolean | readonly (string | numbe
 interface RequestOptions {
   query?: Query | undefined;
   json?: unknown;
-  form?: () => FormData;
+  /** Sent as it is by every attempt: a buffer or Blob body can be read again. */
+  multipart?: MultipartBody;
   /**
    * Whether sending the request twice is harmless. A request that is not is retried only when the
    * server surely did not act on it: the connection was refused, or the answer was 429 or 503.
@@ -226,15 +228,24 @@ export class AnnostoreClient {
     return this.request('POST', `/tasks/${id}/stop`);
   }
 
-  /** Polls the task until it is finished, failed or stopped; `onUpdate` sees every state read. */
-  async waitForTask(id: number, options: { intervalMs?: number; onUpdate?: (task: TaskT) => void; signal?: AbortSignal } = {}): Promise<TaskT> {
+  /**
+   * Polls the task until it is finished, failed or stopped; `onUpdate` sees every state read. The
+   * first polls come soon (`firstIntervalMs`) and the pause doubles up to `intervalMs`, so a short
+   * task is seen finished at once and a long one is not asked about more often than before.
+   */
+  async waitForTask(
+    id: number,
+    options: { intervalMs?: number; firstIntervalMs?: number; onUpdate?: (task: TaskT) => void; signal?: AbortSignal } = {},
+  ): Promise<TaskT> {
     const interval = options.intervalMs ?? 500;
+    let pause = Math.min(options.firstIntervalMs ?? interval, interval);
     for (;;) {
       const task = await this.getTask(id);
       options.onUpdate?.(task);
       if (isTerminal(task.status)) return task;
       options.signal?.throwIfAborted();
-      await sleep(interval);
+      await sleep(pause);
+      pause = Math.min(pause * 2, interval);
     }
   }
 
@@ -247,16 +258,13 @@ export class AnnostoreClient {
 
   /** Uploads at most 100 files; answers one result per file, in order. */
   uploadFiles(files: readonly UploadFile[]): Promise<UploadResultT[]> {
-    const form = () => {
-      const data = new FormData();
-      files.forEach((file, i) => {
-        data.append(`f${i}`, JSON.stringify(file.metadata));
-        if (file.content) data.append(`f${i}-file`, file.content, file.filename ?? file.metadata.id.split('/').pop());
-      });
-      return data;
-    };
+    const parts: Part[] = [];
+    files.forEach((file, i) => {
+      parts.push({ name: `f${i}`, value: JSON.stringify(file.metadata) });
+      if (file.content) parts.push({ name: `f${i}-file`, filename: file.filename ?? file.metadata.id.split('/').pop()!, content: file.content });
+    });
     // Uploading a file twice stores it once, so the request may be repeated.
-    return this.request('POST', '/tasks/import/files', { form });
+    return this.request('POST', '/tasks/import/files', { multipart: multipartBody(parts) });
   }
 
   startImport(body: ImportBody): Promise<Static<typeof TaskId>> {
@@ -273,9 +281,11 @@ export class AnnostoreClient {
     const idempotent = options.idempotent ?? true;
     for (let attempt = 0; ; attempt += 1) {
       const headers: Record<string, string> = { 'x-api-key': this.key };
-      let body: string | FormData | undefined;
-      if (options.form) body = options.form();
-      else if (options.json !== undefined) {
+      let body: string | Buffer | Blob | undefined;
+      if (options.multipart) {
+        headers['content-type'] = options.multipart.contentType;
+        body = options.multipart.body;
+      } else if (options.json !== undefined) {
         headers['content-type'] = 'application/json';
         body = JSON.stringify(options.json);
       }

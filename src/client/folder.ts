@@ -3,7 +3,7 @@
 // subfolder. Only regular files inside the folder are read: a link that leads out of it, or anything
 // else that is not a file, stops the import before a byte is sent.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, openAsBlob } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { isImageName } from '../formats/supervisely/layout.ts';
@@ -143,10 +143,16 @@ export async function readFolder(dir: string, preset?: number): Promise<FolderCo
   return { root, format, preset: format === 'supervisely' ? 1 : 2, files, ignored };
 }
 
-/** base64 of the SHA-256 of the file, read as a stream. */
-export async function hashFile(file: string, onBytes?: (n: number) => void): Promise<string> {
+/** base64 of the SHA-256 of the file: read whole when it is small (one read, one buffer), else as a stream. */
+export async function hashFile(file: string, size: number, onBytes?: (n: number) => void): Promise<string> {
   const hash = createHash('sha256');
   try {
+    if (size <= IN_MEMORY_BYTES) {
+      const bytes = await fsp.readFile(file);
+      hash.update(bytes);
+      onBytes?.(bytes.length);
+      return hash.digest('base64');
+    }
     for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
       hash.update(chunk as Buffer);
       onBytes?.((chunk as Buffer).length);
@@ -155,4 +161,16 @@ export async function hashFile(file: string, onBytes?: (n: number) => void): Pro
     throw new FolderError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   return hash.digest('base64');
+}
+
+/** Files up to this size are read into memory to be sent; larger ones stream from disk. */
+export const IN_MEMORY_BYTES = 8 * 1024 * 1024;
+
+/** The bytes to send of a file: in memory when small, else a Blob read from disk as it is sent. */
+export async function fileContent(file: FolderFile): Promise<Buffer | Blob> {
+  try {
+    return file.size <= IN_MEMORY_BYTES ? await fsp.readFile(file.absolute) : await openAsBlob(file.absolute);
+  } catch (error) {
+    throw new FolderError(`${file.absolute} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
 }

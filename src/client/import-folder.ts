@@ -2,10 +2,9 @@
 // uploads only those (plus the class and annotation files, which the import names by fileId), starts
 // the import task and follows it. Running it again after an interrupt sends no image twice: the
 // server's answer to check-images is the resume point.
-import { openAsBlob } from 'node:fs';
 import path from 'node:path';
 import { type AnnostoreClient, type ImportBody, type ImportFileRef, type OnConflictT, type TaskT, type UploadFile } from './client.ts';
-import { type FolderFile, hashFile, readFolder } from './folder.ts';
+import { type FolderFile, fileContent, hashFile, readFolder } from './folder.ts';
 import { type Progress, bytes } from './progress.ts';
 
 export interface ImportFolderOptions {
@@ -19,7 +18,7 @@ export interface ImportFolderOptions {
   concurrency?: number;
   /** Files per upload request (the server takes at most 100). */
   batchFiles?: number;
-  /** Bytes per upload request, beyond which a request is closed early. */
+  /** Bytes per upload request, beyond which a request is closed early (what a request holds in memory). */
   batchBytes?: number;
   progress: Progress;
   /** How often the task is polled, in ms. */
@@ -90,21 +89,35 @@ async function resolveProject(client: AnnostoreClient, option: ImportFolderOptio
   return same.length === 1 ? { id: same[0]!.id } : { id: null, title };
 }
 
-function batches(files: FolderFile[], maxFiles: number, maxBytes: number): FolderFile[][] {
+/** Requests of at most `maxFiles` files and about `maxBytes`; a group (an image and its annotation) is never split. */
+function batches(groups: FolderFile[][], maxFiles: number, maxBytes: number): FolderFile[][] {
   const out: FolderFile[][] = [];
   let current: FolderFile[] = [];
   let size = 0;
-  for (const file of files) {
-    if (current.length > 0 && (current.length >= maxFiles || size + file.size > maxBytes)) {
+  for (const group of groups) {
+    const groupSize = group.reduce((sum, f) => sum + f.size, 0);
+    if (current.length > 0 && (current.length + group.length > maxFiles || size + groupSize > maxBytes)) {
       out.push(current);
       current = [];
       size = 0;
     }
-    current.push(file);
-    size += file.size;
+    current.push(...group);
+    size += groupSize;
   }
   if (current.length > 0) out.push(current);
   return out;
+}
+
+/** The annotation of each image of a Supervisely folder (`<dataset>/ann/<image name>.json`), by image path. */
+function annotationsOf(images: readonly FolderFile[], documents: readonly FolderFile[]): Map<FolderFile, FolderFile> {
+  const byPath = new Map(documents.filter((d) => d.kind === 'annotation').map((d) => [d.path, d]));
+  const pairs = new Map<FolderFile, FolderFile>();
+  for (const image of images) {
+    const parts = image.path.split('/');
+    const annotation = byPath.get(`${parts[0]}/ann/${parts[parts.length - 1]}.json`);
+    if (annotation) pairs.set(image, annotation);
+  }
+  return pairs;
 }
 
 export async function importFolder(client: AnnostoreClient, options: ImportFolderOptions): Promise<ImportSummary> {
@@ -127,22 +140,31 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
   );
 
   // A pipeline: images are hashed a chunk at a time, each chunk's missing hashes are asked for, and
-  // its missing images go into upload requests while the next chunk is hashed. Images go before the
-  // class and annotation files: once a request of them has answered they are stored for good, so an
-  // interrupted run has always made progress that the next one keeps.
+  // its missing images go into upload requests while the next chunk is hashed. The first chunk is
+  // small, so the first request leaves soon. An image travels with its annotation file, so the
+  // annotations do not queue up behind the last image; the other class and annotation files go
+  // last. Once a request has answered, its images are stored for good, so an interrupted run has
+  // always made progress that the next one keeps.
   progress.phase('hash', `hashing ${images.length} images and uploading those the server lacks, ${concurrency} requests at a time`);
   const hashes = new Map<FolderFile, string>();
   const queued = new Set<string>();
   let imagesUploaded = 0;
   let imageBytesUploaded = 0;
   const maxFiles = Math.min(100, options.batchFiles ?? 100);
-  const maxBytes = options.batchBytes ?? 64 * 1024 * 1024;
+  const maxBytes = options.batchBytes ?? 32 * 1024 * 1024;
   const chunkSize = Math.min(CHECK_CHUNK, Math.max(maxFiles * concurrency, 400));
+  const annotations = annotationsOf(images, documents);
+  const sent = new Set<FolderFile>();
+  const queue = (files: readonly FolderFile[]) => {
+    for (const f of files) sent.add(f);
+    state.uploadFiles += files.length;
+    state.uploadBytes += files.reduce((sum, f) => sum + f.size, 0);
+  };
   async function* requests(): AsyncGenerator<FolderFile[]> {
-    for (let start = 0; start < images.length; start += chunkSize) {
-      const chunk = images.slice(start, start + chunkSize);
+    for (let start = 0, size = Math.min(chunkSize, maxFiles); start < images.length; start += size, size = chunkSize) {
+      const chunk = images.slice(start, start + size);
       await pool(chunk, 4, async (file) => {
-        hashes.set(file, await hashFile(file.absolute, (n) => {
+        hashes.set(file, await hashFile(file.absolute, file.size, (n) => {
           state.hashedBytes += n;
         }));
         state.hashedFiles += 1;
@@ -161,15 +183,18 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
       }
       imagesUploaded += toUpload.length;
       for (const f of toUpload) imageBytesUploaded += f.size;
-      state.uploadFiles += toUpload.length;
-      state.uploadBytes += toUpload.reduce((sum, f) => sum + f.size, 0);
+      const groups = toUpload.map((image) => {
+        const annotation = annotations.get(image);
+        return annotation ? [image, annotation] : [image];
+      });
+      queue(groups.flat());
       if (state.phase === 'hash' && toUpload.length > 0) state.phase = 'upload';
-      yield* batches(toUpload, maxFiles, maxBytes);
+      yield* batches(groups, maxFiles, maxBytes);
     }
     state.phase = 'upload';
-    state.uploadFiles += documents.length;
-    state.uploadBytes += documents.reduce((sum, f) => sum + f.size, 0);
-    yield* batches(documents, maxFiles, maxBytes);
+    const rest = documents.filter((f) => !sent.has(f));
+    queue(rest);
+    yield* batches(rest.map((f) => [f]), maxFiles, maxBytes);
   }
 
   const fileIds = new Map<string, string>();
@@ -179,7 +204,7 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
     const parts: UploadFile[] = await Promise.all(
       batch.map(async (file) => ({
         metadata: { id: file.path, type: file.kind, format, ...(file.kind === 'image' ? { hash: hashes.get(file)! } : {}) },
-        content: await openAsBlob(file.absolute),
+        content: await fileContent(file),
         filename: path.posix.basename(file.path),
       })),
     );
@@ -225,6 +250,7 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
   progress.phase('import', `import task ${taskId} started`);
   const task: TaskT = await client.waitForTask(taskId, {
     intervalMs: options.pollMs ?? 500,
+    firstIntervalMs: 50,
     onUpdate: (t) => {
       const p = (t.meta as { progress?: { done: number; total: number } }).progress;
       state.taskStatus = t.status;

@@ -2,7 +2,6 @@
 // Bytes are already on local disk (hashed while they streamed in); nothing here holds a whole file in
 // memory except annotation and class files, which are parsed to be checked.
 import { randomBytes } from 'node:crypto';
-import fsp from 'node:fs/promises';
 import sharp from 'sharp';
 import type { Context } from '../context.ts';
 import type { Principal } from './keys.service.ts';
@@ -91,11 +90,12 @@ interface ImageFacts {
   height: number;
 }
 
-async function inspectImage(path: string, maxPixels: number): Promise<ImageFacts | UploadError> {
+async function inspectImage(file: ReceivedFile, maxPixels: number): Promise<ImageFacts | UploadError> {
   try {
     // Header only (no pixel is decoded here): format and dimensions, checked against the pixel limit
-    // below so a decompression bomb is refused by its declared size.
-    const meta = await sharp(path, { limitInputPixels: false }).metadata();
+    // below so a decompression bomb is refused by its declared size. A small image kept in memory
+    // is read from there.
+    const meta = await sharp(file.bytes ?? file.path, { limitInputPixels: false }).metadata();
     const mediaType = meta.format ? IMAGE_FORMATS[meta.format] : undefined;
     if (!mediaType || !meta.width || !meta.height) {
       return { code: 'INVALID_CONTENT', message: `not a supported image (${meta.format ?? 'unknown format'})` };
@@ -131,7 +131,7 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
   // Headers of the images are read side by side (sharp works off the event loop); an entry refused
   // for another reason below just leaves its answer unused.
   const inspections = entries.map((entry, index) =>
-    entry.file && !entry.file.truncated && metadata[index]!.type === 'image' ? inspectImage(entry.file.path, limits.imagePixels) : null,
+    entry.file && !entry.file.truncated && metadata[index]!.type === 'image' ? inspectImage(entry.file, limits.imagePixels) : null,
   );
 
   const results: UploadResult[] = [];
@@ -169,7 +169,7 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
       continue;
     }
     if (type === 'image') {
-      const facts = await (inspections[index] ?? inspectImage(file.path, limits.imagePixels));
+      const facts = await (inspections[index] ?? inspectImage(file, limits.imagePixels));
       if ('code' in facts) {
         result.errors.push(facts);
         continue;
@@ -196,10 +196,15 @@ async function storeAccepted(ctx: Context, principal: Principal, accepted: Accep
   const db = ctx.db.kysely;
   const known = await staging.blobsByHash(db, [...new Set(accepted.map((a) => a.file.hash))]);
   // Bytes first, rows after: a blob row always has its bytes in the store.
-  const toWrite = new Map<string, string>();
-  for (const a of accepted) if (!known.has(a.file.hash) && !toWrite.has(a.file.hash)) toWrite.set(a.file.hash, a.file.path);
-  // Side by side, so the disk syncs them together; every write ends before the request goes on.
-  const writes = await Promise.allSettled([...toWrite].map(([hash, filePath]) => ctx.blobs.adoptFile(hash, filePath)));
+  const toWrite = new Map<string, ReceivedFile>();
+  for (const a of accepted) if (!known.has(a.file.hash) && !toWrite.has(a.file.hash)) toWrite.set(a.file.hash, a.file);
+  // Side by side, so the disk syncs them together; every write ends before the request goes on. A
+  // file the staging folder flushed is adopted once its flush is done, without a second sync.
+  const adopt = async (hash: string, file: ReceivedFile) => {
+    if (file.synced) await file.synced;
+    await ctx.blobs.adoptFile(hash, file.path, { synced: file.synced !== undefined });
+  };
+  const writes = await Promise.allSettled([...toWrite].map(([hash, file]) => adopt(hash, file)));
   const failed = writes.find((w) => w.status === 'rejected');
   if (failed) throw failed.reason;
   const createdAt = now.toISOString();
@@ -230,5 +235,5 @@ async function storeAccepted(ctx: Context, principal: Principal, accepted: Accep
       })),
     );
   });
-  await Promise.all(accepted.map((a) => fsp.rm(a.file.path, { force: true })));
+  // Staged files not adopted (content already stored) go with the request's folder.
 }

@@ -6,9 +6,15 @@ export interface BlobStore {
   putFile(hash: string, localPath: string): Promise<void>;
   /**
    * Like putFile, but takes the local file over: it is moved when the store can (same file system),
-   * and is gone afterwards either way. Spares a copy for uploads staged on local disk.
+   * and is gone afterwards either way. Spares a copy for uploads staged on local disk. `synced`: the
+   * caller has already flushed the file to disk (fsync), so the store need not open it again to.
    */
-  adoptFile(hash: string, localPath: string): Promise<void>;
+  adoptFile(hash: string, localPath: string, options?: { synced?: boolean }): Promise<void>;
+  /**
+   * Whether adoptFile keeps the local file itself as the stored bytes. Only then is it worth a
+   * caller's while to flush a file as it writes it (and pass `synced`).
+   */
+  readonly adoptsLocalFiles: boolean;
   /** Stores bytes under `hash`, atomically like putFile. */
   putBytes(hash: string, bytes: Buffer): Promise<void>;
   /** Streams the bytes of `hash`; rejects when there are none. */

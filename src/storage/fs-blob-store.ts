@@ -50,9 +50,11 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  async adoptFile(hash: string, localPath: string): Promise<void> {
+  readonly adoptsLocalFiles = true;
+
+  async adoptFile(hash: string, localPath: string, options: { synced?: boolean } = {}): Promise<void> {
     const target = this.pathOf(hash);
-    await syncFile(localPath);
+    if (!options.synced) await syncFile(localPath);
     try {
       await this.moveIntoPlace(localPath, target);
     } catch (error) {

@@ -117,6 +117,9 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** The bytes are sent away; a local flush would only cost disk time. */
+  readonly adoptsLocalFiles = false;
+
   async adoptFile(hash: string, localPath: string): Promise<void> {
     await this.putFile(hash, localPath);
     await fsp.rm(localPath, { force: true });

@@ -165,6 +165,27 @@ for (const store of storeCases) {
       });
     }
 
+    for (const synced of [false, true]) {
+      test(`adoptFile stores the bytes of a local file and takes it away${synced ? ' (flushed by the caller)' : ''}`, async () => {
+        const { bytes, hash } = newBlob(300 * 1024);
+        const dir = tempDir('adopt');
+        const source = path.join(dir, 'upload.bin');
+        fs.writeFileSync(source, bytes);
+        try {
+          await blobs.adoptFile(hash, source, { synced });
+          assert.equal(fs.existsSync(source), false, 'the local file is gone');
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+        assert.ok((await blobs.readBytes(hash)).equals(bytes));
+        assert.ok((await storedBytes(config, hash))?.equals(bytes));
+      });
+    }
+
+    test('only a store that keeps adopted files asks for them flushed', () => {
+      assert.equal(blobs.adoptsLocalFiles, store.name !== 's3');
+    });
+
     test('putFile of a missing local file rejects and stores nothing', async () => {
       const { hash } = newBlob();
       await assert.rejects(blobs.putFile(hash, path.join(os.tmpdir(), `missing-${randomBytes(8).toString('hex')}`)), { code: 'ENOENT' });

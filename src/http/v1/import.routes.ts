@@ -79,7 +79,8 @@ export const importRoutes =
       },
       async (request) => {
         if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send multipart/form-data');
-        const folder = await StagingFolder.create(path.join(ctx.config.dataDir, 'tmp', 'uploads'));
+        // Files the store adopts as they are get flushed while the rest of the request streams in.
+        const folder = await StagingFolder.create(path.join(ctx.config.dataDir, 'tmp', 'uploads'), { flush: ctx.blobs.adoptsLocalFiles });
         try {
           const entries = await receiveParts(request, folder, limits.uploadFilesPerRequest);
           const metadata = entries.map((e) => {
