@@ -1,7 +1,7 @@
 // Pages of v1 annotation records. Objects are stored already serialised in record order, so a page is
 // assembled from stored text without parsing it: the cost of a page is reading it, not re-encoding it.
-// The database writes each record's text around the stored objects; JavaScript only joins the records
-// into one buffer, without building a string of the whole page.
+// The database writes each record's text around the stored objects; the page is one buffer, joined by
+// SQLite itself or, from PostgreSQL's rows, by JavaScript without building a string of the whole page.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
@@ -79,6 +79,14 @@ export async function annotationPageJson(db: Kysely<Database>, teamId: number, q
     .where('projects.team_id', '=', teamId)
     .where('images.id', '>=', firstId);
   if (datasetIds) select = select.where('images.dataset_id', 'in', datasetIds);
-  const rows = await select.orderBy('images.id').limit(query.limit).execute();
-  return joinRecords(rows.map((r) => r.record));
+  const records = select.orderBy('images.id').limit(query.limit);
+  if (postgres) return joinRecords((await records.execute()).map((r) => r.record));
+
+  // SQLite joins the records itself and hands the page over as a blob: one Buffer, with no text to
+  // decode into a thousand strings and encode again. group_concat takes the rows in the order the
+  // subquery yields them (an ORDER BY inside the aggregate would sort the whole page once more).
+  // PostgreSQL streams its rows instead, so the server decodes one while the database makes the next.
+  const { rows } = await sql<{ page: Buffer | null }>`
+    select cast('[' || group_concat(p.record, ',') || ']' as blob) as page from (${records}) as p`.execute(db);
+  return rows[0]?.page ?? EMPTY_PAGE;
 }

@@ -1,0 +1,116 @@
+// GET /annotations: the record each image reads back as, ordering, paging, dataset filters and team
+// scoping, on both databases (each assembles the page's JSON text itself, so each is held to
+// exactly what JSON.stringify would write).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { dialects } from '../helpers/dialects.ts';
+import { newDataset, newImage, newProject, newTag, polygon, tagImage } from '../helpers/factories.ts';
+import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+
+interface AnnotationRecord {
+  imageId: number;
+  data: { description: string; tags: string[]; name: string; size: { width: number; height: number }; objects: unknown[] };
+}
+
+for (const dialect of dialects) {
+  describe(`GET /annotations on ${dialect.name}`, { skip: dialect.skip }, () => {
+    let t: TestApp;
+    let projectId: number;
+    let city: number;
+    let road: number;
+    /** Image ids in creation (= id) order, alternating between the two datasets. */
+    const ids: number[] = [];
+
+    before(async () => {
+      t = await startTestApp(dialect);
+      projectId = await newProject(t.ctx, { team: 'alpha', title: 'streets', classes: [{ title: 'car', shape: 'polygon' }] });
+      city = await newDataset(t.ctx, projectId, 'city');
+      road = await newDataset(t.ctx, projectId, 'road');
+      for (let i = 0; i < 5; i += 1) {
+        const image = await newImage(t.ctx, i % 2 === 0 ? city : road, { name: `frame-${i}.png`, width: 10 + i, height: 20 + i });
+        ids.push(image.id);
+      }
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    const get = async (query: string, key?: string) => t.request({ method: 'GET', url: `/v1/annotations?${query}`, ...(key ? { key } : {}) });
+    const records = async (query: string, key?: string) => {
+      const res = await get(query, key);
+      assert.equal(res.statusCode, 200, res.body);
+      return json<AnnotationRecord[]>(res);
+    };
+
+    test('a record carries the stored text exactly, with text that needs escaping', async () => {
+      const awkward = 'quote " backslash \\ newline \n tab \t bell \u0007 snowman ☃ emoji 🚗 </script>';
+      const objects = [
+        { ...polygon('car', [[0.5, 1], [2.25, 3], [4, 5e-7]], ['occluded']), description: awkward },
+        polygon('car', [[1, 1], [2, 2], [3, 1]]),
+      ];
+      const dataset = await newDataset(t.ctx, projectId, 'escapes');
+      const image = await newImage(t.ctx, dataset, { name: `n "${awkward}".png`, description: awkward, width: 7, height: 9, objects });
+      const sunny = await newTag(t.ctx, projectId, { title: 'sunny ☀ "quoted"' });
+      const busy = await newTag(t.ctx, projectId, { title: 'busy' });
+      await tagImage(t.ctx, image.id, busy);
+      await tagImage(t.ctx, image.id, sunny);
+
+      const res = await get(`projectId=${projectId}&datasetIds=${dataset}`);
+      assert.equal(res.statusCode, 200, res.body);
+      const expected = [
+        {
+          imageId: image.id,
+          data: { description: awkward, tags: ['sunny ☀ "quoted"', 'busy'], name: `n "${awkward}".png`, size: { width: 7, height: 9 }, objects },
+        },
+      ];
+      // Byte for byte: member order and escapes as JSON.stringify writes them, tags in tag id order.
+      assert.equal(res.body, JSON.stringify(expected));
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+    });
+
+    test('records come in image id order across datasets, and pages are stable', async () => {
+      const all = (await records(`projectId=${projectId}&datasetIds=${city},${road}`)).map((r) => r.imageId);
+      assert.deepEqual(all, ids);
+      const pages = [];
+      for (let page = 1; page <= 3; page += 1) {
+        pages.push((await records(`projectId=${projectId}&datasetIds=${city},${road}&perPage=2&page=${page}`)).map((r) => r.imageId));
+      }
+      assert.deepEqual(pages, [ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)]);
+      assert.deepEqual(await records(`projectId=${projectId}&datasetIds=${city},${road}&perPage=2&page=4`), []);
+      assert.deepEqual(await records(`projectId=${projectId}&page=1000`), []);
+    });
+
+    test('a record reports the name and the size of its image', async () => {
+      const [first] = await records(`projectId=${projectId}&perPage=1`);
+      assert.deepEqual(first, { imageId: ids[0], data: { description: '', tags: [], name: 'frame-0.png', size: { width: 10, height: 20 }, objects: [] } });
+    });
+
+    test('datasetIds filters in each array form', async () => {
+      const cityIds = [ids[0], ids[2], ids[4]];
+      for (const form of [`datasetIds=${city}`, `datasetIds[]=${city}`, `datasetIds=${city}&datasetIds=${city}`]) {
+        assert.deepEqual((await records(`projectId=${projectId}&${form}`)).map((r) => r.imageId), cityIds, form);
+      }
+      assert.deepEqual((await records(`projectId=${projectId}&datasetIds[]=${road}&datasetIds[]=${city}`)).map((r) => r.imageId).slice(0, 5), ids);
+    });
+
+    test('another team’s project or dataset matches nothing', async () => {
+      assert.deepEqual(await records(`projectId=${projectId}`, t.otherKey), []);
+      const theirs = await newProject(t.ctx, { team: 'beta', title: 'theirs' });
+      const theirDataset = await newDataset(t.ctx, theirs, 'd');
+      await newImage(t.ctx, theirDataset);
+      assert.deepEqual(await records(`projectId=${theirs}`), []);
+      assert.deepEqual(await records(`projectId=${projectId}&datasetIds=${theirDataset}`), []);
+      assert.equal((await records(`projectId=${theirs}`, t.otherKey)).length, 1);
+    });
+
+    test('bad paging and a missing projectId are 400 with the contract body', async () => {
+      for (const query of ['', `projectId=${projectId}&page=0`, `projectId=${projectId}&perPage=0`, `projectId=${projectId}&perPage=1001`, 'projectId=abc']) {
+        const res = await get(query);
+        assert.equal(res.statusCode, 400, query);
+        const body = json<{ error: string; details: { message: string } }>(res);
+        assert.equal(body.error, 'VALIDATION', query);
+        assert.ok(body.details.message.length > 0);
+      }
+    });
+  });
+}
