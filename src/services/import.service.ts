@@ -79,7 +79,7 @@ const fail = (message: string, field?: string) => validation(message, field ? { 
 
 /** Images only: `<dataset>/img/<name>` or `<dataset>/<name>`; an image at the root goes to `ds0`. */
 function planImagesOnly(paths: string[]): PlannedDataset[] {
-  const byDataset = new Map<string, PlannedDataset>();
+  const byDataset = new Map<string, PlannedDataset & { names: Set<string> }>();
   for (const path of paths) {
     const parts = path.split('/');
     const name = parts[parts.length - 1]!;
@@ -89,11 +89,12 @@ function planImagesOnly(paths: string[]): PlannedDataset[] {
     else if (parts.length === 2 || (parts.length === 3 && parts[1] === 'img')) title = parts[0]!;
     else continue;
     let dataset = byDataset.get(title);
-    if (!dataset) byDataset.set(title, (dataset = { title, images: [] }));
-    if (dataset.images.some((i) => i.name === name)) throw fail(`dataset "${title}" would get two images named "${name}"`);
+    if (!dataset) byDataset.set(title, (dataset = { title, images: [], names: new Set() }));
+    if (dataset.names.has(name)) throw fail(`dataset "${title}" would get two images named "${name}"`);
+    dataset.names.add(name);
     dataset.images.push({ name, imagePath: path, annotationPath: null });
   }
-  return [...byDataset.values()];
+  return [...byDataset.values()].map(({ title, images }) => ({ title, images }));
 }
 
 async function readJsonBlob(ctx: Context, hash: string, path: string): Promise<unknown> {
