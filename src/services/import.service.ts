@@ -229,10 +229,8 @@ export async function startImport(ctx: Context, principal: Principal, request: I
   }
   if (request.project.id === null && !request.project.title?.trim()) throw fail('a new project needs a title', 'project.title');
 
-  const blobFacts = await staging.blobsByHash(db, request.files.flatMap((f) => (f.hash ? [f.hash] : [])));
-  const size =
-    plan.datasets.reduce((n, d) => n + d.images.reduce((m, i) => m + (blobFacts.get(byPath.get(i.imagePath)!.hash!)?.size ?? 0), 0), 0) +
-    [...staged.values()].reduce((n, s) => n + Number(s.size), 0);
+  const imageHashes = plan.datasets.flatMap((d) => d.images.map((i) => byPath.get(i.imagePath)!.hash!));
+  const size = (await staging.totalBlobSize(db, imageHashes)) + [...staged.values()].reduce((n, s) => n + Number(s.size), 0);
 
   return db.transaction().execute(async (trx) => {
     const isNew = request.project.id === null;

@@ -103,8 +103,11 @@ for (const dialect of dialects) {
       );
       assert.deepEqual(project!.classes.map((c) => [c.title, c.shape]), [['car', 'polygon'], ['sign', 'rectangle'], ['spot', 'point']]);
       assert.deepEqual(project!.tags.map((x) => x.title).sort(), ['daytime', 'occluded']);
-      const imageBytes = (await sampleProject(100)).filter((f) => f.type === 'image').reduce((n, f) => n + f.content.length, 0);
+      const sample = await sampleProject(100);
+      const imageBytes = sample.filter((f) => f.type === 'image').reduce((n, f) => n + f.content.length, 0);
       assert.equal(project!.size, String(imageBytes));
+      // The task's size: every file it reads, images and uploaded documents alike.
+      assert.equal(task.size, String(sample.reduce((n, f) => n + f.content.length, 0)));
 
       const records = json<Record_[]>(await t.request({ method: 'GET', url: `/v1/annotations?projectId=${projectId}` }));
       assert.deepEqual(records.map((r) => r.data.name), ['a.png', 'b.png', 'c.png']);
