@@ -7,9 +7,10 @@
 // meta.json and one small annotation per image. Each round runs the real command as a child process
 // against a fresh `annostore serve` (API and worker in one process, fresh DATA_DIR) and times it from
 // start to exit (hashing, check-images, uploads, the import task).
-// The floor: the same files, already in memory, sent in the same requests (100 files, the same
-// number in flight) to bench/import-floor.ts, the bare multipart server of bench/import.ts that only
-// streams each part to disk while hashing it. Reported: seconds and the floor's time as a share of ours.
+// The floor: the same files, already in memory, sent in requests of 100 files (the command sends as
+// many requests, each image with its annotation), the same number in flight, to
+// bench/import-floor.ts, the bare multipart server of bench/import.ts that only streams each part to
+// disk while hashing it. Reported: seconds and the floor's time as a share of ours.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
