@@ -16,14 +16,12 @@
 // (c) check-images: 10,000 hashes, half of them known, against the store after the first import round.
 // See bench/README.md.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import zlib from 'node:zlib';
 import { sql } from 'kysely';
 import pg from 'pg';
 import sharp from 'sharp';
@@ -32,12 +30,11 @@ import { type Config, loadConfig } from '../src/config.ts';
 import { type Context, createContext } from '../src/context.ts';
 import { type AnnotationObject, serializeObjects } from '../src/formats/canonical.ts';
 import { insertProject } from '../src/repositories/projects.repository.ts';
-import { insertStagedFiles } from '../src/repositories/staging.repository.ts';
 import { createTask } from '../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../src/repositories/teams.repository.ts';
 import { DEFAULT_TEAM } from '../src/services/keys.service.ts';
-import { blobKey } from '../src/storage/blob-store.ts';
 import { positive } from './harness.ts';
+import { UploadedStateWriter, prng, sha256, tinyPng } from './uploaded-state.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH_DIR = path.join(ROOT, '.bench');
@@ -89,7 +86,6 @@ const SEED_VERSION = 1;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const progress = (message: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
-const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('base64');
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -349,18 +345,6 @@ function configOf(dataDir: string, schema: string): Config {
   return loadConfig({}, { dataDir, databaseUrl: DB === 'postgres' ? DATABASE_URL : undefined, databaseSchema: DB === 'postgres' ? schema : undefined, storageUrl: undefined });
 }
 
-/** A deterministic generator: the same index always gives the same annotation. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const CLASSES = ['car', 'person', 'bicycle'];
 
 /** Ten polygons of 12 points (the last closes the ring) in the canonical form. */
@@ -385,18 +369,6 @@ function objectsOf(index: number): AnnotationObject[] {
 
 /** A Supervisely annotation file of image `index`. */
 const annotationOf = (index: number) => JSON.stringify({ description: '', tags: [], size: { width: IMAGE_W, height: IMAGE_H }, objects: objectsOf(index) });
-
-/** A small PNG whose bytes differ per index: a solid image with a text chunk naming the index. */
-function tinyPng(base: Buffer, index: number): Buffer {
-  const data = Buffer.from(`bench\0${index}`, 'latin1');
-  const chunk = Buffer.alloc(12 + data.length);
-  chunk.writeUInt32BE(data.length, 0);
-  chunk.write('tEXt', 4, 'latin1');
-  data.copy(chunk, 8);
-  chunk.writeUInt32BE(zlib.crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
-  const iend = base.length - 12;
-  return Buffer.concat([base.subarray(0, iend), chunk, base.subarray(iend)]);
-}
 
 interface Seeded {
   files: ({ path: string; hash: string } | { path: string; fileId: string })[];
@@ -424,41 +396,15 @@ async function ensureSeeded(): Promise<Seeded> {
   try {
     const db = ctx.db.kysely;
     const teamId = await ensureTeam(db, DEFAULT_TEAM);
-    const now = new Date();
-    const createdAt = now.toISOString();
-    // Far ahead: a cached seed must not expire between runs (uploads normally live 24 hours).
-    const expiresAt = new Date(now.getTime() + 365 * 24 * 3600_000).toISOString();
-    const objectsRoot = path.join(dir, 'blobs', 'objects');
+    const blobsRoot = path.join(dir, 'blobs');
     const base = await sharp({ create: { width: IMAGE_W, height: IMAGE_H, channels: 3, background: { r: 90, g: 120, b: 150 } } }).png().toBuffer();
     const meta = Buffer.from(JSON.stringify({ classes: CLASSES.map((title, i) => ({ title, shape: 'polygon', color: ['#E6194B', '#3CB44B', '#4363D8'][i] })), tags: [] }));
 
     const files: Seeded['files'] = [];
     const imageHashes: string[] = [];
-    let blobs: { hash: string; size: number; media_type: string; width: number | null; height: number | null; created_at: string }[] = [];
-    let staged: Parameters<typeof insertStagedFiles>[1] = [];
-    let writes: Promise<void>[] = [];
-    const put = (bytes: Buffer, kind: 'image' | 'annotation' | 'class', name: string): { hash: string; fileId: string } => {
-      const hash = sha256(bytes);
-      const target = path.join(objectsRoot, blobKey(hash));
-      writes.push(fsp.mkdir(path.dirname(target), { recursive: true }).then(() => fsp.writeFile(target, bytes)));
-      const image = kind === 'image';
-      blobs.push({ hash, size: bytes.length, media_type: image ? 'image/png' : 'application/octet-stream', width: image ? IMAGE_W : null, height: image ? IMAGE_H : null, created_at: createdAt });
-      const fileId = `f_bench${randomBytes(12).toString('base64url')}`;
-      staged.push({ id: fileId, teamId, kind, format: 'supervisely', name, hash, size: bytes.length, createdAt, expiresAt });
-      return { hash, fileId };
-    };
-    const flush = async () => {
-      await Promise.all(writes);
-      await db.transaction().execute(async (trx) => {
-        for (let i = 0; i < blobs.length; i += 500) {
-          await trx.insertInto('blobs').values(blobs.slice(i, i + 500)).onConflict((oc) => oc.column('hash').doNothing()).execute();
-        }
-        for (let i = 0; i < staged.length; i += 500) await insertStagedFiles(trx, staged.slice(i, i + 500));
-      });
-      blobs = [];
-      staged = [];
-      writes = [];
-    };
+    const writer = new UploadedStateWriter(db, blobsRoot, teamId);
+    const put = (bytes: Buffer, kind: 'image' | 'annotation' | 'class', name: string) => writer.put(bytes, kind, name, kind === 'image' ? { width: IMAGE_W, height: IMAGE_H } : null);
+    const flush = () => writer.flush();
     files.push({ path: 'meta.json', fileId: put(meta, 'class', 'meta.json').fileId });
     const perDataset = Math.ceil(ITEMS / DATASETS);
     for (let i = 0; i < ITEMS; i += 1) {

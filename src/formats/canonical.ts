@@ -125,28 +125,43 @@ export function settleClasses(
   unusedShape: ClassShape = 'rectangle',
   priority: readonly ClassShape[] = SHAPE_PRIORITY,
 ): ClassDefinition[] {
-  const shapesOf = new Map<string, Set<ClassShape>>(labels.map((l) => [l, new Set()]));
-  const all: ShapedObject[] = [];
-  for (const o of objects) {
-    all.push(o);
+  const all = [...objects];
+  const shapesOf = new Map<string, Set<ClassShape>>();
+  for (const o of all) {
     let shapes = shapesOf.get(o.classTitle);
     if (!shapes) shapesOf.set(o.classTitle, (shapes = new Set()));
     shapes.add(o.shape);
   }
+  const settlement = settleClassShapes(shapesOf, labels, color, unusedShape, priority);
+  for (const o of all) settlement.settle(o);
+  return settlement.classes;
+}
+
+export interface ClassSettlement {
+  classes: ClassDefinition[];
+  /** Moves one object to its class (as settleClasses does), in place. */
+  settle(o: ShapedObject): void;
+}
+
+/**
+ * settleClasses from the shapes each label's objects have, for a reader that hands the objects over
+ * one image at a time: the classes are known before the first object is settled.
+ */
+export function settleClassShapes(
+  shapesOf: ReadonlyMap<string, ReadonlySet<ClassShape>>,
+  labels: readonly string[],
+  color: (title: string) => string,
+  unusedShape: ClassShape = 'rectangle',
+  priority: readonly ClassShape[] = SHAPE_PRIORITY,
+): ClassSettlement {
+  const all = new Map<string, ReadonlySet<ClassShape>>(labels.map((l) => [l, shapesOf.get(l) ?? new Set()]));
+  for (const [label, shapes] of shapesOf) if (!all.has(label)) all.set(label, shapes);
   const main = new Map<string, ClassShape>();
-  for (const [label, shapes] of shapesOf) main.set(label, priority.find((s) => shapes.has(s)) ?? unusedShape);
+  for (const [label, shapes] of all) main.set(label, priority.find((s) => shapes.has(s)) ?? unusedShape);
   const extra = new Map<string, ClassShape>();
-  for (const o of all) {
-    const shape = main.get(o.classTitle)!;
-    if (o.shape === shape) continue;
-    if (o.shape === 'rectangle' && shape === 'polygon') {
-      const [[l, t], [r, b]] = o.points.exterior as [Point, Point];
-      o.points = { exterior: [[l, t], [r, t], [r, b], [l, b]], interior: [] };
-      o.shape = 'polygon';
-      continue;
-    }
-    o.classTitle = `${o.classTitle} (${o.shape})`;
-    extra.set(o.classTitle, o.shape);
+  for (const [label, shapes] of all) {
+    const shape = main.get(label)!;
+    for (const s of shapes) if (s !== shape && !(s === 'rectangle' && shape === 'polygon')) extra.set(`${label} (${s})`, s);
   }
   const classes: ClassDefinition[] = [];
   for (const [title, shape] of main) {
@@ -156,5 +171,16 @@ export function settleClasses(
       if (extra.get(sibling) === s && !main.has(sibling)) classes.push({ title: sibling, shape: s, color: color(sibling) });
     }
   }
-  return classes;
+  const settle = (o: ShapedObject) => {
+    const shape = main.get(o.classTitle)!;
+    if (o.shape === shape) return;
+    if (o.shape === 'rectangle' && shape === 'polygon') {
+      const [[l, t], [r, b]] = o.points.exterior as [Point, Point];
+      o.points = { exterior: [[l, t], [r, t], [r, b], [l, b]], interior: [] };
+      o.shape = 'polygon';
+      return;
+    }
+    o.classTitle = `${o.classTitle} (${o.shape})`;
+  };
+  return { classes, settle };
 }

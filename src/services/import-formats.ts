@@ -3,12 +3,24 @@
 // as a Supervisely annotation blob, staged like an upload. The import task then takes them exactly as
 // it takes a Supervisely project: image by image, all or nothing, idempotent on resume.
 //
-// A COCO file is read whole and parsed once; the text is dropped before the annotations are indexed
-// by image id, so the text and the parsed document are never both kept.
-import { createHash, randomBytes } from 'node:crypto';
+// A COCO file is streamed from the store, several times (see formats/coco/stream-reader.ts), and the
+// objects of each image are written out as soon as the image is complete, so neither the text nor
+// all the objects of a file of hundreds of MB are held. VOC and YOLO files are small, one per image.
+import type { Readable } from 'node:stream';
 import type { Context } from '../context.ts';
-import { type ClassDefinition, type FormatWarning, type ShapedObject, type TagDefinition, settleClasses } from '../formats/canonical.ts';
-import { CocoFormatError, imageCandidates, readCocoFile, detect as detectCoco } from '../formats/coco/index.ts';
+import { type ClassDefinition, type ClassShape, type FormatWarning, type ShapedObject, type TagDefinition, settleClassShapes } from '../formats/canonical.ts';
+import {
+  type ByteSource,
+  CocoFormatError,
+  type CocoIndexFile,
+  type CocoSurvey,
+  imageCandidates,
+  readCocoIndex,
+  readCocoObjects,
+  surveyCocoAnnotations,
+  detect as detectCoco,
+} from '../formats/coco/index.ts';
+import { JsonLocationError } from '../formats/json-members.ts';
 import { VocFormatError, detect as detectVoc, isMaskPath, planVoc, readInstanceMask, readSplitList, readVocXml, splitFiles } from '../formats/pascal-voc/index.ts';
 import { defaultClassColor, isImageName } from '../formats/supervisely/index.ts';
 import {
@@ -22,8 +34,8 @@ import {
   readNamesFile,
   readObjData,
 } from '../formats/yolo/index.ts';
-import * as images from '../repositories/images.repository.ts';
 import * as staging from '../repositories/staging.repository.ts';
+import { AnnotationBlobWriter } from './annotation-blobs.ts';
 
 export const FOREIGN_FORMATS = ['coco', 'pascal_voc', 'yolo'] as const;
 export type ForeignFormat = (typeof FOREIGN_FORMATS)[number];
@@ -57,10 +69,13 @@ export function detectForeignFormat(paths: readonly string[], declared: Readonly
 const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 const shown = (w: FormatWarning) => ({ path: w.line ? `${w.path}:${w.line}` : w.path, message: w.message });
 
-interface Placed {
+interface PlacedImage {
   dataset: string;
   name: string;
   imagePath: string;
+}
+
+interface Placed extends PlacedImage {
   objects: ShapedObject[];
 }
 
@@ -75,10 +90,14 @@ interface Reading {
   warnings: FormatWarning[];
 }
 
-async function bytesOf(r: Reading, path: string): Promise<Buffer> {
+const hashOf = (r: Reading, path: string): string => {
   const f = r.files.get(path)!;
-  return r.ctx.blobs.readBytes(f.fileId ? r.stagedHash.get(f.fileId)! : f.hash!);
-}
+  return f.fileId ? r.stagedHash.get(f.fileId)! : f.hash!;
+};
+
+const bytesOf = (r: Reading, path: string): Promise<Buffer> => r.ctx.blobs.readBytes(hashOf(r, path));
+
+const streamOf = (r: Reading, path: string): ByteSource => async () => (await r.ctx.blobs.read(hashOf(r, path))) as Readable & AsyncIterable<Buffer>;
 
 /**
  * Reads the format's files and stores one annotation blob per image that has objects. Problems with
@@ -108,88 +127,88 @@ export async function planForeignImport(
     warnings: [],
   };
   const read = format === 'coco' ? readCoco : format === 'pascal_voc' ? readVoc : readYolo;
-  const { placed, labels, priority } = await read(r);
+  const reading = await read(r);
+  const { classes, settle } = settleClassShapes(reading.shapes, reading.labels, defaultClassColor, 'rectangle', reading.priority);
 
-  const classes = settleClasses(
-    placed.flatMap((p) => p.objects),
-    labels,
-    defaultClassColor,
-    'rectangle',
-    priority,
-  );
-  const tagTitles = new Set(placed.flatMap((p) => p.objects.flatMap((o) => o.tags.map((t) => t.name))));
-  const tags: TagDefinition[] = [...tagTitles].map((title) => ({ title, scope: 'figures', valueType: 'none' }));
-
-  const datasets = new Map<string, ForeignPlan['datasets'][number]>();
-  const blobs = new Map<string, { bytes: Buffer; path: string }>();
-  for (const p of placed) {
+  const datasets = new Map<string, ForeignPlan['datasets'][number] & { names: Set<string> }>();
+  const entries: (ForeignPlan['datasets'][number]['images'][number] | null)[] = [];
+  for (const p of reading.images) {
     let dataset = datasets.get(p.dataset);
-    if (!dataset) datasets.set(p.dataset, (dataset = { title: p.dataset, images: [] }));
-    if (dataset.images.some((i) => i.name === p.name)) {
+    if (!dataset) datasets.set(p.dataset, (dataset = { title: p.dataset, images: [], names: new Set() }));
+    if (dataset.names.has(p.name)) {
       r.warnings.push({ path: p.imagePath, message: `dataset "${p.dataset}" already has an image named "${p.name}"; this one is skipped` });
+      entries.push(null);
       continue;
     }
-    let annotationHash: string | null = null;
-    if (p.objects.length > 0) {
-      const size = sizes.get(p.imagePath)!;
-      const bytes = Buffer.from(
-        JSON.stringify({
-          description: '',
-          tags: [],
-          size,
-          objects: p.objects.map((o) => ({
-            classTitle: o.classTitle,
-            description: o.description,
-            tags: o.tags,
-            bitmap: o.bitmap ? { origin: o.bitmap.origin, data: o.bitmap.data } : null,
-            points: o.points,
-          })),
-        }),
-      );
-      annotationHash = createHash('sha256').update(bytes).digest('base64');
-      blobs.set(annotationHash, { bytes, path: `${p.imagePath}.json` });
+    dataset.names.add(p.name);
+    const entry = { name: p.name, imagePath: p.imagePath, annotationPath: null, annotationHash: null };
+    dataset.images.push(entry);
+    entries.push(entry);
+  }
+
+  const tagTitles = new Set<string>();
+  const writer = new AnnotationBlobWriter(ctx, teamId);
+  await reading.objects(async (index, objects) => {
+    const entry = entries[index];
+    if (!entry || objects.length === 0) return;
+    for (const o of objects) {
+      settle(o);
+      for (const t of o.tags) tagTitles.add(t.name);
     }
-    dataset.images.push({ name: p.name, imagePath: p.imagePath, annotationPath: null, annotationHash });
-  }
-  await storeAnnotations(ctx, teamId, blobs);
-  return { format, classes, tags, datasets: [...datasets.values()], warnings: r.warnings.map(shown) };
-}
-
-/** Stores the annotation blobs and stages them for the team, so they live as long as an upload. */
-async function storeAnnotations(ctx: Context, teamId: number, blobs: Map<string, { bytes: Buffer; path: string }>): Promise<void> {
-  const entries = [...blobs];
-  const known = await staging.blobsByHash(ctx.db.kysely, entries.map(([hash]) => hash));
-  const todo = entries.filter(([hash]) => !known.has(hash));
-  // Bytes first, rows after: a blob row always has its bytes in the store.
-  for (let i = 0; i < todo.length; i += 16) {
-    await Promise.all(todo.slice(i, i + 16).map(([hash, b]) => ctx.blobs.putBytes(hash, b.bytes)));
-  }
-  const now = new Date();
-  const createdAt = now.toISOString();
-  const expiresAt = new Date(now.getTime() + ctx.config.limits.stagedFileTtlMs).toISOString();
-  for (let i = 0; i < entries.length; i += 500) {
-    const part = entries.slice(i, i + 500);
-    await ctx.db.kysely.transaction().execute(async (trx) => {
-      for (const [hash, b] of part) await images.ensureBlob(trx, { hash, size: b.bytes.length, mediaType: 'application/json', width: null, height: null });
-      await staging.insertStagedFiles(
-        trx,
-        part.map(([hash, b]) => ({
-          id: `f_${randomBytes(16).toString('base64url')}`,
-          teamId,
-          kind: 'annotation',
-          format: 'supervisely',
-          name: b.path,
-          hash,
-          size: b.bytes.length,
-          createdAt,
-          expiresAt,
+    const bytes = Buffer.from(
+      JSON.stringify({
+        description: '',
+        tags: [],
+        size: sizes.get(entry.imagePath)!,
+        objects: objects.map((o) => ({
+          classTitle: o.classTitle,
+          description: o.description,
+          tags: o.tags,
+          bitmap: o.bitmap ? { origin: o.bitmap.origin, data: o.bitmap.data } : null,
+          points: o.points,
         })),
-      );
-    });
-  }
+      }),
+    );
+    entry.annotationHash = await writer.add(bytes, entry.imagePath);
+  });
+  await writer.flush();
+  const tags: TagDefinition[] = [...tagTitles].map((title) => ({ title, scope: 'figures', valueType: 'none' }));
+  return { format, classes, tags, datasets: [...datasets.values()].map(({ title, images }) => ({ title, images })), warnings: r.warnings.map(shown) };
 }
 
-type ReadResult = { placed: Placed[]; labels: string[]; priority?: ShapedObject['shape'][] };
+/**
+ * What a format's reader found: the images in plan order, the labels and the shapes their objects
+ * have (so classes are settled before any object is written), and the objects themselves, handed
+ * over image by image (by index into `images`), each image with objects once.
+ */
+interface ReadResult {
+  images: PlacedImage[];
+  labels: string[];
+  priority?: ClassShape[];
+  shapes: Map<string, Set<ClassShape>>;
+  objects(take: (index: number, objects: ShapedObject[]) => Promise<void>): Promise<void>;
+}
+
+/** A ReadResult of a reader that holds every object already (VOC, YOLO). */
+function inMemory(placed: Placed[], labels: string[], priority?: ClassShape[]): ReadResult {
+  const shapes = new Map<string, Set<ClassShape>>();
+  for (const p of placed) {
+    for (const o of p.objects) {
+      let set = shapes.get(o.classTitle);
+      if (!set) shapes.set(o.classTitle, (set = new Set()));
+      set.add(o.shape);
+    }
+  }
+  return {
+    images: placed,
+    labels,
+    ...(priority ? { priority } : {}),
+    shapes,
+    async objects(take) {
+      for (const [index, p] of placed.entries()) await take(index, p.objects);
+    },
+  };
+}
 
 /** The real size of an uploaded image (from the blob table); null, with a warning, when it is not known. */
 function checkSize(r: Reading, imagePath: string): { width: number; height: number } | null {
@@ -200,62 +219,97 @@ function checkSize(r: Reading, imagePath: string): { width: number; height: numb
 
 async function readCoco(r: Reading): Promise<ReadResult> {
   const jsonPaths = [...r.files.values()].filter((f) => f.fileId && /\.json$/i.test(f.path)).map((f) => f.path).sort();
-  const imageSet = new Set(r.imagePaths);
+  const finder = imageFinder(r.imagePaths);
   const used = new Set<string>();
-  const placed: Placed[] = [];
+  const images: PlacedImage[] = [];
   const labels: string[] = [];
+  const shapes = new Map<string, Set<ClassShape>>();
+  // Each file read without error, with where its images went in `images` (by COCO image id).
+  const read: { path: string; file: CocoIndexFile; survey: CocoSurvey; indexOf: Map<string, number> }[] = [];
   for (const path of jsonPaths) {
+    const open = streamOf(r, path);
+    // The images of this file, placed only once the whole file has been read without error.
+    const placedHere = new Map<string, PlacedImage>();
+    const missing: string[] = [];
     let file;
+    let survey;
     try {
-      let document: unknown;
-      {
-        let text: string | null = (await bytesOf(r, path)).toString('utf8');
-        try {
-          document = JSON.parse(text);
-        } catch (error) {
-          r.warnings.push({ path, message: `not valid JSON (${(error as Error).message}); the file is skipped` });
+      file = await readCocoIndex(open, path);
+      for (const image of file.index.images.values()) {
+        const imagePath = finder(path, file.subset, image.fileName);
+        if (!imagePath) {
+          missing.push(image.fileName);
           continue;
         }
-        text = null;
+        used.add(imagePath);
+        if (!checkSize(r, imagePath)) continue;
+        placedHere.set(image.id, { dataset: file.subset, name: baseName(imagePath), imagePath });
       }
-      file = readCocoFile(document, path);
+      survey = await surveyCocoAnnotations(open, file, (image) => placedHere.has(image.id));
     } catch (error) {
+      if (error instanceof JsonLocationError) {
+        r.warnings.push({ path, message: `not valid JSON at line ${error.line}, column ${error.column} (${error.reason}); the file is skipped` });
+        continue;
+      }
       if (!(error instanceof CocoFormatError)) throw error;
       r.warnings.push({ path, message: `${error.message.slice(path.length + 2)}; the file is skipped` });
       continue;
     }
-    r.warnings.push(...file.warnings);
-    for (const l of file.labels) if (!labels.includes(l)) labels.push(l);
-    const missing: string[] = [];
-    for (const image of file.images) {
-      const imagePath = findImage(path, file.subset, image.fileName, imageSet, r.imagePaths);
-      if (!imagePath) {
-        missing.push(image.fileName);
-        continue;
-      }
-      used.add(imagePath);
-      if (!checkSize(r, imagePath)) continue;
-      placed.push({ dataset: file.subset, name: baseName(imagePath), imagePath, objects: image.objects });
+    r.warnings.push(...file.warnings, ...survey.warnings);
+    for (const l of file.index.labels) if (!labels.includes(l)) labels.push(l);
+    for (const [label, set] of survey.shapes) {
+      const all = shapes.get(label) ?? new Set();
+      for (const shape of set) all.add(shape);
+      shapes.set(label, all);
     }
+    const indexOf = new Map<string, number>();
+    for (const [id, image] of placedHere) {
+      indexOf.set(id, images.length);
+      images.push(image);
+    }
+    read.push({ path, file, survey, indexOf });
     if (missing.length > 0) {
       const first = missing.slice(0, 5).join(', ');
-      r.warnings.push({ path, message: `${missing.length} of its ${file.images.length} images are not among the uploaded files and are not imported (${first}${missing.length > 5 ? ', …' : ''})` });
+      r.warnings.push({ path, message: `${missing.length} of its ${file.index.images.size} images are not among the uploaded files and are not imported (${first}${missing.length > 5 ? ', …' : ''})` });
     }
   }
   const unused = r.imagePaths.filter((p) => !used.has(p));
   if (unused.length > 0) {
     r.warnings.push({ path: unused[0]!, message: `${unused.length} uploaded image(s) are listed in no COCO file and are not imported` });
   }
-  return { placed, labels };
+  return {
+    images,
+    labels,
+    shapes,
+    async objects(take) {
+      for (const { path, file, survey, indexOf } of read) {
+        await readCocoObjects(streamOf(r, path), file, survey, (image, objects) => take(indexOf.get(image.id)!, objects));
+      }
+    },
+  };
 }
 
-function findImage(jsonPath: string, subset: string, fileName: string, imageSet: ReadonlySet<string>, imagePaths: readonly string[]): string | null {
-  for (const c of imageCandidates(jsonPath, subset, fileName)) if (imageSet.has(c)) return c;
-  const name = fileName.replace(/\\/g, '/');
-  const bySuffix = imagePaths.filter((p) => p === name || p.endsWith(`/${name}`));
-  if (bySuffix.length === 1) return bySuffix[0]!;
-  const byBase = imagePaths.filter((p) => baseName(p) === baseName(name));
-  return byBase.length === 1 ? byBase[0]! : null;
+/**
+ * Finds the uploaded image a COCO file names: at one of the usual places, else the one upload whose
+ * path ends with the name, else the one with the same base name.
+ */
+function imageFinder(imagePaths: readonly string[]): (jsonPath: string, subset: string, fileName: string) => string | null {
+  const imageSet = new Set(imagePaths);
+  const byBase = new Map<string, string[]>();
+  for (const p of imagePaths) {
+    const list = byBase.get(baseName(p));
+    if (list) list.push(p);
+    else byBase.set(baseName(p), [p]);
+  }
+  return (jsonPath, subset, fileName) => {
+    for (const c of imageCandidates(jsonPath, subset, fileName)) if (imageSet.has(c)) return c;
+    const name = fileName.replace(/\\/g, '/');
+    // A path that ends with the name has its base name, so the list of that base name holds them all.
+    const sameBase = byBase.get(baseName(name)) ?? [];
+    const bySuffix = sameBase.filter((p) => p === name || p.endsWith(`/${name}`));
+    if (bySuffix.length === 1) return bySuffix[0]!;
+    return sameBase.length === 1 ? sameBase[0]! : null;
+  };
 }
 
 async function readVoc(r: Reading): Promise<ReadResult> {
@@ -299,7 +353,7 @@ async function readVoc(r: Reading): Promise<ReadResult> {
       placed.push({ dataset: d.name, name: image.name, imagePath: image.imagePath, objects });
     }
   }
-  return { placed, labels, priority: ['rectangle', 'polygon', 'bitmap', 'line', 'point'] };
+  return inMemory(placed, labels, ['rectangle', 'polygon', 'bitmap', 'line', 'point']);
 }
 
 async function readYolo(r: Reading): Promise<ReadResult> {
@@ -356,5 +410,5 @@ async function readYolo(r: Reading): Promise<ReadResult> {
       r.warnings.push({ path: p, message: 'a label file with no image of that name; it is ignored' });
     }
   }
-  return { placed, labels: names };
+  return inMemory(placed, names);
 }

@@ -1,7 +1,7 @@
 // Reads a COCO instances file (already parsed) into per-image canonical objects.
 //
-// One pass over `images` builds the index by image id and one pass over `annotations` converts each
-// annotation into objects of its image, so the raw document can be dropped as soon as this returns.
+// The index of categories and images by id is filled first; each annotation is then placed (its image
+// and label looked up) and converted on its own, so a streaming reader can use the same pieces.
 // Ids are compared as strings: 0, gaps and string ids ("2299" against 2299) all work.
 import type { CanonicalTag, FormatWarning, Point, ShapedObject } from '../canonical.ts';
 import { CocoFormatError } from './errors.ts';
@@ -53,44 +53,75 @@ export function readCocoFile(json: unknown, path: string): CocoFile {
 
   const warnings: FormatWarning[] = [];
   const warn = (message: string) => warnings.push({ path, message });
-
-  const categories = new Map<string, string>();
-  const labels: string[] = [];
-  rawCategories.forEach((c: unknown, i) => {
-    if (!isRecord(c) || !isId(c.id)) return warn(`categories[${i}] has no id; it is ignored`);
-    const name = typeof c.name === 'string' && c.name.trim() !== '' ? c.name : `category ${c.id}`;
-    if (categories.has(String(c.id))) return warn(`categories[${i}]: category id ${c.id} is declared twice; the first one is kept`);
-    categories.set(String(c.id), name);
-    if (!labels.includes(name)) labels.push(name);
-  });
-
-  const images = new Map<string, CocoImage>();
-  json.images.forEach((im: unknown, i) => {
-    if (!isRecord(im) || !isId(im.id) || typeof im.file_name !== 'string' || im.file_name === '') {
-      return warn(`images[${i}] needs an id and a file_name; it is ignored`);
-    }
-    const id = String(im.id);
-    if (images.has(id)) return warn(`images[${i}]: image id ${im.id} is listed twice; the first one is kept`);
-    const size = (v: unknown) => (isNumber(v) && v > 0 ? v : null);
-    images.set(id, { id, fileName: im.file_name, width: size(im.width), height: size(im.height), objects: [] });
-  });
-
+  const index = newCocoIndex();
+  rawCategories.forEach((c: unknown, i) => addCategory(index, c, i, warn));
+  json.images.forEach((im: unknown, i) => addImage(index, im, i, warn));
   rawAnnotations.forEach((a: unknown, i) => {
-    const at = `annotations[${i}]`;
-    if (!isRecord(a)) return warn(`${at} is not an object; it is ignored`);
-    const name = isId(a.id) ? `${at} (id ${a.id})` : at;
-    const image = isId(a.image_id) ? images.get(String(a.image_id)) : undefined;
-    if (!image) return warn(`${name}: image_id ${JSON.stringify(a.image_id)} is not in images; it is ignored`);
-    const label = isId(a.category_id) ? categories.get(String(a.category_id)) : undefined;
-    if (label === undefined) return warn(`${name}: category_id ${JSON.stringify(a.category_id)} is not in categories; it is ignored`);
-    try {
-      image.objects.push(...readAnnotation(a, label, image, (m) => warn(`${name}: ${m}`)));
-    } catch (error) {
-      warn(`${name}: ${(error as Error).message}; it is ignored`);
-    }
+    const placed = placeAnnotation(index, a, i);
+    if ('warning' in placed) return warn(placed.warning);
+    placed.image.objects.push(...convertAnnotation(placed, warn));
   });
+  return { path, subset: cocoSubset(path), labels: index.labels, images: [...index.images.values()], warnings };
+}
 
-  return { path, subset: cocoSubset(path), labels, images: [...images.values()], warnings };
+/** Categories and images of a COCO file by id, filled in file order. */
+export interface CocoIndex {
+  categories: Map<string, string>;
+  /** Category names in file order, once each. */
+  labels: string[];
+  images: Map<string, CocoImage>;
+}
+
+export const newCocoIndex = (): CocoIndex => ({ categories: new Map(), labels: [], images: new Map() });
+
+/** Adds `categories[i]`; the first of two with the same id wins. */
+export function addCategory(index: CocoIndex, c: unknown, i: number, warn: (message: string) => void): void {
+  if (!isRecord(c) || !isId(c.id)) return warn(`categories[${i}] has no id; it is ignored`);
+  const name = typeof c.name === 'string' && c.name.trim() !== '' ? c.name : `category ${c.id}`;
+  if (index.categories.has(String(c.id))) return warn(`categories[${i}]: category id ${c.id} is declared twice; the first one is kept`);
+  index.categories.set(String(c.id), name);
+  if (!index.labels.includes(name)) index.labels.push(name);
+}
+
+/** Adds `images[i]`; the first of two with the same id wins. */
+export function addImage(index: CocoIndex, im: unknown, i: number, warn: (message: string) => void): void {
+  if (!isRecord(im) || !isId(im.id) || typeof im.file_name !== 'string' || im.file_name === '') {
+    return warn(`images[${i}] needs an id and a file_name; it is ignored`);
+  }
+  const id = String(im.id);
+  if (index.images.has(id)) return warn(`images[${i}]: image id ${im.id} is listed twice; the first one is kept`);
+  const size = (v: unknown) => (isNumber(v) && v > 0 ? v : null);
+  index.images.set(id, { id, fileName: im.file_name, width: size(im.width), height: size(im.height), objects: [] });
+}
+
+export interface PlacedAnnotation {
+  annotation: Record<string, unknown>;
+  image: CocoImage;
+  label: string;
+  /** How warnings name it: `annotations[i] (id N)`. */
+  name: string;
+}
+
+/** The image and label `annotations[i]` belongs to, or why it belongs nowhere. */
+export function placeAnnotation(index: CocoIndex, a: unknown, i: number): PlacedAnnotation | { warning: string } {
+  const at = `annotations[${i}]`;
+  if (!isRecord(a)) return { warning: `${at} is not an object; it is ignored` };
+  const name = isId(a.id) ? `${at} (id ${a.id})` : at;
+  const image = isId(a.image_id) ? index.images.get(String(a.image_id)) : undefined;
+  if (!image) return { warning: `${name}: image_id ${JSON.stringify(a.image_id)} is not in images; it is ignored` };
+  const label = isId(a.category_id) ? index.categories.get(String(a.category_id)) : undefined;
+  if (label === undefined) return { warning: `${name}: category_id ${JSON.stringify(a.category_id)} is not in categories; it is ignored` };
+  return { annotation: a, image, label, name };
+}
+
+/** The objects of a placed annotation; one that cannot be read gives none, with a warning. */
+export function convertAnnotation(placed: PlacedAnnotation, warn: (message: string) => void): ShapedObject[] {
+  try {
+    return readAnnotation(placed.annotation, placed.label, placed.image, (m) => warn(`${placed.name}: ${m}`));
+  } catch (error) {
+    warn(`${placed.name}: ${(error as Error).message}; it is ignored`);
+    return [];
+  }
 }
 
 function readAnnotation(a: Record<string, unknown>, label: string, image: CocoImage, warn: (m: string) => void): ShapedObject[] {
