@@ -21,7 +21,23 @@ import {
   detect as detectCoco,
 } from '../formats/coco/index.ts';
 import { JsonLocationError } from '../formats/json-members.ts';
-import { VocFormatError, detect as detectVoc, isMaskPath, planVoc, readInstanceMask, readSplitList, readVocXml, splitFiles } from '../formats/pascal-voc/index.ts';
+import {
+  type LabelColor,
+  VOC_LABELS,
+  VocFormatError,
+  detect as detectVoc,
+  hexColor,
+  isBackgroundLabel,
+  isMaskPath,
+  labelMapFile,
+  planVoc,
+  readClassMask,
+  readInstanceMask,
+  readLabelMap,
+  readSplitList,
+  readVocXml,
+  splitFiles,
+} from '../formats/pascal-voc/index.ts';
 import { defaultClassColor, isImageName } from '../formats/supervisely/index.ts';
 import {
   YoloFormatError,
@@ -128,7 +144,8 @@ export async function planForeignImport(
   };
   const read = format === 'coco' ? readCoco : format === 'pascal_voc' ? readVoc : readYolo;
   const reading = await read(r);
-  const { classes, settle } = settleClassShapes(reading.shapes, reading.labels, defaultClassColor, 'rectangle', reading.priority);
+  const color = (title: string) => reading.colors?.get(title) ?? defaultClassColor(title);
+  const { classes, settle } = settleClassShapes(reading.shapes, reading.labels, color, 'rectangle', reading.priority);
 
   const datasets = new Map<string, ForeignPlan['datasets'][number] & { names: Set<string> }>();
   const entries: (ForeignPlan['datasets'][number]['images'][number] | null)[] = [];
@@ -185,12 +202,14 @@ interface ReadResult {
   images: PlacedImage[];
   labels: string[];
   priority?: ClassShape[];
+  /** Colours the format gives its labels (`#RRGGBB`); the others get the default colour. */
+  colors?: Map<string, string>;
   shapes: Map<string, Set<ClassShape>>;
   objects(take: (index: number, objects: ShapedObject[]) => Promise<void>): Promise<void>;
 }
 
 /** A ReadResult of a reader that holds every object already (VOC, YOLO). */
-function inMemory(placed: Placed[], labels: string[], priority?: ClassShape[]): ReadResult {
+function inMemory(placed: Placed[], labels: string[], options: { priority?: ClassShape[]; colors?: Map<string, string> } = {}): ReadResult {
   const shapes = new Map<string, Set<ClassShape>>();
   for (const p of placed) {
     for (const o of p.objects) {
@@ -202,7 +221,7 @@ function inMemory(placed: Placed[], labels: string[], priority?: ClassShape[]): 
   return {
     images: placed,
     labels,
-    ...(priority ? { priority } : {}),
+    ...options,
     shapes,
     async objects(take) {
       for (const [index, p] of placed.entries()) await take(index, p.objects);
@@ -330,6 +349,16 @@ async function readVoc(r: Reading): Promise<ReadResult> {
   for (const path of splitFiles(paths)) {
     splits.push({ name: baseName(path).replace(/\.txt$/i, ''), ids: readSplitList((await bytesOf(r, path)).toString('utf8')) });
   }
+  // Class masks are decoded with the label map's colours, else with those of the VOC 2012 classes.
+  let maskLabels: readonly LabelColor[] = VOC_LABELS;
+  const colors = new Map<string, string>();
+  const labelMapPath = labelMapFile(paths);
+  if (labelMapPath) {
+    const read = readLabelMap((await bytesOf(r, labelMapPath)).toString('utf8'), labelMapPath);
+    r.warnings.push(...read.warnings);
+    if (read.labels.length > 0) maskLabels = read.labels;
+    for (const l of read.labels) colors.set(l.name, hexColor(l.color));
+  }
   const annotationOf = new Map(xmls.map((x) => [x.path, x.annotation]));
   const datasets = planVoc(r.imagePaths, xmls, paths.filter(isMaskPath), splits);
   const placed: Placed[] = [];
@@ -348,12 +377,21 @@ async function readVoc(r: Reading): Promise<ReadResult> {
         } catch (error) {
           r.warnings.push({ path: image.maskPath, message: `the mask cannot be read (${(error as Error).message}); it is ignored` });
         }
+      } else if (image.classMaskPath) {
+        // No instance mask to tell objects apart: each class in the mask becomes one bitmap object.
+        try {
+          const masks = await readClassMask(await bytesOf(r, image.classMaskPath), image.classMaskPath, maskLabels, isBackgroundLabel);
+          r.warnings.push(...masks.warnings);
+          objects.push(...masks.objects);
+        } catch (error) {
+          r.warnings.push({ path: image.classMaskPath, message: `the mask cannot be read (${(error as Error).message}); it is ignored` });
+        }
       }
       for (const o of objects) if (!labels.includes(o.classTitle)) labels.push(o.classTitle);
       placed.push({ dataset: d.name, name: image.name, imagePath: image.imagePath, objects });
     }
   }
-  return inMemory(placed, labels, ['rectangle', 'polygon', 'bitmap', 'line', 'point']);
+  return inMemory(placed, labels, { priority: ['rectangle', 'polygon', 'bitmap', 'line', 'point'], colors });
 }
 
 async function readYolo(r: Reading): Promise<ReadResult> {

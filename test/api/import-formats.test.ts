@@ -152,6 +152,25 @@ describe('COCO, Pascal VOC and YOLO import of the peer fixtures', () => {
     assert.deepEqual(r.datasets.get('trainval')!.find((i) => i.name === '@.png')!.size, { width: 8, height: 6 });
   });
 
+  test('VOC class masks without instance masks: one bitmap per class, colours from labelmap.txt', async () => {
+    const files = fixtureFiles('datumaro/voc/voc_dataset1').filter((f) => !f.path.startsWith('SegmentationObject/'));
+    const labelmap = { path: 'labelmap.txt', content: readFileSync(path.join(PEER, 'datumaro/voc/voc_dataset2/labelmap.txt')), type: 'annotation' as const };
+    const r = await importBoth([...files, labelmap], 'pascal_voc');
+    const objects = r.datasets.get('train')![0]!.objects;
+    // The class mask of 2007_000001 is bicycle green (0,128,0) over all of its 20×10 pixels.
+    assert.deepEqual(objects.map((o) => o.classTitle), ['cat', 'person', 'head', 'bicycle']);
+    assert.deepEqual([objects[3]!.bitmap!.origin, objects[3]!.tags], [[0, 0], []]);
+    assert.equal(r.classes.get('bicycle'), 'bitmap');
+    const [project] = json<{ classes: { title: string; color: string }[] }[]>(await t.request({ method: 'GET', url: `/v1/projects?projectId=${r.task.meta.project.id as number}` }));
+    const colors = new Map(project!.classes.map((c) => [c.title, c.color.toUpperCase()]));
+    assert.equal(colors.get('bicycle'), '#008000');
+    assert.equal(colors.get('cat'), '#400000');
+    assert.deepEqual(warningsOf(r), []);
+
+    const without = await importAs(files, 'pascal_voc', 4);
+    assert.deepEqual(without.datasets.get('train')![0]!.objects.map((o) => o.classTitle), ['cat', 'person', 'head', 'bicycle'], 'the VOC 2012 colours without a label map');
+  });
+
   test('YOLO fixtures: Darknet, labels/ without YAML, Roboflow, segmentation', async () => {
     const strict = await importBoth(fixtureFiles('datumaro/yolo/strict'), 'yolo');
     assert.deepEqual(counts(strict), [['train', [['1.jpg', 15, 10, 2]]]]);

@@ -1,9 +1,26 @@
-// The Pascal VOC reader against the peer fixtures: XML quirks, split lists, instance masks.
+// The Pascal VOC reader against the peer fixtures: XML quirks, split lists, instance and class masks, label maps.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { VocFormatError, isMaskPath, parseXml, planVoc, readInstanceMask, readSplitList, readVocXml, splitFiles, vocColor } from '../../src/formats/pascal-voc/index.ts';
+import sharp from 'sharp';
+import {
+  VOC_LABELS,
+  VocFormatError,
+  hexColor,
+  isBackgroundLabel,
+  isMaskPath,
+  parseXml,
+  planVoc,
+  readClassMask,
+  readInstanceMask,
+  readLabelMap,
+  readSplitList,
+  readVocXml,
+  splitFiles,
+  vocColor,
+} from '../../src/formats/pascal-voc/index.ts';
+import { readMaskSize } from '../../src/formats/supervisely/index.ts';
 
 const PEER = path.resolve(import.meta.dirname, '../../../shared/fixtures/peer');
 const text = (rel: string) => readFileSync(path.join(PEER, rel), 'utf8');
@@ -56,10 +73,10 @@ describe('Pascal VOC reader', () => {
     const splits = lists.map((p) => ({ name: path.basename(p, '.txt'), ids: readSplitList(text(`datumaro/voc/voc_dataset1/${p}`)) }));
     const datasets = planVoc(paths.filter((p) => p.endsWith('.jpg') || p.endsWith('.png')), [{ path: 'Annotations/2007_000001.xml', filename: '2007_000001.jpg' }], paths.filter(isMaskPath), splits);
     assert.deepEqual(datasets, [
-      { name: 'test', images: [{ name: '2007_000002.jpg', imagePath: 'JPEGImages/2007_000002.jpg', xmlPath: null, maskPath: null }] },
-      { name: 'train', images: [{ name: '2007_000001.jpg', imagePath: 'JPEGImages/2007_000001.jpg', xmlPath: 'Annotations/2007_000001.xml', maskPath: 'SegmentationObject/2007_000001.png' }] },
+      { name: 'test', images: [{ name: '2007_000002.jpg', imagePath: 'JPEGImages/2007_000002.jpg', xmlPath: null, maskPath: null, classMaskPath: null }] },
+      { name: 'train', images: [{ name: '2007_000001.jpg', imagePath: 'JPEGImages/2007_000001.jpg', xmlPath: 'Annotations/2007_000001.xml', maskPath: 'SegmentationObject/2007_000001.png', classMaskPath: 'SegmentationClass/2007_000001.png' }] },
     ]);
-    assert.deepEqual(planVoc(['x/b.jpg'], [{ path: 'y/b.xml', filename: null }], [], [])[0], { name: 'ds0', images: [{ name: 'b.jpg', imagePath: 'x/b.jpg', xmlPath: 'y/b.xml', maskPath: null }] });
+    assert.deepEqual(planVoc(['x/b.jpg'], [{ path: 'y/b.xml', filename: null }], [], [])[0], { name: 'ds0', images: [{ name: 'b.jpg', imagePath: 'x/b.jpg', xmlPath: 'y/b.xml', maskPath: null, classMaskPath: null }] });
   });
 
   test('instance masks (RGB PNG) become bitmaps of their XML objects', async () => {
@@ -73,5 +90,38 @@ describe('Pascal VOC reader', () => {
       assert.equal(o.shape, 'bitmap');
       assert.ok(['cat', 'person'].includes(o.classTitle));
     }
+  });
+
+  test('labelmap.txt: names and colours in order, bad lines named, the VOC classes without one', () => {
+    const { labels, warnings } = readLabelMap(text('datumaro/voc/voc_dataset2/labelmap.txt'), 'labelmap.txt');
+    assert.equal(labels.length, 22);
+    assert.deepEqual(labels.slice(0, 3), [{ name: 'background', color: 0 }, { name: 'aeroplane', color: 0x800000 }, { name: 'bicycle', color: 0x008000 }]);
+    assert.deepEqual(labels.at(-1), { name: 'ignored', color: 0xe0e0c0 });
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(labels.slice(0, 21), VOC_LABELS, 'the file holds the VOC palette');
+    const bad = readLabelMap('# label:color_rgb:parts:actions\nroad:128,64,128::\n:1,2,3::\nsky:300,0,0::\ntree\nlane:128,64,128::\n', 'lm.txt');
+    assert.deepEqual(bad.labels, [{ name: 'road', color: 0x804080 }, { name: 'tree', color: vocColor(1) }]);
+    assert.deepEqual(bad.warnings.map((w) => w.line), [3, 4, 6]);
+    assert.equal(hexColor(0x804080), '#804080');
+  });
+
+  test('class masks: one bitmap per class present, background and border left out', async () => {
+    const fixture = readFileSync(path.join(PEER, 'datumaro/voc/voc_dataset1/SegmentationClass/2007_000001.png'));
+    const whole = await readClassMask(fixture, 'SegmentationClass/2007_000001.png', VOC_LABELS, isBackgroundLabel);
+    assert.deepEqual(whole.objects.map((o) => [o.classTitle, o.shape, o.bitmap!.origin, o.bitmap!.width, o.bitmap!.height]), [['bicycle', 'bitmap', [0, 0], 20, 10]]);
+
+    // 8×4: left half cat (64,0,0) with a border pixel, a dog (64,0,128) block, background, one stray colour.
+    const rgb = Buffer.alloc(8 * 4 * 3);
+    const paint = (x: number, y: number, c: number[]) => rgb.set(c, (y * 8 + x) * 3);
+    for (let y = 0; y < 4; y++) for (let x = 0; x < 4; x++) paint(x, y, [64, 0, 0]);
+    paint(1, 1, [224, 224, 192]);
+    for (let y = 2; y < 4; y++) for (let x = 5; x < 7; x++) paint(x, y, [64, 0, 128]);
+    paint(7, 0, [1, 2, 3]);
+    const png = await sharp(rgb, { raw: { width: 8, height: 4, channels: 3 } }).png().toBuffer();
+    const labels = readLabelMap(text('datumaro/voc/voc_dataset2/labelmap.txt'), 'labelmap.txt').labels;
+    const { objects, warnings } = await readClassMask(png, 'm.png', labels, isBackgroundLabel);
+    assert.deepEqual(objects.map((o) => [o.classTitle, o.bitmap!.origin, o.bitmap!.width, o.bitmap!.height]), [['cat', [0, 0], 4, 4], ['dog', [5, 2], 2, 2]]);
+    assert.deepEqual(readMaskSize(objects[0]!.bitmap!.data), { width: 4, height: 4 });
+    assert.deepEqual(warnings.map((w) => w.message), ["1 colour(s) are no label's colour; those pixels are ignored"]);
   });
 });

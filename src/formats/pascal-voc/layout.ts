@@ -1,5 +1,5 @@
-// A Pascal VOC import by its paths: XMLs paired with images, ImageSets split lists as datasets, and
-// the instance masks of SegmentationObject/.
+// A Pascal VOC import by its paths: XMLs paired with images, ImageSets split lists as datasets, the
+// instance masks of SegmentationObject/ and the class masks of SegmentationClass/.
 const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 const stemOf = (p: string) => baseName(p).replace(/\.[^.]*$/, '');
 const dirOf = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '');
@@ -10,6 +10,8 @@ export interface VocImage {
   xmlPath: string | null;
   /** SegmentationObject/<id>.png, if uploaded. */
   maskPath: string | null;
+  /** SegmentationClass/<id>.png, if uploaded. */
+  classMaskPath: string | null;
 }
 
 export interface VocDataset {
@@ -78,12 +80,13 @@ export function planVoc(
     if (image && !xmlOf.has(image)) xmlOf.set(image, xml.path);
   }
   const masks = new Map(maskPaths.filter((p) => /SegmentationObject\//i.test(p)).map((p) => [stemOf(p), p]));
+  const classMasks = new Map(maskPaths.filter((p) => /SegmentationClass\//i.test(p)).map((p) => [stemOf(p), p]));
   const datasets = new Map<string, VocDataset>();
   const place = (name: string, imagePath: string) => {
     let dataset = datasets.get(name);
     if (!dataset) datasets.set(name, (dataset = { name, images: [] }));
     if (dataset.images.some((i) => i.name === baseName(imagePath))) return;
-    dataset.images.push({ name: baseName(imagePath), imagePath, xmlPath: xmlOf.get(imagePath) ?? null, maskPath: masks.get(stemOf(imagePath)) ?? null });
+    dataset.images.push({ name: baseName(imagePath), imagePath, xmlPath: xmlOf.get(imagePath) ?? null, maskPath: masks.get(stemOf(imagePath)) ?? null, classMaskPath: classMasks.get(stemOf(imagePath)) ?? null });
   };
   for (const imagePath of [...images].sort()) {
     const listed = splits.filter((s) => s.ids.includes(stemOf(imagePath)));
@@ -91,6 +94,12 @@ export function planVoc(
     for (const s of listed) place(s.name, imagePath);
   }
   return [...datasets.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The label map among the paths (`labelmap.txt`, the one nearest the root), or null. */
+export function labelMapFile(paths: readonly string[]): string | null {
+  const found = paths.filter((p) => baseName(p).toLowerCase() === 'labelmap.txt');
+  return found.sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1))[0] ?? null;
 }
 
 function groupBy(paths: readonly string[], key: (p: string) => string): Map<string, string[]> {
