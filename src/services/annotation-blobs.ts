@@ -10,7 +10,7 @@ import * as staging from '../repositories/staging.repository.ts';
  * Blobs per batch: one transaction each, so few commits (each may end in a WAL checkpoint on
  * SQLite), while a batch of ~2 KiB annotations stays a few MB.
  */
-const BATCH = 2000;
+const BATCH_SIZE = 2000;
 /** Blob writes in flight: each one ends in an fsync, which waits on the disk rather than the CPU. */
 const WRITES_IN_FLIGHT = 32;
 
@@ -19,16 +19,21 @@ export class AnnotationBlobWriter {
   /** The batch being stored: the next one fills meanwhile, so reading and writing overlap. */
   private storing: Promise<void> = Promise.resolve();
 
+  private readonly batchSize: number;
+
   constructor(
     private readonly ctx: Context,
     private readonly teamId: number,
-  ) {}
+    options: { batchSize?: number } = {},
+  ) {
+    this.batchSize = options.batchSize ?? BATCH_SIZE;
+  }
 
   /** Queues the annotation of the image at `imagePath`; answers its hash. */
   async add(bytes: Buffer, imagePath: string): Promise<string> {
     const hash = createHash('sha256').update(bytes).digest('base64');
     this.batch.set(hash, { bytes, path: `${imagePath}.json` });
-    if (this.batch.size >= BATCH) await this.startBatch();
+    if (this.batch.size >= this.batchSize) await this.startBatch();
     return hash;
   }
 
