@@ -1,4 +1,5 @@
 // The one place that reads the environment: everything else receives a frozen Config.
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Limits {
@@ -59,6 +60,10 @@ export interface TaskSettings {
   readonly pollMs: number;
   /** Images an import commits per transaction: larger is faster, smaller stops and resumes sooner. */
   readonly importBatchSize: number;
+  /** Threads that read and check annotation files beside the task's thread; 0 keeps them on it. */
+  readonly importThreads: number;
+  /** The fewest annotated images an import needs before it uses those threads (starting them costs). */
+  readonly importThreadMinImages: number;
 }
 
 export class ConfigError extends Error {}
@@ -79,10 +84,10 @@ function parseMs(name: string, raw: string | undefined, fallback: number): numbe
   return ms;
 }
 
-function parseCount(name: string, raw: string | undefined, fallback: number, max: number): number {
+function parseCount(name: string, raw: string | undefined, fallback: number, max: number, min = 1): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new ConfigError(`${name} must be a whole number from 1 to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}`);
   return n;
 }
 
@@ -146,6 +151,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       leaseMs: parseMs('TASK_LEASE_MS', env.TASK_LEASE_MS, 30_000),
       pollMs: parseMs('TASK_POLL_MS', env.TASK_POLL_MS, 500),
       importBatchSize: parseCount('IMPORT_BATCH_SIZE', env.IMPORT_BATCH_SIZE, 500, 5000),
+      // One core stays with the task's own thread (and the API beside it).
+      importThreads: parseCount('IMPORT_THREADS', env.IMPORT_THREADS, Math.min(4, os.availableParallelism() - 1), 16, 0),
+      importThreadMinImages: parseCount('IMPORT_THREAD_MIN_IMAGES', env.IMPORT_THREAD_MIN_IMAGES, 1000, 100_000_000, 0),
     },
     ...overrides,
   };

@@ -20,7 +20,10 @@ function envOf(config: Config): Record<string, string> {
     TASK_LEASE_MS: '1500',
     TASK_POLL_MS: '50',
     // Small batches: the import must still be running when the test interrupts it.
-    IMPORT_BATCH_SIZE: '20',
+    IMPORT_BATCH_SIZE: '5',
+    // Annotations prepared on a thread, as in a large import, so a kill also lands while threads work.
+    IMPORT_THREADS: '1',
+    IMPORT_THREAD_MIN_IMAGES: '100',
     ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl, DATABASE_SCHEMA: config.databaseSchema! } : {}),
   };
 }

@@ -6,14 +6,15 @@
 // a warning in the task's meta), not the import, unless no image could be imported at all.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.ts';
-import { type CanonicalAnnotation, serializeObjects, toAnnotationObject } from '../../formats/canonical.ts';
-import { type ProjectMeta, SuperviselyFormatError, parseAnnotation } from '../../formats/supervisely/index.ts';
+import type { ProjectMeta } from '../../formats/supervisely/index.ts';
 import * as images from '../../repositories/images.repository.ts';
 import * as importRepo from '../../repositories/import.repository.ts';
 import * as staging from '../../repositories/staging.repository.ts';
 import * as tags from '../../repositories/tags.repository.ts';
 import type { ImportInput, ImportItem } from '../../services/import.service.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
+import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
+import { type AnnotationThreads, annotationThreads } from './annotation-threads.ts';
 
 /** Annotation files read and parsed at once. */
 const READS_AT_ONCE = 32;
@@ -53,49 +54,34 @@ interface Counts {
   failed: number;
 }
 
-async function readAnnotation(run: TaskRun, item: ImportItem, meta: ProjectMeta): Promise<CanonicalAnnotation> {
-  let json: unknown;
-  try {
-    json = JSON.parse((await run.ctx.blobs.readBytes(item.a!)).toString('utf8'));
-  } catch {
-    throw new SuperviselyFormatError('', 'the annotation file is not valid JSON');
-  }
-  return parseAnnotation(json, meta, { skipUnsupported: true }).annotation;
-}
+type Slice = { item: ImportItem; index: number }[];
 
-async function prepare(run: TaskRun, index: number, item: ImportItem, meta: ProjectMeta, blobs: Map<string, { size: number; width: number | null; height: number | null }>): Promise<Prepared> {
-  const blob = blobs.get(item.h);
-  if (!blob || !blob.width || !blob.height) {
-    return { index, item, image: null, warning: { path: item.p, message: 'the image bytes are no longer stored; upload it again' } };
-  }
-  let annotation: CanonicalAnnotation | null = null;
-  if (item.a) {
-    try {
-      annotation = await readAnnotation(run, item, meta);
-    } catch (error) {
-      if (!(error instanceof SuperviselyFormatError)) throw error;
-      return { index, item, image: null, warning: { path: item.p, message: `annotation: ${error.message}` } };
+/**
+ * The images of a slice, ready to commit: blob facts from the database, annotation files read and
+ * prepared here or, for a large import, on the annotation threads.
+ */
+async function prepareSlice(run: TaskRun, slice: Slice, meta: ProjectMeta, threads: AnnotationThreads | null): Promise<Prepared[]> {
+  const blobs = await staging.blobsByHash(run.ctx.db.kysely, [...new Set(slice.map((s) => s.item.h))]);
+  const annotated = slice.filter((s) => s.item.a);
+  const hashes = annotated.map((s) => s.item.a!);
+  const preparations = threads
+    ? await threads.prepare(run.ctx.config, meta, hashes)
+    : await mapLimited(hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await run.ctx.blobs.readBytes(hash), meta));
+  const byIndex = new Map<number, Preparation>(annotated.map((s, i) => [s.index, preparations[i]!]));
+  return slice.map(({ item, index }): Prepared => {
+    const blob = blobs.get(item.h);
+    if (!blob || !blob.width || !blob.height) {
+      return { index, item, image: null, warning: { path: item.p, message: 'the image bytes are no longer stored; upload it again' } };
     }
-  }
-  const objects = annotation?.objects ?? [];
-  return {
-    index,
-    item,
-    image: {
-      size: blob.size,
-      // The contract: an annotation's size is read from the image itself.
-      width: blob.width,
-      height: blob.height,
-      description: annotation?.description ?? '',
-      objectsJson: serializeObjects(objects.map(toAnnotationObject)),
-      imageTags: (annotation?.tags ?? []).map((t) => ({ title: t.name, value: t.value === null ? null : JSON.stringify(t.value) })),
-      objectTags: [...new Set(objects.flatMap((o) => o.tags.map((t) => t.name)))],
-    },
-  };
+    const prepared = byIndex.get(index) ?? { annotation: EMPTY_ANNOTATION };
+    if ('problem' in prepared) return { index, item, image: null, warning: { path: item.p, message: prepared.problem } };
+    // The contract: an annotation's size is read from the image itself.
+    return { index, item, image: { size: blob.size, width: blob.width, height: blob.height, ...prepared.annotation } };
+  });
 }
 
 /** import/local: copies of images that already exist, with their annotation and tags as stored. */
-async function prepareCopies(run: TaskRun, slice: { item: ImportItem; index: number }[]): Promise<Prepared[]> {
+async function prepareCopies(run: TaskRun, slice: Slice): Promise<Prepared[]> {
   const source = await importRepo.imagesToCopy(run.ctx.db.kysely, slice.map((s) => s.item.s!));
   const rows = new Map(source.rows.map((r) => [r.id, r]));
   const imageTags = groupBy(source.imageTags, (t) => t.image_id);
@@ -302,22 +288,34 @@ export const importHandler: TaskHandler = async (run) => {
 
   const pending = input.items.map((item, index) => ({ item, index })).filter(({ index }) => !done.has(index));
   let written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
-  const batchSize = run.ctx.config.tasks.importBatchSize;
-  for (let start = 0; start < pending.length; start += batchSize) {
+  const settings = run.ctx.config.tasks;
+  const batchSize = settings.importBatchSize;
+  const annotated = input.format === 'local' ? 0 : pending.reduce((n, p) => n + (p.item.a ? 1 : 0), 0);
+  const threads = settings.importThreads > 0 && annotated >= settings.importThreadMinImages ? annotationThreads(settings.importThreads) : null;
+  const prepareFrom = (start: number) => {
     const slice = pending.slice(start, start + batchSize);
-    const blobs = input.format === 'local' ? new Map() : await staging.blobsByHash(db, [...new Set(slice.map((s) => s.item.h))]);
-    const batch =
-      input.format === 'local'
-        ? await prepareCopies(run, slice)
-        : await mapLimited(slice, READS_AT_ONCE, ({ item, index }) => prepare(run, index, item, meta, blobs));
-    await commitBatch(run, input, batch, tagIds, counts);
-    for (const p of batch) if (p.warning && warnings.length < MAX_WARNINGS) warnings.push(p.warning);
-    const last = start + batchSize >= pending.length;
-    const changed = counts.skipped !== written.skipped || counts.failed !== written.failed || warnings.length !== written.warnings;
-    if (last || changed || Date.now() - written.at >= CHECKPOINT_MS) {
-      await run.checkpoint({ done: total - pending.length + start + slice.length, total }, { ...counts, warnings });
-      written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
+    return { slice, batch: input.format === 'local' ? prepareCopies(run, slice) : prepareSlice(run, slice, meta, threads) };
+  };
+
+  // The next batch is prepared while this one commits.
+  let next = pending.length > 0 ? prepareFrom(0) : null;
+  try {
+    for (let start = 0; next; start += batchSize) {
+      const { slice } = next;
+      const batch = await next.batch;
+      next = start + batchSize < pending.length ? prepareFrom(start + batchSize) : null;
+      await commitBatch(run, input, batch, tagIds, counts);
+      for (const p of batch) if (p.warning && warnings.length < MAX_WARNINGS) warnings.push(p.warning);
+      const last = next === null;
+      const changed = counts.skipped !== written.skipped || counts.failed !== written.failed || warnings.length !== written.warnings;
+      if (last || changed || Date.now() - written.at >= CHECKPOINT_MS) {
+        await run.checkpoint({ done: total - pending.length + start + slice.length, total }, { ...counts, warnings });
+        written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
+      }
     }
+  } finally {
+    // A batch prepared for a commit that will not come (a stop, a failure) fails quietly.
+    next?.batch.catch(() => {});
   }
 
   if (counts.imported === 0 && counts.failed > 0) {

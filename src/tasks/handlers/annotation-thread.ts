@@ -1,0 +1,51 @@
+// Runs inside an annotation thread (see annotation-threads.ts): reads annotation files from the blob
+// store the request names and prepares each one. One store per storage location, kept for the
+// thread's life.
+import { parentPort } from 'node:worker_threads';
+import type { Config } from '../../config.ts';
+import type { ProjectMeta } from '../../formats/supervisely/index.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import { createBlobStore } from '../../storage/create-blob-store.ts';
+import { type Preparation, prepareAnnotation } from './annotation-preparation.ts';
+
+export interface ThreadRequest {
+  id: number;
+  config: Config;
+  meta: ProjectMeta;
+  hashes: string[];
+}
+
+export type ThreadReply = { id: number; preparations: Preparation[] } | { id: number; error: string };
+
+/** Files read at once by one thread. */
+const READS_AT_ONCE = 16;
+
+const stores = new Map<string, Promise<BlobStore>>();
+
+function storeFor(config: Config): Promise<BlobStore> {
+  const key = JSON.stringify([config.storageUrl ?? null, config.dataDir]);
+  let store = stores.get(key);
+  if (!store) stores.set(key, (store = createBlobStore(config)));
+  return store;
+}
+
+async function prepareAll(request: ThreadRequest): Promise<Preparation[]> {
+  const store = await storeFor(request.config);
+  const out = new Array<Preparation>(request.hashes.length);
+  let next = 0;
+  const reader = async () => {
+    while (next < request.hashes.length) {
+      const i = next++;
+      out[i] = prepareAnnotation(await store.readBytes(request.hashes[i]!), request.meta);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, request.hashes.length) }, reader));
+  return out;
+}
+
+parentPort!.on('message', (request: ThreadRequest) => {
+  prepareAll(request).then(
+    (preparations) => parentPort!.postMessage({ id: request.id, preparations } satisfies ThreadReply),
+    (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies ThreadReply),
+  );
+});

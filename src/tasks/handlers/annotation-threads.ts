@@ -1,0 +1,104 @@
+// Threads that read and prepare the annotation files of large imports, so parsing, checking and
+// serialising them (most of an import's CPU time) runs beside the task's own thread, which meanwhile
+// commits the previous batch. One shared set per process, started at the first large import and
+// kept (unreferenced: it never keeps the process alive); a thread that dies takes the set with it and
+// the next import starts a new one.
+import { Worker } from 'node:worker_threads';
+import type { Config } from '../../config.ts';
+import type { ProjectMeta } from '../../formats/supervisely/index.ts';
+import type { Preparation } from './annotation-preparation.ts';
+import type { ThreadReply, ThreadRequest } from './annotation-thread.ts';
+
+interface Waiting {
+  resolve(preparations: Preparation[]): void;
+  reject(error: Error): void;
+}
+
+class AnnotationThread {
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, Waiting>();
+  #nextId = 0;
+  failure: Error | null = null;
+
+  constructor() {
+    // Sources are TypeScript: the thread registers tsx before it loads its module, whichever way the
+    // process itself was started.
+    const tsx = import.meta.resolve('tsx/esm/api');
+    const entry = new URL('./annotation-thread.ts', import.meta.url).href;
+    const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
+    this.#worker = new Worker(code, { eval: true });
+    this.#worker.on('message', (reply: ThreadReply) => {
+      const waiting = this.#waiting.get(reply.id);
+      if (!waiting) return;
+      this.#waiting.delete(reply.id);
+      if ('error' in reply) waiting.reject(new Error(reply.error));
+      else waiting.resolve(reply.preparations);
+    });
+    this.#worker.on('error', (error) => this.#fail(error));
+    this.#worker.on('exit', (code) => this.#fail(new Error(`an annotation thread exited (code ${code})`)));
+    // After the listeners: adding a 'message' listener refs the thread again.
+    this.#worker.unref();
+  }
+
+  prepare(config: Config, meta: ProjectMeta, hashes: string[]): Promise<Preparation[]> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      this.#worker.postMessage({ id, config, meta, hashes } satisfies ThreadRequest);
+    });
+  }
+
+  terminate(): void {
+    void this.#worker.terminate();
+  }
+
+  #fail(error: Error): void {
+    this.failure ??= error;
+    for (const waiting of this.#waiting.values()) waiting.reject(error);
+    this.#waiting.clear();
+  }
+}
+
+export class AnnotationThreads {
+  readonly #threads: AnnotationThread[];
+
+  constructor(count: number) {
+    this.#threads = Array.from({ length: count }, () => new AnnotationThread());
+  }
+
+  get broken(): boolean {
+    return this.#threads.some((t) => t.failure !== null);
+  }
+
+  terminate(): void {
+    for (const thread of this.#threads) thread.terminate();
+  }
+
+  get size(): number {
+    return this.#threads.length;
+  }
+
+  /** Each annotation's preparation, in the order of `hashes`; rejects when a file cannot be read. */
+  async prepare(config: Config, meta: ProjectMeta, hashes: string[]): Promise<Preparation[]> {
+    const share = Math.ceil(hashes.length / this.#threads.length);
+    const parts = await Promise.all(
+      this.#threads.map((thread, i) => {
+        const mine = hashes.slice(i * share, (i + 1) * share);
+        return mine.length > 0 ? thread.prepare(config, meta, mine) : Promise.resolve([]);
+      }),
+    );
+    return parts.flat();
+  }
+}
+
+let shared: AnnotationThreads | null = null;
+
+/** The process's annotation threads, `count` of them. */
+export function annotationThreads(count: number): AnnotationThreads {
+  if (!shared || shared.broken || shared.size !== count) {
+    shared?.terminate();
+    shared = new AnnotationThreads(count);
+  }
+  return shared;
+}
