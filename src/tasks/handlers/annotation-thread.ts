@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { createBlobStore } from '../../storage/create-blob-store.ts';
+import { FsBlobStore } from '../../storage/fs-blob-store.ts';
 import { type Preparation, prepareAnnotation } from './annotation-preparation.ts';
 
 export interface ThreadRequest {
@@ -36,7 +37,10 @@ async function prepareAll(request: ThreadRequest): Promise<Preparation[]> {
   const reader = async () => {
     while (next < request.hashes.length) {
       const i = next++;
-      out[i] = prepareAnnotation(await store.readBytes(request.hashes[i]!), request.meta);
+      const hash = request.hashes[i]!;
+      // Blocking is free here: this thread has nothing else to do meanwhile.
+      const bytes = store instanceof FsBlobStore ? store.readBytesSync(hash) : await store.readBytes(hash);
+      out[i] = prepareAnnotation(bytes, request.meta);
     }
   };
   await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, request.hashes.length) }, reader));
