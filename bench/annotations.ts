@@ -37,6 +37,7 @@ import {
   verdict,
   positive,
 } from './harness.ts';
+import { prng } from './uploaded-state.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -71,17 +72,6 @@ const CLASSES = ['car', 'person', 'bicycle'] as const;
 const IMAGE_W = 1920;
 const IMAGE_H = 1080;
 
-/** A small deterministic generator: the same parameters always give the same database. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const round2 = (v: number): number => Math.round(v * 100) / 100;
 const clamp = (v: number, max: number): number => Math.min(Math.max(v, 0), max);

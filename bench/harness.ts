@@ -21,6 +21,19 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
+/** A JSON call to a server started here, with the benchmark key; throws on any non-2xx answer. */
+export async function api<T>(server: { url: string }, method: string, url: string, body?: unknown): Promise<T> {
+  const headers = { 'x-api-key': BENCH_API_KEY };
+  const res = await fetch(server.url + url, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text) as T;
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();

@@ -18,7 +18,7 @@ import { ensureTeam } from '../src/repositories/teams.repository.ts';
 import { DEFAULT_TEAM } from '../src/services/keys.service.ts';
 import { blobKey } from '../src/storage/blob-store.ts';
 import { benchDatabase } from './databases.ts';
-import { BENCH_API_KEY, BENCH_DIR, type ChildServer, ROOT, RssSampler, cpuMsOf, fmt, freePort, positive, progress, serverEnv, startChild, verdict } from './harness.ts';
+import { BENCH_API_KEY, BENCH_DIR, type ChildServer, ROOT, api, RssSampler, cpuMsOf, fmt, freePort, positive, progress, serverEnv, startChild, verdict } from './harness.ts';
 import { UploadedStateWriter, prng, tinyPng } from './uploaded-state.ts';
 
 const { values: args } = parseArgs({
@@ -54,16 +54,6 @@ const marker = path.join(database.dataDir, 'seeded.json');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const headers = { 'x-api-key': BENCH_API_KEY };
 
-async function api<T>(server: ChildServer, method: string, url: string, body?: unknown): Promise<T> {
-  const res = await fetch(server.url + url, {
-    method,
-    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
-}
 
 /** One polygon as COCO writes it: x1, y1, x2, y2, … (2 decimals), around a random centre. */
 function polygon(random: () => number): { segmentation: number[]; bbox: number[] } {

@@ -33,12 +33,11 @@ import { insertProject } from '../src/repositories/projects.repository.ts';
 import { createTask } from '../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../src/repositories/teams.repository.ts';
 import { DEFAULT_TEAM } from '../src/services/keys.service.ts';
-import { positive } from './harness.ts';
+import { BENCH_API_KEY, api, positive } from './harness.ts';
 import { UploadedStateWriter, prng, sha256, tinyPng } from './uploaded-state.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH_DIR = path.join(ROOT, '.bench');
-const API_KEY = 'ak_benchmark-key-not-for-production-use';
 
 const { values: args } = parseArgs({
   options: {
@@ -154,7 +153,7 @@ function startAnnostore(name: string, dataDir: string, schema?: string): Promise
     DATA_DIR: dataDir,
     DATABASE_URL: DB === 'postgres' ? DATABASE_URL : undefined,
     DATABASE_SCHEMA: DB === 'postgres' ? schema : undefined,
-    ANNOSTORE_API_KEY: API_KEY,
+    ANNOSTORE_API_KEY: BENCH_API_KEY,
     LOG_LEVEL: args['log-level'],
   });
 }
@@ -198,18 +197,7 @@ function verdict(label: string, passed: boolean, detail: string): void {
   console.log(`${passed ? 'PASS' : 'FAIL'} ${label}: ${detail}`);
 }
 
-const headers = { 'x-api-key': API_KEY };
-
-async function api<T>(child: Child, method: string, url: string, body?: unknown): Promise<T> {
-  const res = await fetch(child.url + url, {
-    method,
-    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
-}
+const headers = { 'x-api-key': BENCH_API_KEY };
 
 // ---------------------------------------------------------------------------------------------------
 // (a) Upload
