@@ -17,6 +17,15 @@ async function syncFile(path: string): Promise<void> {
   }
 }
 
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 export class FsBlobStore implements BlobStore {
   private readonly root: string;
 
@@ -33,9 +42,23 @@ export class FsBlobStore implements BlobStore {
     return path.join(this.root, 'tmp', `${Date.now()}-${randomBytes(8).toString('hex')}`);
   }
 
+  /**
+   * Publishes a synced file under its name and makes the name durable: a rename lives in its directory,
+   * and a directory created for it in its parent, so those are synced too. Without that a crash soon
+   * after could lose a blob that a committed database row already names.
+   */
   private async moveIntoPlace(tempPath: string, target: string): Promise<void> {
-    await fsp.mkdir(path.dirname(target), { recursive: true });
+    const dir = path.dirname(target);
+    const created = await fsp.mkdir(dir, { recursive: true });
     await fsp.rename(tempPath, target);
+    const changed = [dir];
+    if (created) {
+      for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+        changed.push(d);
+        if (d === path.dirname(created)) break;
+      }
+    }
+    await Promise.all(changed.map(syncDirectory));
   }
 
   async putFile(hash: string, localPath: string): Promise<void> {
