@@ -15,12 +15,9 @@
 //     transaction. Each round's project is deleted afterwards so every round starts from the same state.
 // (c) check-images: 10,000 hashes, half of them known, against the store after the first import round.
 // See bench/README.md.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -33,11 +30,9 @@ import { insertProject } from '../src/repositories/projects.repository.ts';
 import { createTask } from '../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../src/repositories/teams.repository.ts';
 import { DEFAULT_TEAM } from '../src/services/keys.service.ts';
-import { BENCH_API_KEY, api, positive } from './harness.ts';
+import { BENCH_API_KEY, BENCH_DIR, type ChildServer, ROOT, RssSampler, api, fmt, freePort, positive, progress, serverEnv, startChild } from './harness.ts';
 import { UploadedStateWriter, prng, sha256, tinyPng } from './uploaded-state.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BENCH_DIR = path.join(ROOT, '.bench');
 
 const { values: args } = parseArgs({
   options: {
@@ -83,73 +78,16 @@ const SEED_VERSION = 1;
 // Child processes, RSS, report
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const progress = (message: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Child {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-/** Spawns `node <args>` (no shell, so the pid is the server's) and waits until /healthz answers. */
-async function startChild(name: string, nodeArgs: string[], env: Record<string, string | undefined>): Promise<Child> {
+/** `node <args>` with the server's environment (`PORT` added), once /healthz answers. */
+async function startServer(name: string, nodeArgs: string[], vars: Record<string, string | undefined>): Promise<ChildServer> {
   const port = await freePort();
-  const logDir = path.join(BENCH_DIR, 'logs');
-  fs.mkdirSync(logDir, { recursive: true });
-  const logFile = path.join(logDir, `${name}.log`);
-  const log = fs.openSync(logFile, 'w');
-  const base: Record<string, string | undefined> = { ...process.env };
-  for (const v of ['DATABASE_URL', 'DATABASE_SCHEMA', 'STORAGE_URL', 'HOST', 'PORT', 'DATA_DIR', 'ANNOSTORE_API_KEY', 'LOG_LEVEL', 'NODE_OPTIONS']) delete base[v];
-  const child = spawn(process.execPath, nodeArgs, { cwd: ROOT, env: { ...base, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', log, log] });
-  fs.closeSync(log);
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    if (!(await Promise.race([exited(child).then(() => true), sleep(15_000).then(() => false)]))) {
-      child.kill('SIGKILL');
-      await exited(child);
-    }
-  };
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited early; see ${logFile}:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
-    try {
-      const res = await fetch(`${url}/healthz`);
-      await res.arrayBuffer();
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`${name} was not ready within 60 s; see ${logFile}`);
-    }
-    await sleep(100);
-  }
-  return { url, pid: child.pid!, stop };
+  return startChild({ name, args: nodeArgs, env: serverEnv({ ...vars, PORT: String(port), HOST: '127.0.0.1' }), port, readyPath: '/healthz' });
 }
 
-function startAnnostore(name: string, dataDir: string, schema?: string): Promise<Child> {
+function startAnnostore(name: string, dataDir: string, schema?: string): Promise<ChildServer> {
   const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(BENCH_DIR, 'profiles')}`] : [];
-  return startChild(name, [...profile, path.join(ROOT, 'bin', 'annostore.js'), 'serve'], {
+  return startServer(name, [...profile, path.join(ROOT, 'bin', 'annostore.js'), 'serve'], {
     DATA_DIR: dataDir,
     DATABASE_URL: DB === 'postgres' ? DATABASE_URL : undefined,
     DATABASE_SCHEMA: DB === 'postgres' ? schema : undefined,
@@ -158,31 +96,10 @@ function startAnnostore(name: string, dataDir: string, schema?: string): Promise
   });
 }
 
-/** Peak VmRSS of a process, sampled every 50 ms, and the kernel's own high-water mark (VmHWM). */
-class RssSampler {
-  private timer: NodeJS.Timeout | null = null;
-  peakKb = 0;
-  constructor(private readonly pid: number) {}
-  private field(name: string): number {
-    try {
-      const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${this.pid}/status`, 'utf8'));
-      return match ? Number(match[1]) : 0;
-    } catch {
-      return 0;
-    }
-  }
-  start(): void {
-    this.sample();
-    this.timer = setInterval(() => this.sample(), 50);
-  }
-  sample(): void {
-    this.peakKb = Math.max(this.peakKb, this.field('VmRSS'), this.field('VmHWM'));
-  }
-  stop(): number {
-    if (this.timer) clearInterval(this.timer);
-    this.sample();
-    return this.peakKb / 1024;
-  }
+/** Stops the sampler; answers the server's peak in MB: sampled VmRSS or the kernel's high-water mark. */
+function stopSampler(sampler: RssSampler): number {
+  sampler.stop();
+  return Math.max(sampler.peakKb, sampler.highWaterKb()) / 1024;
 }
 
 function spread(values: number[], higherIsBetter: boolean) {
@@ -292,11 +209,11 @@ async function benchUpload(): Promise<void> {
         try {
           ours.push(totalMb / (await sendUploads(`${server.url}/v1/tasks/import/files`, requests)));
         } finally {
-          peakMb = Math.max(peakMb, sampler.stop());
+          peakMb = Math.max(peakMb, stopSampler(sampler));
           await server.stop();
         }
       } else {
-        const server = await startChild('import-upload-floor', ['--import', 'tsx', path.join(ROOT, 'bench', 'import-floor.ts'), '--dir', path.join(dir, 'floor')], {});
+        const server = await startServer('import-upload-floor', ['--import', 'tsx', path.join(ROOT, 'bench', 'import-floor.ts'), '--dir', path.join(dir, 'floor')], {});
         try {
           floor.push(totalMb / (await sendUploads(`${server.url}/upload`, requests)));
         } finally {
@@ -423,7 +340,7 @@ interface TaskBody {
 }
 
 /** One import of the seeded project over HTTP; answers seconds until finished and the project id. */
-async function importOnce(server: Child, seeded: Seeded, round: number): Promise<{ seconds: number; projectId: number; taskId: number }> {
+async function importOnce(server: ChildServer, seeded: Seeded, round: number): Promise<{ seconds: number; projectId: number; taskId: number }> {
   const body = { project: { id: null, title: `bench import round ${round} ${Date.now()}` }, preset: 1, files: seeded.files };
   const started = performance.now();
   const { taskId } = await api<{ taskId: number }>(server, 'POST', '/v1/tasks/import', body);
@@ -508,7 +425,7 @@ async function importFloor(): Promise<number> {
 }
 
 /** Times POST /v1/tasks/import/check-images with 10,000 hashes, half known; answers ms per call. */
-async function benchCheck(server: Child, seeded: Seeded): Promise<void> {
+async function benchCheck(server: ChildServer, seeded: Seeded): Promise<void> {
   const half = CHECK_HASHES / 2;
   const step = Math.floor(seeded.imageHashes.length / half);
   const known = Array.from({ length: half }, (_, i) => seeded.imageHashes[i * step]!);
@@ -548,7 +465,7 @@ async function benchImport(withImport: boolean, withCheck: boolean): Promise<voi
       ours.push(done.seconds);
       if (round === 1 && withCheck) await benchCheck(server, seeded);
     } finally {
-      peakMb = Math.max(peakMb, sampler.stop());
+      peakMb = Math.max(peakMb, stopSampler(sampler));
       await server.stop();
       if (done) await removeImport(done.projectId, done.taskId);
     }
