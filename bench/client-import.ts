@@ -11,19 +11,15 @@
 // many requests, each image with its annotation), the same number in flight, to
 // bench/import-floor.ts, the bare multipart server of bench/import.ts that only streams each part to
 // disk while hashing it. Reported: seconds and the floor's time as a share of ours.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import sharp from 'sharp';
+import { BENCH_API_KEY, BENCH_DIR, ROOT, startServer } from './harness.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BENCH_DIR = path.join(ROOT, '.bench');
-const API_KEY = 'ak_benchmark-key-not-for-production-use';
 const TARGET = 0.7;
 
 const { values: args } = parseArgs({
@@ -44,60 +40,6 @@ if (!(IMAGES > 0 && ROUNDS > 0 && CONCURRENCY > 0) || !['sqlite', 'postgres'].in
 }
 
 const log = (message: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Child {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** `node <args>` with PORT set, its output in .bench/logs/<name>.log, once GET /healthz answers. */
-async function startChild(name: string, childArgs: string[], env: Record<string, string>): Promise<Child> {
-  const port = await freePort();
-  fs.mkdirSync(path.join(BENCH_DIR, 'logs'), { recursive: true });
-  const logFd = fs.openSync(path.join(BENCH_DIR, 'logs', `${name}.log`), 'w');
-  const base = { ...process.env };
-  for (const v of ['DATABASE_URL', 'DATABASE_SCHEMA', 'STORAGE_URL', 'DATA_DIR', 'ANNOSTORE_API_KEY', 'ANNOSTORE_URL', 'NODE_OPTIONS']) delete base[v];
-  const child: ChildProcess = spawn(process.execPath, childArgs, {
-    cwd: ROOT,
-    env: { ...base, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', logFd, logFd],
-  });
-  fs.closeSync(logFd);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    if (!(await Promise.race([exited.then(() => true), sleep(10_000).then(() => false)]))) {
-      child.kill('SIGKILL');
-      await exited;
-    }
-  };
-  for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
-    if (child.exitCode !== null) throw new Error(`${name} exited early; see .bench/logs/${name}.log`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, stop };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`${name} not ready in 60 s`);
-    }
-  }
-}
 
 /** The project folder, generated once: meta.json, ds0/img/*.png (~200 KiB of noise), ds0/ann/*.json. */
 async function projectFolder(): Promise<string> {
@@ -141,7 +83,7 @@ function floorRequests(dir: string): { body: Buffer; type: string }[] {
 }
 
 async function floorSeconds(requests: { body: Buffer; type: string }[], runDir: string): Promise<number> {
-  const floor = await startChild('client-import-floor', ['--import', 'tsx', path.join(ROOT, 'bench', 'import-floor.ts'), '--dir', path.join(runDir, 'floor')], {});
+  const floor = await startServer('client-import-floor', ['--import', 'tsx', path.join(ROOT, 'bench', 'import-floor.ts'), '--dir', path.join(runDir, 'floor')], {});
   try {
     let next = 0;
     const started = performance.now();
@@ -179,15 +121,16 @@ interface Summary {
 
 async function clientSeconds(dir: string, runDir: string): Promise<{ wall: number; summary: Summary }> {
   if (args.db === 'postgres') await dropSchema();
-  const server = await startChild('client-import-server', [path.join(ROOT, 'bin', 'annostore.js'), 'serve'], {
+  const server = await startServer('client-import-server', [path.join(ROOT, 'bin', 'annostore.js'), 'serve'], {
+    LOG_LEVEL: 'warn',
     DATA_DIR: path.join(runDir, 'data'),
-    ANNOSTORE_API_KEY: API_KEY,
+    ANNOSTORE_API_KEY: BENCH_API_KEY,
     TASK_POLL_MS: '50',
     ...(args.db === 'postgres' ? { DATABASE_URL: args['database-url'], DATABASE_SCHEMA: SCHEMA } : {}),
   });
   try {
     const started = performance.now();
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'annostore.js'), 'import', dir, '--url', server.url, '--key', API_KEY, '--json', '--concurrency', String(CONCURRENCY)], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'annostore.js'), 'import', dir, '--url', server.url, '--key', BENCH_API_KEY, '--json', '--concurrency', String(CONCURRENCY)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

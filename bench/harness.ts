@@ -130,21 +130,19 @@ export async function startAnnostore(options: {
   databaseSchema?: string;
   logLevel: string;
 }): Promise<ChildServer> {
-  const port = await freePort();
-  return startChild({
-    name: options.name,
-    args: [path.join(options.serverRoot ?? ROOT, 'bin', 'annostore.js'), 'serve', '--no-worker'],
-    env: serverEnv({
-      DATA_DIR: options.dataDir,
-      DATABASE_URL: options.databaseUrl,
-      DATABASE_SCHEMA: options.databaseSchema,
-      ANNOSTORE_API_KEY: BENCH_API_KEY,
-      PORT: String(port),
-      LOG_LEVEL: options.logLevel,
-    }),
-    port,
-    readyPath: '/healthz',
+  return startServer(options.name, [path.join(options.serverRoot ?? ROOT, 'bin', 'annostore.js'), 'serve', '--no-worker'], {
+    DATA_DIR: options.dataDir,
+    DATABASE_URL: options.databaseUrl,
+    DATABASE_SCHEMA: options.databaseSchema,
+    ANNOSTORE_API_KEY: BENCH_API_KEY,
+    LOG_LEVEL: options.logLevel,
   });
+}
+
+/** `node <args>` as a server under test: serverEnv(vars) on a free PORT, ready once /healthz answers. */
+export async function startServer(name: string, args: string[], vars: Record<string, string | undefined>): Promise<ChildServer> {
+  const port = await freePort();
+  return startChild({ name, args, env: serverEnv({ ...vars, PORT: String(port) }), port, readyPath: '/healthz' });
 }
 
 /** Starts bench/floor-server.ts with the given arguments (see that file). */

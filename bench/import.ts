@@ -30,7 +30,7 @@ import { insertProject } from '../src/repositories/projects.repository.ts';
 import { createTask } from '../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../src/repositories/teams.repository.ts';
 import { DEFAULT_TEAM } from '../src/services/keys.service.ts';
-import { BENCH_API_KEY, BENCH_DIR, type ChildServer, ROOT, RssSampler, api, fmt, freePort, positive, progress, serverEnv, startChild } from './harness.ts';
+import { BENCH_API_KEY, BENCH_DIR, type ChildServer, ROOT, RssSampler, api, fmt, positive, progress, startServer } from './harness.ts';
 import { UploadedStateWriter, prng, sha256, tinyPng } from './uploaded-state.ts';
 
 
@@ -78,12 +78,6 @@ const SEED_VERSION = 1;
 // Child processes, RSS, report
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** `node <args>` with the server's environment (`PORT` added), once /healthz answers. */
-async function startServer(name: string, nodeArgs: string[], vars: Record<string, string | undefined>): Promise<ChildServer> {
-  const port = await freePort();
-  return startChild({ name, args: nodeArgs, env: serverEnv({ ...vars, PORT: String(port), HOST: '127.0.0.1' }), port, readyPath: '/healthz' });
-}
 
 function startAnnostore(name: string, dataDir: string, schema?: string): Promise<ChildServer> {
   const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(BENCH_DIR, 'profiles')}`] : [];
