@@ -3,6 +3,7 @@
 // the import task and follows it. Running it again after an interrupt sends no image twice: the
 // server's answer to check-images is the resume point.
 import path from 'node:path';
+import { mapLimited } from '../concurrency.ts';
 import { type AnnostoreClient, type ImportBody, type ImportFileRef, type OnConflictT, type TaskT, type UploadFile } from './client.ts';
 import { type FolderFile, fileContent, hashFile, readFolder } from './folder.ts';
 import { type Progress, bytes } from './progress.ts';
@@ -55,24 +56,6 @@ export class ImportUsageError extends Error {
 }
 
 const CHECK_CHUNK = 10_000;
-
-/** Runs `work` over the items with at most `limit` running at once; the first failure stops new starts. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await work(item);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-}
 
 async function resolveProject(client: AnnostoreClient, option: ImportFolderOptions['project'], root: string): Promise<ImportBody['project']> {
   if (option && 'id' in option) {
@@ -163,7 +146,7 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
   async function* requests(): AsyncGenerator<FolderFile[]> {
     for (let start = 0, size = Math.min(chunkSize, maxFiles); start < images.length; start += size, size = chunkSize) {
       const chunk = images.slice(start, start + size);
-      await pool(chunk, 4, async (file) => {
+      await mapLimited(chunk, 4, async (file) => {
         hashes.set(file, await hashFile(file.absolute, file.size, (n) => {
           state.hashedBytes += n;
         }));

@@ -2,6 +2,7 @@
 // import), stored and staged for the team a batch at a time, so an import of any size holds two
 // batches of them in memory at most: one being stored, the next one filling.
 import { createHash, randomBytes } from 'node:crypto';
+import { mapLimited } from '../concurrency.ts';
 import type { Context } from '../context.ts';
 import * as images from '../repositories/images.repository.ts';
 import * as staging from '../repositories/staging.repository.ts';
@@ -59,14 +60,7 @@ async function store(ctx: Context, teamId: number, entries: [string, { bytes: Bu
   const known = await staging.blobsByHash(ctx.db.kysely, entries.map(([hash]) => hash));
   const todo = entries.filter(([hash]) => !known.has(hash));
   // Bytes first, rows after: a blob row always has its bytes in the store.
-  let next = 0;
-  const writer = async () => {
-    while (next < todo.length) {
-      const [hash, b] = todo[next++]!;
-      await ctx.blobs.putBytes(hash, b.bytes);
-    }
-  };
-  await Promise.all(Array.from({ length: WRITES_IN_FLIGHT }, writer));
+  await mapLimited(todo, WRITES_IN_FLIGHT, ([hash, b]) => ctx.blobs.putBytes(hash, b.bytes));
   const now = new Date();
   const createdAt = now.toISOString();
   const expiresAt = new Date(now.getTime() + ctx.config.limits.stagedFileTtlMs).toISOString();

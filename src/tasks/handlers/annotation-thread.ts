@@ -2,6 +2,7 @@
 // store the request names and prepares each one. One store per storage location, kept for the
 // thread's life.
 import { parentPort } from 'node:worker_threads';
+import { mapLimited } from '../../concurrency.ts';
 import type { Config } from '../../config.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
@@ -32,19 +33,11 @@ function storeFor(config: Config): Promise<BlobStore> {
 
 async function prepareAll(request: ThreadRequest): Promise<Preparation[]> {
   const store = await storeFor(request.config);
-  const out = new Array<Preparation>(request.hashes.length);
-  let next = 0;
-  const reader = async () => {
-    while (next < request.hashes.length) {
-      const i = next++;
-      const hash = request.hashes[i]!;
-      // Blocking is free here: this thread has nothing else to do meanwhile.
-      const bytes = store instanceof FsBlobStore ? store.readBytesSync(hash) : await store.readBytes(hash);
-      out[i] = prepareAnnotation(bytes, request.meta);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, request.hashes.length) }, reader));
-  return out;
+  return mapLimited(request.hashes, READS_AT_ONCE, async (hash) => {
+    // Blocking is free here: this thread has nothing else to do meanwhile.
+    const bytes = store instanceof FsBlobStore ? store.readBytesSync(hash) : await store.readBytes(hash);
+    return prepareAnnotation(bytes, request.meta);
+  });
 }
 
 parentPort!.on('message', (request: ThreadRequest) => {

@@ -5,6 +5,7 @@
 // absent, and a resumed task skips exactly what was committed. A bad annotation fails its image (with
 // a warning in the task's meta), not the import, unless no image could be imported at all.
 import type { Kysely } from 'kysely';
+import { mapLimited } from '../../concurrency.ts';
 import type { Database } from '../../db/types.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
 import * as images from '../../repositories/images.repository.ts';
@@ -113,20 +114,6 @@ function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
     else groups.set(key(item), [item]);
   }
   return groups;
-}
-
-/** `fn` over `items` with at most `limit` calls running; answers in the order of `items`. */
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 /** The id of tag `scope:title`, created in the project if the meta did not declare it. */

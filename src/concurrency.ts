@@ -1,0 +1,24 @@
+// Bounded concurrency for work over many items (file reads and writes, uploads).
+
+/**
+ * `fn` over `items` with at most `limit` calls running at once; answers the results in the order of
+ * `items`. Once a call fails no new one starts, and the first failure rejects.
+ */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
