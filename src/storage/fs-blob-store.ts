@@ -7,18 +7,12 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { type BlobStore, blobKey } from './blob-store.ts';
 
-/** Flushes a file's bytes to disk, so a rename that publishes it never publishes an empty file. */
-async function syncFile(path: string): Promise<void> {
-  const handle = await fsp.open(path, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await fsp.open(dir, 'r');
+/**
+ * Flushes a file's bytes, or a directory's entries, to disk: a rename must never publish an empty file,
+ * nor a name that a crash could take back. Opened read-only, which fsync accepts for both.
+ */
+async function syncPath(target: string): Promise<void> {
+  const handle = await fsp.open(target, 'r');
   try {
     await handle.sync();
   } finally {
@@ -58,7 +52,7 @@ export class FsBlobStore implements BlobStore {
         if (d === path.dirname(created)) break;
       }
     }
-    await Promise.all(changed.map(syncDirectory));
+    await Promise.all(changed.map(syncPath));
   }
 
   async putFile(hash: string, localPath: string): Promise<void> {
@@ -66,7 +60,7 @@ export class FsBlobStore implements BlobStore {
     const temp = this.tempPath();
     try {
       await fsp.copyFile(localPath, temp);
-      await syncFile(temp);
+      await syncPath(temp);
       await this.moveIntoPlace(temp, target);
     } finally {
       await fsp.rm(temp, { force: true });
@@ -77,7 +71,7 @@ export class FsBlobStore implements BlobStore {
 
   async adoptFile(hash: string, localPath: string, options: { synced?: boolean } = {}): Promise<void> {
     const target = this.pathOf(hash);
-    if (!options.synced) await syncFile(localPath);
+    if (!options.synced) await syncPath(localPath);
     try {
       await this.moveIntoPlace(localPath, target);
     } catch (error) {
