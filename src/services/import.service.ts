@@ -201,6 +201,47 @@ async function checkFiles(db: Kysely<Database>, teamId: number, files: ImportFil
   return staged;
 }
 
+interface DatasetMeta {
+  id: number;
+  isNew: boolean;
+  title: string;
+}
+
+/** The id of the project's dataset titled `title`, created if missing; its entry goes to `meta`. */
+async function targetDataset(trx: Kysely<Database>, projectId: number, title: string, meta: DatasetMeta[]): Promise<number> {
+  const existing = await datasets.findDatasetByTitle(trx, projectId, title);
+  const id = existing?.id ?? (await datasets.insertDataset(trx, projectId, title));
+  meta.push({ id, isNew: !existing, title });
+  return id;
+}
+
+/** Queues the import task, with the meta every import starts with (the first 100 planning warnings). */
+function queueImport(
+  trx: Kysely<Database>,
+  principal: Principal,
+  size: number,
+  project: { id: number; isNew: boolean; title: string },
+  datasetMeta: DatasetMeta[],
+  input: ImportInput,
+  warnings: { path: string; message: string }[] = [],
+): Promise<number> {
+  return tasks.createTask(trx, {
+    teamId: principal.teamId,
+    userId: principal.userId,
+    type: 'import',
+    size,
+    meta: {
+      project,
+      datasets: datasetMeta,
+      path: null,
+      format: input.format,
+      progress: { done: 0, total: input.items.length },
+      ...(warnings.length ? { warnings: warnings.slice(0, 100) } : {}),
+    },
+    input,
+  });
+}
+
 /** Validates the request, creates what it names, and queues the import. Answers the task id. */
 export async function startImport(ctx: Context, principal: Principal, request: ImportRequest): Promise<number> {
   const db = ctx.db.kysely;
@@ -240,12 +281,10 @@ export async function startImport(ctx: Context, principal: Principal, request: I
     for (const tag of plan.tags) {
       await tags.ensureTag(trx, { projectId, scope: tag.scope, title: tag.title, hotkey: '', createdBy: principal.userId });
     }
-    const datasetMeta: { id: number; isNew: boolean; title: string }[] = [];
+    const datasetMeta: DatasetMeta[] = [];
     const items: ImportItem[] = [];
     for (const d of plan.datasets) {
-      const existing = await datasets.findDatasetByTitle(trx, projectId, d.title);
-      const datasetId = existing?.id ?? (await datasets.insertDataset(trx, projectId, d.title));
-      datasetMeta.push({ id: datasetId, isNew: !existing, title: d.title });
+      const datasetId = await targetDataset(trx, projectId, d.title, datasetMeta);
       for (const image of d.images) {
         const annotation = image.annotationHash ?? (image.annotationPath ? staged.get(byPath.get(image.annotationPath)!.fileId!)!.hash : null);
         items.push({ d: datasetId, n: image.name, h: byPath.get(image.imagePath)!.hash!, a: annotation, p: image.imagePath });
@@ -258,21 +297,7 @@ export async function startImport(ctx: Context, principal: Principal, request: I
       unsupportedClasses: plan.unsupportedClasses.map((c) => c.title),
       items,
     };
-    return tasks.createTask(trx, {
-      teamId: principal.teamId,
-      userId: principal.userId,
-      type: 'import',
-      size,
-      meta: {
-        project: { id: projectId, isNew, title: projectTitle },
-        datasets: datasetMeta,
-        path: null,
-        format: plan.format,
-        progress: { done: 0, total: items.length },
-        ...(plan.warnings.length ? { warnings: plan.warnings.slice(0, 100) } : {}),
-      },
-      input,
-    });
+    return queueImport(trx, principal, size, { id: projectId, isNew, title: projectTitle }, datasetMeta, input, plan.warnings);
   });
 }
 
@@ -311,14 +336,9 @@ export async function startLocalImport(ctx: Context, principal: Principal, reque
         await tags.ensureTag(trx, { projectId, scope: tag.scope, title: tag.title, hotkey: tag.hotkey, createdBy: principal.userId });
       }
     }
-    const datasetMeta: { id: number; isNew: boolean; title: string }[] = [];
+    const datasetMeta: DatasetMeta[] = [];
     const targetOf = new Map<number, number>();
-    for (const source of sources) {
-      const existing = await datasets.findDatasetByTitle(trx, projectId, source.title);
-      const datasetId = existing?.id ?? (await datasets.insertDataset(trx, projectId, source.title));
-      targetOf.set(source.id, datasetId);
-      datasetMeta.push({ id: datasetId, isNew: !existing, title: source.title });
-    }
+    for (const source of sources) targetOf.set(source.id, await targetDataset(trx, projectId, source.title, datasetMeta));
     const input: ImportInput = {
       projectId,
       onConflict: 'rename',
@@ -326,19 +346,6 @@ export async function startLocalImport(ctx: Context, principal: Principal, reque
       unsupportedClasses: [],
       items: sourceImages.map((i) => ({ d: targetOf.get(i.dataset_id)!, n: i.name, h: i.hash, a: null, p: `${i.dataset_id}/${i.name}`, s: i.id })),
     };
-    return tasks.createTask(trx, {
-      teamId: principal.teamId,
-      userId: principal.userId,
-      type: 'import',
-      size,
-      meta: {
-        project: { id: projectId, isNew: newProject, title: projectTitle },
-        datasets: datasetMeta,
-        path: null,
-        format: 'local',
-        progress: { done: 0, total: input.items.length },
-      },
-      input,
-    });
+    return queueImport(trx, principal, size, { id: projectId, isNew: newProject, title: projectTitle }, datasetMeta, input);
   });
 }
