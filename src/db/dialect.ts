@@ -1,7 +1,8 @@
 // Helpers for the few places where SQLite and PostgreSQL differ.
 import { type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 
-export function isPostgres(db: Kysely<unknown>): boolean {
+/** Takes a Kysely of any schema: the question is about the driver, not the tables. */
+export function isPostgres<DB>(db: Kysely<DB>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
@@ -28,7 +29,7 @@ export function isUniqueViolation(error: unknown): boolean {
  * A list of strings as a table `alias` with one column, `value`, in the list's order: something to
  * select from (and to correlate subqueries with) when the question is asked of each member.
  */
-export function textListTable(db: Kysely<unknown>, values: readonly string[], alias: string): RawBuilder<unknown> {
+export function textListTable<DB>(db: Kysely<DB>, values: readonly string[], alias: string): RawBuilder<unknown> {
   return isPostgres(db)
     ? sql`unnest(${values as string[]}::text[]) with ordinality as ${sql.table(alias)}(value, position)`
     : sql`json_each(${JSON.stringify(values)}) as ${sql.table(alias)}`;

@@ -62,7 +62,7 @@ function joinRecords(records: string[]): Buffer {
 export async function annotationPageJson(db: Kysely<Database>, teamId: number, query: AnnotationPageQuery): Promise<Buffer> {
   // An empty dataset filter matches nothing (and `in ()` is not valid SQL on PostgreSQL).
   if (query.datasetIds?.length === 0) return EMPTY_PAGE;
-  const postgres = isPostgres(db as unknown as Kysely<unknown>);
+  const postgres = isPostgres(db);
   const { projectId, datasetIds } = query;
 
   // Keyset paging: OFFSET only finds the page's first id (over the (project_id, id) index alone when

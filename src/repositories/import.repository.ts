@@ -42,7 +42,7 @@ export async function tagIds(db: Kysely<Database>, projectId: number): Promise<M
  */
 export async function lockTags(db: Kysely<Database>, ids: number[]): Promise<Map<number, string>> {
   let query = db.selectFrom('project_tags').select(['id', 'scope', 'title']).where('id', 'in', ids);
-  if (isPostgres(db as unknown as Kysely<unknown>)) query = query.forShare();
+  if (isPostgres(db)) query = query.forShare();
   const rows = await query.execute();
   return new Map(rows.map((r) => [r.id, `${r.scope}:${r.title}`]));
 }

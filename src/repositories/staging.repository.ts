@@ -43,7 +43,7 @@ export async function visibleHashes(db: Kysely<Database>, teamId: number, hashes
   // or IN list instead sorts the list first and, on SQLite without statistics, may walk every image
   // of the team's projects.
   const { rows } = await sql<{ hash: string }>`
-    select h.value as hash from ${textListTable(db as unknown as Kysely<unknown>, hashes, 'h')}
+    select h.value as hash from ${textListTable(db, hashes, 'h')}
     where exists (
       select 1 from images i join projects p on p.id = i.project_id
       where i.hash = h.value and p.team_id = ${teamId}
@@ -61,7 +61,7 @@ export async function findStagedFiles(db: Kysely<Database>, teamId: number, ids:
   // The whole list as one parameter, joined by primary key: a hundred thousand ids cost one statement.
   const { rows } = await sql<{ id: string; kind: string; format: string; name: string; hash: string; size: number | string }>`
     select s.id, s.kind, s.format, s.name, s.hash, s.size
-    from ${textListTable(db as unknown as Kysely<unknown>, ids, 'l')} join staged_files s on s.id = l.value
+    from ${textListTable(db, ids, 'l')} join staged_files s on s.id = l.value
     where s.team_id = ${teamId} and s.expires_at > ${now}`.execute(db);
   return rows;
 }
@@ -72,7 +72,7 @@ export async function blobsByHash(db: Kysely<Database>, hashes: string[]) {
   if (hashes.length === 0) return byHash;
   const { rows } = await sql<{ hash: string; size: number | string; width: number | null; height: number | null; media_type: string }>`
     select b.hash, b.size, b.width, b.height, b.media_type
-    from ${textListTable(db as unknown as Kysely<unknown>, hashes, 'l')} join blobs b on b.hash = l.value`.execute(db);
+    from ${textListTable(db, hashes, 'l')} join blobs b on b.hash = l.value`.execute(db);
   for (const r of rows) byHash.set(r.hash, { size: Number(r.size), width: r.width, height: r.height, mediaType: r.media_type });
   return byHash;
 }
@@ -82,6 +82,6 @@ export async function totalBlobSize(db: Kysely<Database>, hashes: string[]): Pro
   if (hashes.length === 0) return 0;
   const { rows } = await sql<{ total: number | string | null }>`
     select sum(b.size) as total
-    from ${textListTable(db as unknown as Kysely<unknown>, hashes, 'l')} join blobs b on b.hash = l.value`.execute(db);
+    from ${textListTable(db, hashes, 'l')} join blobs b on b.hash = l.value`.execute(db);
   return Number(rows[0]?.total ?? 0);
 }

@@ -59,7 +59,7 @@ export async function findTag(
   options: { lock?: boolean } = {},
 ): Promise<ProjectTagRow | undefined> {
   let query = db.selectFrom('project_tags').selectAll().where('id', '=', tagId).where('project_id', '=', projectId).where('scope', '=', scope);
-  if (options.lock && isPostgres(db as unknown as Kysely<unknown>)) query = query.forUpdate();
+  if (options.lock && isPostgres(db)) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 

@@ -89,7 +89,7 @@ export async function claimTask(
   db: Kysely<Database>,
   options: { owner: string; leaseMs: number; now?: string },
 ): Promise<TaskRow | undefined> {
-  const postgres = isPostgres(db as unknown as Kysely<unknown>);
+  const postgres = isPostgres(db);
   const workerLostMeta = postgres
     ? sql<string>`cast(cast(meta as jsonb) || jsonb_build_object('error', jsonb_build_object('code', 'WORKER_LOST', 'message', cast(${WORKER_LOST_MESSAGE} as text))) as text)`
     : sql<string>`json_set(meta, '$.error', json_object('code', 'WORKER_LOST', 'message', ${WORKER_LOST_MESSAGE}))`;
