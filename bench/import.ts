@@ -30,7 +30,7 @@ import { insertProject } from '../src/repositories/projects.repository.ts';
 import { createTask } from '../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../src/repositories/teams.repository.ts';
 import { DEFAULT_TEAM } from '../src/services/keys.service.ts';
-import { BENCH_API_KEY, BENCH_DIR, type ChildServer, ROOT, RssSampler, api, fmt, positive, progress, startServer } from './harness.ts';
+import { BENCH_API_KEY, BENCH_DIR, type ChildServer, ROOT, RssSampler, api, fmt, positive, verdict as printVerdict, progress, startServer } from './harness.ts';
 import { UploadedStateWriter, prng, sha256, tinyPng } from './uploaded-state.ts';
 
 
@@ -103,10 +103,8 @@ function spread(values: number[], higherIsBetter: boolean) {
 }
 
 const verdicts: boolean[] = [];
-function verdict(label: string, passed: boolean, detail: string): void {
-  verdicts.push(passed);
-  console.log(`${passed ? 'PASS' : 'FAIL'} ${label}: ${detail}`);
-}
+/** The harness's PASS/FAIL line, remembered for the exit code. */
+const verdict = (label: string, passed: boolean, detail: string) => verdicts.push(printVerdict(label, passed, detail));
 
 const headers = { 'x-api-key': BENCH_API_KEY };
 
