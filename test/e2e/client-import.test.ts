@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { AnnostoreClient } from '../../src/client/index.ts';
+import type { ImportSummary } from '../../src/client/import-folder.ts';
 import type { Config } from '../../src/config.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { type ServerProcess, freePort, startServerProcess } from '../helpers/server-process.ts';
@@ -94,17 +95,8 @@ function runImport(args: string[], watch?: (stdout: string, child: ChildProcess)
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
 
-interface Summary {
-  files: number;
-  imagesUploaded: number;
-  imagesSkipped: number;
-  bytesUploaded: number;
-  imageBytesUploaded: number;
-  taskId: number;
-  status: string;
-  projectId: number;
-  seconds: number;
-}
+/** The --json summary of a run that got as far as a project. */
+type Summary = ImportSummary & { projectId: number };
 
 const summaryOf = (run: Run): Summary => JSON.parse(run.stdout.trim().split('\n').pop()!) as Summary;
 
