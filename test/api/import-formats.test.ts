@@ -10,8 +10,8 @@ import { dialects } from '../helpers/dialects.ts';
 import { startImportRunner, waitForTask, type TaskBody } from '../helpers/importing.ts';
 import { multipartBody, pngImage } from '../helpers/multipart.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import { PEER } from '../helpers/peer-fixtures.ts';
 
-const PEER = path.resolve(import.meta.dirname, '../../../shared/fixtures/peer');
 const PRESET = { coco: 3, pascal_voc: 4, yolo: 5 } as const;
 type Format = keyof typeof PRESET;
 

@@ -8,8 +8,8 @@ import sharp from 'sharp';
 import { type ShapedObject, settleClasses } from '../../src/formats/canonical.ts';
 import { CocoFormatError, cocoSubset, decodeRle, detect, imageCandidates, maskToBitmap, readCocoFile } from '../../src/formats/coco/index.ts';
 import { defaultClassColor, readMaskSize } from '../../src/formats/supervisely/index.ts';
+import { PEER } from '../helpers/peer-fixtures.ts';
 
-const PEER = path.resolve(import.meta.dirname, '../../../shared/fixtures/peer');
 const load = (rel: string): unknown => JSON.parse(readFileSync(path.join(PEER, rel), 'utf8'));
 const read = (rel: string) => readCocoFile(load(rel), rel);
 

@@ -7,8 +7,8 @@ import { describe, test } from 'node:test';
 import type { ShapedObject } from '../../src/formats/canonical.ts';
 import { type ByteSource, CocoFormatError, readCocoFile, readCocoIndex, readCocoObjects, surveyCocoAnnotations } from '../../src/formats/coco/index.ts';
 import { JsonLocationError } from '../../src/formats/json-members.ts';
+import { PEER } from '../helpers/peer-fixtures.ts';
 
-const PEER = path.resolve(import.meta.dirname, '../../../shared/fixtures/peer');
 const FIXTURES = [
   'datumaro/coco/coco_instances/annotations/instances_train.json',
   'datumaro/coco/coco_instances/annotations/instances_val.json',

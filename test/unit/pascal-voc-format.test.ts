@@ -21,8 +21,8 @@ import {
   vocColor,
 } from '../../src/formats/pascal-voc/index.ts';
 import { readMaskSize } from '../../src/formats/supervisely/index.ts';
+import { PEER } from '../helpers/peer-fixtures.ts';
 
-const PEER = path.resolve(import.meta.dirname, '../../../shared/fixtures/peer');
 const text = (rel: string) => readFileSync(path.join(PEER, rel), 'utf8');
 const files = (fixture: string) =>
   (readdirSync(path.join(PEER, fixture), { recursive: true }) as string[]).filter((p) => statSync(path.join(PEER, fixture, p)).isFile()).sort();

@@ -18,8 +18,9 @@ import {
   readMaskSize,
   type ProjectMeta,
 } from '../../src/formats/supervisely/index.ts';
+import { PEER } from '../helpers/peer-fixtures.ts';
 
-const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/peer/superannotate/supervisely');
+const FIXTURES = path.join(PEER, 'superannotate', 'supervisely');
 
 const readJson = (...parts: string[]): unknown => JSON.parse(readFileSync(path.join(FIXTURES, ...parts), 'utf8'));
 const metaOf = (project: string): ProjectMeta => parseProjectMeta(readJson(project, 'meta.json'));

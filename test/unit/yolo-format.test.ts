@@ -4,8 +4,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { detect, planYolo, readDataYaml, readLabelFile, readNamesFile, readObjData } from '../../src/formats/yolo/index.ts';
+import { PEER } from '../helpers/peer-fixtures.ts';
 
-const PEER = path.resolve(import.meta.dirname, '../../../shared/fixtures/peer');
 const text = (fixture: string, rel: string) => readFileSync(path.join(PEER, fixture, rel), 'utf8');
 const files = (fixture: string) =>
   (readdirSync(path.join(PEER, fixture), { recursive: true }) as string[]).filter((p) => statSync(path.join(PEER, fixture, p)).isFile()).sort();

@@ -1,0 +1,5 @@
+// Where the peer fixtures live: real dataset files written by other projects (see the README there),
+// kept in the repository so the suite runs from any checkout.
+import path from 'node:path';
+
+export const PEER = path.resolve(import.meta.dirname, '../fixtures/peer');
