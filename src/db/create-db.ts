@@ -6,6 +6,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { SqliteChangeStamp } from './sqlite-changes.ts';
 import type { Database } from './types.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -15,6 +16,12 @@ export interface Db {
   readonly dialect: DialectName;
   /** PostgreSQL: the schema everything lives in. */
   readonly schema: string | undefined;
+  /**
+   * A number that goes up whenever the database may have changed (see SqliteChangeStamp), or undefined
+   * where that cannot be told cheaply (PostgreSQL). Answers read from the database may be kept while
+   * it stays the same.
+   */
+  changeStamp(): number | undefined;
   /** Answers when the database answers; used by /healthz. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -60,11 +67,13 @@ function openSqlite(dataDir: string): Db {
   connection.pragma('foreign_keys = ON');
   // A second process (an `annostore worker`, a CLI call) may hold the write lock for a moment.
   connection.pragma('busy_timeout = 5000');
+  const changes = new SqliteChangeStamp(connection);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
   return {
     kysely,
     dialect: 'sqlite',
     schema: undefined,
+    changeStamp: () => changes.current(),
     async ping() {
       await sql`select 1`.execute(kysely);
     },
@@ -86,6 +95,7 @@ function openPostgres(url: string, schema: string | undefined): Db {
     kysely,
     dialect: 'postgres',
     schema: schema ?? 'public',
+    changeStamp: () => undefined,
     async ping() {
       await sql`select 1`.execute(kysely);
     },

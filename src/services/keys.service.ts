@@ -1,6 +1,7 @@
 // API keys: random, shown once, stored as a SHA-256 digest, compared in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { StampedCache } from '../db/stamped-cache.ts';
 import type { Database } from '../db/types.ts';
 import * as teams from '../repositories/teams.repository.ts';
 
@@ -42,15 +43,42 @@ export async function createKey(
   return key;
 }
 
-export async function authenticate(db: Kysely<Database>, key: string): Promise<Principal | null> {
-  if (key.length < 8 || key.length > 512) return null;
-  const digest = Buffer.from(digestOf(key), 'hex');
-  for (const candidate of await teams.findActiveKeys(db, keyPrefix(key))) {
+const plausibleKey = (key: string): boolean => key.length >= 8 && key.length <= 512;
+
+async function findPrincipal(db: Kysely<Database>, prefix: string, digestHex: string): Promise<Principal | null> {
+  const digest = Buffer.from(digestHex, 'hex');
+  for (const candidate of await teams.findActiveKeys(db, prefix)) {
     if (timingSafeEqual(digest, Buffer.from(candidate.digest, 'hex'))) {
       return { userId: candidate.userId, teamId: candidate.teamId, readOnly: candidate.readOnly };
     }
   }
   return null;
+}
+
+/** How many keys' answers an Authenticator keeps. */
+const KEPT_PRINCIPALS = 1000;
+
+/**
+ * Finds the owner of an active key. Each key's answer is kept (by its digest, never the key) until the
+ * database may have changed (see Db.changeStamp), so a key revoked or created by any process counts
+ * at once.
+ */
+export class Authenticator {
+  private readonly principals = new StampedCache<Principal | null>(KEPT_PRINCIPALS);
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** The key's owner or null: at once when kept, otherwise once the database answered. */
+  authenticate(key: string, changeStamp: number | undefined): Principal | null | Promise<Principal | null> {
+    if (!plausibleKey(key)) return null;
+    const digest = digestOf(key);
+    const kept = this.principals.get(changeStamp, digest);
+    if (kept !== undefined) return kept;
+    return findPrincipal(this.db, keyPrefix(key), digest).then((principal) => {
+      this.principals.set(changeStamp, digest, principal);
+      return principal;
+    });
+  }
 }
 
 /**

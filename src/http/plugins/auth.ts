@@ -1,29 +1,48 @@
 // Every /v1 request carries `x-api-key`. Missing, unknown or revoked: 401. A read-only key may only read.
-import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/types.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/create-db.ts';
 import { AppError } from '../../errors.ts';
-import { authenticate, type Principal } from '../../services/keys.service.ts';
+import { Authenticator, type Principal } from '../../services/keys.service.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+    /**
+     * Db.changeStamp() as the request began, read once for all the answers it may take from a
+     * StampedCache (the caller's key, a listing).
+     */
+    changeStamp: number | undefined;
   }
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function registerAuth(app: FastifyInstance, db: Kysely<Database>): void {
+export function registerAuth(app: FastifyInstance, db: Db): void {
+  const authenticator = new Authenticator(db.kysely);
   app.decorateRequest('principal', null as unknown as Principal);
-  app.addHook('onRequest', async (request) => {
+  app.decorateRequest('changeStamp', undefined);
+  // A callback hook: a kept key is admitted without waiting for anything.
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.changeStamp = db.changeStamp();
     const header = request.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
-    if (!key) throw new AppError('UNAUTHORIZED', 'missing x-api-key header');
-    const principal = await authenticate(db, key);
-    if (!principal) throw new AppError('UNAUTHORIZED', 'unknown or revoked API key');
-    if (principal.readOnly && !READ_METHODS.has(request.method)) {
-      throw new AppError('FORBIDDEN', 'this API key is read-only');
+    if (!key) {
+      done(new AppError('UNAUTHORIZED', 'missing x-api-key header'));
+      return;
     }
-    request.principal = principal;
+    const principal = authenticator.authenticate(key, request.changeStamp);
+    if (principal instanceof Promise) principal.then((found) => admit(request, found, done), done);
+    else admit(request, principal, done);
   });
+}
+
+function admit(request: FastifyRequest, principal: Principal | null, done: (error?: Error) => void): void {
+  if (!principal) {
+    done(new AppError('UNAUTHORIZED', 'unknown or revoked API key'));
+  } else if (principal.readOnly && !READ_METHODS.has(request.method)) {
+    done(new AppError('FORBIDDEN', 'this API key is read-only'));
+  } else {
+    request.principal = principal;
+    done();
+  }
 }

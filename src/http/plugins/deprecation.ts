@@ -13,9 +13,11 @@ export function deprecationHeaders(policy: DeprecationPolicy): Record<string, st
 
 export function registerDeprecationHeaders(app: FastifyInstance, policy: DeprecationPolicy): void {
   const headers = deprecationHeaders(policy);
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: nothing here waits, and every request passes through it.
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.url === '/v1' || request.url.startsWith('/v1/') || request.url.startsWith('/v1?')) {
       void reply.headers(headers);
     }
+    done();
   });
 }

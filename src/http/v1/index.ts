@@ -14,7 +14,7 @@ import { taskRoutes } from './tasks.routes.ts';
 export const v1Routes =
   (ctx: Context): FastifyPluginAsync =>
   async (app) => {
-    registerAuth(app, ctx.db.kysely);
+    registerAuth(app, ctx.db);
     await app.register(projectRoutes(ctx));
     await app.register(datasetRoutes(ctx));
     await app.register(annotationRoutes(ctx));

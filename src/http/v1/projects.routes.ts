@@ -1,16 +1,24 @@
 // GET /projects, DELETE /projects/:projectId
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
+import { StampedCache } from '../../db/stamped-cache.ts';
 import * as projects from '../../services/projects.service.ts';
 import { SUCCESS, Success, errorResponses } from '../schemas/common.ts';
 import { ProjectParams, ProjectsQuery } from '../schemas/requests.ts';
 import { Project } from '../schemas/resources.ts';
 
+/** How many answers of GET /projects are kept, and up to what size each. */
+const KEPT_LISTINGS = 256;
+const KEPT_LISTING_BYTES = 256 * 1024;
+
 export const projectRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
   async (app) => {
     const db = ctx.db.kysely;
+    // Clients poll this list; it is read again only after the database changed.
+    const listings = new StampedCache<Buffer>(KEPT_LISTINGS);
 
     app.get(
       '/projects',
@@ -22,7 +30,26 @@ export const projectRoutes =
           response: { 200: Type.Array(Project), ...errorResponses },
         },
       },
-      async (request) => projects.listProjects(db, request.principal.teamId, request.query.projectId),
+      (request, reply) => {
+        const { teamId } = request.principal;
+        const { projectId } = request.query;
+        const stamp = request.changeStamp;
+        const key = `${teamId}:${projectId ?? ''}`;
+        const send = (body: Buffer): void => {
+          void (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
+        };
+        const kept = listings.get(stamp, key);
+        if (kept) {
+          send(kept);
+          return;
+        }
+        return projects.listProjects(db, teamId, projectId).then((list) => {
+          // Serialised by the route's schema, as the returned array would be; kept and sent as bytes.
+          const body = Buffer.from(reply.serialize(list) as string);
+          if (body.length <= KEPT_LISTING_BYTES) listings.set(stamp, key, body);
+          send(body);
+        });
+      },
     );
 
     app.delete(
