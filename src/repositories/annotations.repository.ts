@@ -11,9 +11,20 @@ export interface AnnotationPageQuery {
   datasetIds?: number[];
   limit: number;
   offset: number;
+  /** The first image id of the page when known (an earlier page told it): no OFFSET walk then. */
+  fromId?: number;
 }
 
-const EMPTY_PAGE = Buffer.from('[]');
+export interface AnnotationPage {
+  /** UTF-8 JSON: an array of annotation records. */
+  body: Buffer;
+  /** The image ids of its first and last records; null on an empty page. */
+  firstId: number | null;
+  lastId: number | null;
+}
+
+const EMPTY_BODY = Buffer.from('[]');
+const EMPTY_PAGE: AnnotationPage = { body: EMPTY_BODY, firstId: null, lastId: null };
 
 /**
  * A text column as a JSON string literal. Both functions write exactly what JSON.stringify writes
@@ -41,7 +52,7 @@ function recordText(postgres: boolean): RawBuilder<string> {
 
 /** `[` records joined by `,` `]`, encoded once into one buffer of the exact size. */
 function joinRecords(records: string[]): Buffer {
-  if (records.length === 0) return EMPTY_PAGE;
+  if (records.length === 0) return EMPTY_BODY;
   let length = records.length + 1;
   for (const record of records) length += Buffer.byteLength(record, 'utf8');
   const out = Buffer.allocUnsafe(length);
@@ -56,10 +67,10 @@ function joinRecords(records: string[]): Buffer {
 }
 
 /**
- * The page as the UTF-8 JSON text of an array of annotation records, ordered by image id; `[]` when the
- * project is not one of the team's.
+ * The page of annotation records, ordered by image id, as UTF-8 JSON; `[]` when the project is not one
+ * of the team's.
  */
-export async function annotationPageJson(db: Kysely<Database>, teamId: number, query: AnnotationPageQuery): Promise<Buffer> {
+export async function annotationPageJson(db: Kysely<Database>, teamId: number, query: AnnotationPageQuery): Promise<AnnotationPage> {
   // An empty dataset filter matches nothing (and `in ()` is not valid SQL on PostgreSQL).
   if (query.datasetIds?.length === 0) return EMPTY_PAGE;
   const postgres = isPostgres(db);
@@ -69,24 +80,31 @@ export async function annotationPageJson(db: Kysely<Database>, teamId: number, q
   // there is no dataset filter); the records it skips are never read, let alone assembled.
   let first = db.selectFrom('images').select('images.id').where('images.project_id', '=', projectId);
   if (datasetIds) first = first.where('images.dataset_id', 'in', datasetIds);
-  const firstId = first.orderBy('images.id').limit(1).offset(query.offset);
+  const firstId = query.fromId ?? first.orderBy('images.id').limit(1).offset(query.offset);
 
   let select = db
     .selectFrom('images')
     .innerJoin('projects', 'projects.id', 'images.project_id')
-    .select(recordText(postgres).as('record'))
+    .select(['images.id', recordText(postgres).as('record')])
     .where('images.project_id', '=', projectId)
     .where('projects.team_id', '=', teamId)
     .where('images.id', '>=', firstId);
   if (datasetIds) select = select.where('images.dataset_id', 'in', datasetIds);
   const records = select.orderBy('images.id').limit(query.limit);
-  if (postgres) return joinRecords((await records.execute()).map((r) => r.record));
+  if (postgres) {
+    const rows = await records.execute();
+    if (rows.length === 0) return EMPTY_PAGE;
+    return { body: joinRecords(rows.map((r) => r.record)), firstId: rows[0]!.id, lastId: rows[rows.length - 1]!.id };
+  }
 
   // SQLite joins the records itself and hands the page over as a blob: one Buffer, with no text to
   // decode into a thousand strings and encode again. group_concat takes the rows in the order the
   // subquery yields them (an ORDER BY inside the aggregate would sort the whole page once more).
   // PostgreSQL streams its rows instead, so the server decodes one while the database makes the next.
-  const { rows } = await sql<{ page: Buffer | null }>`
-    select cast('[' || group_concat(p.record, ',') || ']' as blob) as page from (${records}) as p`.execute(db);
-  return rows[0]?.page ?? EMPTY_PAGE;
+  const { rows } = await sql<{ page: Buffer | null; first_id: number | null; last_id: number | null }>`
+    select cast('[' || group_concat(p.record, ',') || ']' as blob) as page, min(p.id) as first_id, max(p.id) as last_id
+    from (${records}) as p`.execute(db);
+  const row = rows[0];
+  if (!row?.page) return EMPTY_PAGE;
+  return { body: row.page, firstId: row.first_id, lastId: row.last_id };
 }

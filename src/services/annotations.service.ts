@@ -1,17 +1,36 @@
 // Annotation pages of a project of the caller's team.
 import type { Kysely } from 'kysely';
+import { StampedCache } from '../db/stamped-cache.ts';
 import type { Database } from '../db/types.ts';
 import * as annotations from '../repositories/annotations.repository.ts';
 
+/** How many page starts are kept (a few dozen bytes each). */
+const KEPT_PAGE_STARTS = 10_000;
+
 /**
- * The page as UTF-8 JSON bytes. A project the team cannot see filters to nothing, like any filter that
+ * Pages as UTF-8 JSON bytes. A project the team cannot see filters to nothing, like any filter that
  * matches nothing, so the answer does not tell a foreign project from a missing one. The team check is
  * part of the page query itself, so a page costs one round trip.
+ *
+ * Where pages start (their first image id) is kept from the pages served until the database changes:
+ * the page after one just served, or a page asked for again, starts there instead of walking OFFSET
+ * past every image before it (3 ms at page 100 of 1,000 images).
  */
-export async function annotationPage(
-  db: Kysely<Database>,
-  teamId: number,
-  query: annotations.AnnotationPageQuery,
-): Promise<Buffer> {
-  return annotations.annotationPageJson(db, teamId, query);
+export class AnnotationPages {
+  private readonly starts = new StampedCache<number>(KEPT_PAGE_STARTS);
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** `changeStamp`: Db.changeStamp() taken before anything of this request was read. */
+  async page(teamId: number, query: annotations.AnnotationPageQuery, changeStamp: number | undefined): Promise<Buffer> {
+    const filter = `${teamId}:${query.projectId}:${query.datasetIds?.join(',') ?? '*'}`;
+    const fromId = this.starts.get(changeStamp, `${filter}:${query.offset}`);
+    const page = await annotations.annotationPageJson(this.db, teamId, { ...query, fromId });
+    if (page.firstId !== null && page.lastId !== null) {
+      this.starts.set(changeStamp, `${filter}:${query.offset}`, page.firstId);
+      // Ids are integers: the next page holds the images from the one after this page's last.
+      this.starts.set(changeStamp, `${filter}:${query.offset + query.limit}`, page.lastId + 1);
+    }
+    return page.body;
+  }
 }

@@ -3,6 +3,8 @@
 // exactly what JSON.stringify would write).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createContext } from '../../src/context.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, tagImage } from '../helpers/factories.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
@@ -78,6 +80,36 @@ for (const dialect of dialects) {
       assert.deepEqual(pages, [ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)]);
       assert.deepEqual(await records(`projectId=${projectId}&datasetIds=${city},${road}&perPage=2&page=4`), []);
       assert.deepEqual(await records(`projectId=${projectId}&page=1000`), []);
+    });
+
+    test('pages follow images removed between requests, by this server or by another process', async () => {
+      const project = await newProject(t.ctx, { title: 'shifting' });
+      const dataset = await newDataset(t.ctx, project, 'd');
+      const mine: number[] = [];
+      for (let i = 0; i < 6; i += 1) mine.push((await newImage(t.ctx, dataset)).id);
+      const [a, b, c, d, e, f] = mine;
+      const pageIds = async (page: number, filter = '') =>
+        (await records(`projectId=${project}${filter}&perPage=2&page=${page}`)).map((r) => r.imageId);
+
+      // Walked in order, then asked again: each page starts where the one before ended.
+      for (let round = 0; round < 2; round += 1) {
+        assert.deepEqual([await pageIds(1), await pageIds(2), await pageIds(3)], [[a, b], [c, d], [e, f]]);
+      }
+      assert.deepEqual(await pageIds(2, `&datasetIds=${dataset}`), [c, d]);
+      assert.deepEqual(await records(`projectId=${project}&perPage=2&page=2`, t.otherKey), []);
+
+      await t.ctx.db.kysely.deleteFrom('images').where('id', '=', b!).execute();
+      assert.deepEqual([await pageIds(2), await pageIds(3)], [[d, e], [f]]);
+      assert.deepEqual(await pageIds(2, `&datasetIds=${dataset}`), [d, e]);
+
+      const other = await createContext(t.config, { migrate: false });
+      try {
+        await other.db.kysely.deleteFrom('images').where('id', '=', d!).execute();
+      } finally {
+        await other.close();
+      }
+      await sleep(5); // SQLite tells another process's commit within a millisecond
+      assert.deepEqual([await pageIds(1), await pageIds(2), await pageIds(3)], [[a, c], [e, f], []]);
     });
 
     test('a record reports the name and the size of its image', async () => {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { annotationPage } from '../../services/annotations.service.ts';
+import { AnnotationPages } from '../../services/annotations.service.ts';
 import { errorResponses, toOffset } from '../schemas/common.ts';
 import { AnnotationsQuery } from '../schemas/requests.ts';
 import { AnnotationRecord } from '../schemas/resources.ts';
@@ -11,7 +11,7 @@ import { AnnotationRecord } from '../schemas/resources.ts';
 export const annotationRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const db = ctx.db.kysely;
+    const pages = new AnnotationPages(ctx.db.kysely);
 
     app.get(
       '/annotations',
@@ -26,7 +26,8 @@ export const annotationRoutes =
       async (request, reply) => {
         const { projectId, datasetIds, page, perPage } = request.query;
         // The page is already JSON bytes; a Buffer payload is sent as it is, not serialised again.
-        const body = await annotationPage(db, request.principal.teamId, { projectId, datasetIds, ...toOffset(page, perPage) });
+        const query = { projectId, datasetIds, ...toOffset(page, perPage) };
+        const body = await pages.page(request.principal.teamId, query, request.changeStamp);
         return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
       },
     );
