@@ -4,22 +4,23 @@
 
 export class StampedCache<V> {
   private readonly entries = new Map<string, V>();
-  /** The change stamp every entry was read at. */
+  /** The change stamp every entry was read at; stamps only go up. */
   private entriesStamp: number | undefined;
 
   constructor(private readonly maxEntries: number) {}
 
   /**
    * The value kept for `key`, if the database has not changed since. `stamp` is Db.changeStamp() taken
-   * before this request read anything; undefined (a database that cannot tell) finds nothing.
+   * before this request read anything; undefined (a database that cannot tell now) finds nothing.
    */
   get(stamp: number | undefined, key: string): V | undefined {
     if (stamp === undefined) return undefined;
-    if (stamp !== this.entriesStamp) {
+    if (this.entriesStamp === undefined || stamp > this.entriesStamp) {
       this.entries.clear();
       this.entriesStamp = stamp;
     }
-    return this.entries.get(key);
+    // A request that began before the latest change finds nothing, and leaves the newer entries be.
+    return stamp === this.entriesStamp ? this.entries.get(key) : undefined;
   }
 
   /**
@@ -29,7 +30,7 @@ export class StampedCache<V> {
   set(stamp: number | undefined, key: string, value: V): void {
     if (stamp === undefined || stamp !== this.entriesStamp) return;
     // Oldest first out: a flood of distinct keys costs lookups, never memory.
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    if (!this.entries.has(key) && this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, value);
   }
 }

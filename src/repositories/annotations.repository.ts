@@ -80,7 +80,7 @@ export async function annotationPageJson(db: Kysely<Database>, teamId: number, q
   // there is no dataset filter); the records it skips are never read, let alone assembled.
   let first = db.selectFrom('images').select('images.id').where('images.project_id', '=', projectId);
   if (datasetIds) first = first.where('images.dataset_id', 'in', datasetIds);
-  const firstId = query.fromId ?? first.orderBy('images.id').limit(1).offset(query.offset);
+  const start = query.fromId ?? first.orderBy('images.id').limit(1).offset(query.offset);
 
   let select = db
     .selectFrom('images')
@@ -88,7 +88,7 @@ export async function annotationPageJson(db: Kysely<Database>, teamId: number, q
     .select(['images.id', recordText(postgres).as('record')])
     .where('images.project_id', '=', projectId)
     .where('projects.team_id', '=', teamId)
-    .where('images.id', '>=', firstId);
+    .where('images.id', '>=', start);
   if (datasetIds) select = select.where('images.dataset_id', 'in', datasetIds);
   const records = select.orderBy('images.id').limit(query.limit);
   if (postgres) {

@@ -49,7 +49,8 @@ async function findPrincipal(db: Kysely<Database>, prefix: string, digestHex: st
   const digest = Buffer.from(digestHex, 'hex');
   for (const candidate of await teams.findActiveKeys(db, prefix)) {
     if (timingSafeEqual(digest, Buffer.from(candidate.digest, 'hex'))) {
-      return { userId: candidate.userId, teamId: candidate.teamId, readOnly: candidate.readOnly };
+      // Frozen: every request with this key shares the object while it is kept.
+      return Object.freeze({ userId: candidate.userId, teamId: candidate.teamId, readOnly: candidate.readOnly });
     }
   }
   return null;

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createContext } from '../../src/context.ts';
 import * as teams from '../../src/repositories/teams.repository.ts';
-import { keyPrefix } from '../../src/services/keys.service.ts';
+import { createKey, keyPrefix } from '../../src/services/keys.service.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 
@@ -29,7 +29,6 @@ for (const dialect of dialects) {
     });
 
     test('a revoked key is 401 and the other keys keep working', async () => {
-      const { createKey } = await import('../../src/services/keys.service.ts');
       const doomed = await createKey(t.ctx.db.kysely, { team: 'alpha', user: 'temp' });
       assert.equal((await t.request({ method: 'GET', url: '/v1/projects', key: doomed })).statusCode, 200);
       assert.equal(await teams.revokeKeys(t.ctx.db.kysely, keyPrefix(doomed)), 1);
@@ -38,7 +37,6 @@ for (const dialect of dialects) {
     });
 
     test('a key revoked by another process is refused at once', async () => {
-      const { createKey } = await import('../../src/services/keys.service.ts');
       const doomed = await createKey(t.ctx.db.kysely, { team: 'alpha', user: 'elsewhere' });
       assert.equal((await t.request({ method: 'GET', url: '/v1/projects', key: doomed })).statusCode, 200);
       // `annostore keys revoke` runs in its own process: its own connection to the same database.

@@ -31,8 +31,11 @@ export function registerAuth(app: FastifyInstance, db: Db): void {
       return;
     }
     const principal = authenticator.authenticate(key, request.changeStamp);
-    if (principal instanceof Promise) principal.then((found) => admit(request, found, done), done);
-    else admit(request, principal, done);
+    if (principal instanceof Promise) {
+      principal.then((found) => admit(request, found, done), done).catch((error: unknown) => request.log.error({ err: error }, 'key check failed'));
+    } else {
+      admit(request, principal, done);
+    }
   });
 }
 

@@ -9,7 +9,7 @@ import { SUCCESS, Success, errorResponses } from '../schemas/common.ts';
 import { ProjectParams, ProjectsQuery } from '../schemas/requests.ts';
 import { Project } from '../schemas/resources.ts';
 
-/** How many answers of GET /projects are kept, and up to what size each. */
+/** How many answers of GET /projects are kept, and up to what size each (at most 64 MiB in all). */
 const KEPT_LISTINGS = 256;
 const KEPT_LISTING_BYTES = 256 * 1024;
 
@@ -30,25 +30,18 @@ export const projectRoutes =
           response: { 200: Type.Array(Project), ...errorResponses },
         },
       },
-      (request, reply) => {
+      async (request, reply) => {
         const { teamId } = request.principal;
         const { projectId } = request.query;
         const stamp = request.changeStamp;
         const key = `${teamId}:${projectId ?? ''}`;
-        const send = (body: Buffer): void => {
-          void (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
-        };
-        const kept = listings.get(stamp, key);
-        if (kept) {
-          send(kept);
-          return;
-        }
-        return projects.listProjects(db, teamId, projectId).then((list) => {
+        let body = listings.get(stamp, key);
+        if (!body) {
           // Serialised by the route's schema, as the returned array would be; kept and sent as bytes.
-          const body = Buffer.from(reply.serialize(list) as string);
+          body = Buffer.from(reply.serialize(await projects.listProjects(db, teamId, projectId)) as string);
           if (body.length <= KEPT_LISTING_BYTES) listings.set(stamp, key, body);
-          send(body);
-        });
+        }
+        return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
       },
     );
 
