@@ -1,7 +1,6 @@
 // Annotation pages of a project of the caller's team.
-import type { Kysely } from 'kysely';
+import type { Db } from '../db/create-db.ts';
 import { StampedCache } from '../db/stamped-cache.ts';
-import type { Database } from '../db/types.ts';
 import * as annotations from '../repositories/annotations.repository.ts';
 
 /** How many page starts are kept: each at most MAX_KEPT_FILTER_CHARS and a number. */
@@ -21,23 +20,22 @@ const MAX_KEPT_FILTER_CHARS = 200;
 export class AnnotationPages {
   private readonly starts = new StampedCache<number>(KEPT_PAGE_STARTS);
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly changeStamp: () => number | undefined,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   /** `stamp`: Db.changeStamp() taken before anything of this request was read. */
   async page(teamId: number, query: annotations.AnnotationPageQuery, stamp: number | undefined): Promise<Buffer> {
+    const kysely = this.db.kysely;
     const filter = `${teamId}:${query.projectId}:${query.datasetIds?.join(',') ?? '*'}`;
-    if (filter.length > MAX_KEPT_FILTER_CHARS) return (await annotations.annotationPageJson(this.db, teamId, query)).body;
+    if (filter.length > MAX_KEPT_FILTER_CHARS) return (await annotations.annotationPageJson(kysely, teamId, query)).body;
 
-    const fromId = this.starts.get(stamp, `${filter}:${query.offset}`);
-    let page = await annotations.annotationPageJson(this.db, teamId, { ...query, fromId });
+    const startKey = `${filter}:${query.offset}`;
+    const fromId = this.starts.get(stamp, startKey);
+    let page = await annotations.annotationPageJson(kysely, teamId, { ...query, fromId });
     // A write that ran between the stamp and the page query may have moved where the page starts: the
     // page is then read again the slow way, in one statement, so it matches one state of the database.
-    if (fromId !== undefined && this.changeStamp() !== stamp) page = await annotations.annotationPageJson(this.db, teamId, query);
+    if (fromId !== undefined && this.db.changeStamp() !== stamp) page = await annotations.annotationPageJson(kysely, teamId, query);
     if (page.firstId !== null && page.lastId !== null) {
-      this.starts.set(stamp, `${filter}:${query.offset}`, page.firstId);
+      this.starts.set(stamp, startKey, page.firstId);
       // Ids are integers: the next page holds the images from the one after this page's last.
       this.starts.set(stamp, `${filter}:${query.offset + query.limit}`, page.lastId + 1);
     }

@@ -11,7 +11,7 @@ import { AnnotationRecord } from '../schemas/resources.ts';
 export const annotationRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const pages = new AnnotationPages(ctx.db.kysely, () => ctx.db.changeStamp());
+    const pages = new AnnotationPages(ctx.db);
 
     app.get(
       '/annotations',
