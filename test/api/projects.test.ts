@@ -1,9 +1,7 @@
 // GET /projects and DELETE /projects/:id, on both databases.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { isoNow } from '../../src/clock.ts';
-import { createContext } from '../../src/context.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
@@ -68,19 +66,13 @@ for (const dialect of dialects) {
       const here = await newProject(t.ctx, { title: 'made here' });
       assert.deepEqual(await titles(), [...before, 'made here']);
 
-      // Another process: its own connection to the same database.
-      const other = await createContext(t.config, { migrate: false });
-      try {
+      await t.inAnotherProcess(async (other) => {
         await newProject(other, { title: 'made elsewhere' });
         await other.db.kysely
           .insertInto('classes')
           .values({ project_id: here, title: 'late class', shape: 'polygon', color: '#00FF00', created_at: isoNow() })
           .execute();
-      } finally {
-        await other.close();
-      }
-      // Another process's commit shows within a millisecond on SQLite (its change stamp), at once on PostgreSQL.
-      await sleep(5);
+      });
       assert.deepEqual(await titles(), [...before, 'made here', 'made elsewhere']);
       const [listed] = json<ProjectBody[]>(await t.request({ method: 'GET', url: `/v1/projects?projectId=${here}` }));
       assert.deepEqual(listed!.classes.map((c) => c.title), ['late class']);

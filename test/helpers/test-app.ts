@@ -1,4 +1,5 @@
 // The production app on a fresh database, with keys for two teams and helpers to seed data.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
@@ -18,6 +19,11 @@ export interface TestApp {
   readOnlyKey: string;
   /** An injected request with the alpha key unless `headers` say otherwise. */
   request(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
+  /**
+   * Runs `write` on a context of its own, as another process (`annostore keys revoke`, a worker) would,
+   * and waits until the app can tell: SQLite reads other processes' commits at most once a millisecond.
+   */
+  inAnotherProcess<T>(write: (other: Context) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -41,6 +47,15 @@ export async function startTestApp(dialect: DialectCase, overrides: Partial<Conf
       const chosen = useKey === undefined ? key : useKey;
       const headers = { ...(chosen ? { 'x-api-key': chosen } : {}), ...(options.headers ?? {}) };
       return app.inject({ ...options, headers });
+    },
+    async inAnotherProcess(write) {
+      const other = await createContext(config, { migrate: false });
+      try {
+        return await write(other);
+      } finally {
+        await other.close();
+        await sleep(5);
+      }
     },
     async close() {
       await app.close();
