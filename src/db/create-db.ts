@@ -3,9 +3,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
+import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { PostgresChangeStamp, reportingStatements } from './pg-changes.ts';
+import { copyOut } from './pg-copy.ts';
 import { SqliteChangeStamp } from './sqlite-changes.ts';
 import type { Database } from './types.ts';
 
@@ -17,11 +19,16 @@ export interface Db {
   /** PostgreSQL: the schema everything lives in. */
   readonly schema: string | undefined;
   /**
-   * A number that goes up whenever the database may have changed (see SqliteChangeStamp), or undefined
-   * where that cannot be told cheaply (PostgreSQL). Answers read from the database may be kept while
-   * it stays the same.
+   * A number that goes up whenever the database may have changed, or undefined while that cannot be
+   * told (see SqliteChangeStamp and PostgresChangeStamp). Answers read from the database may be kept
+   * while it stays the same.
    */
   changeStamp(): number | undefined;
+  /**
+   * PostgreSQL only: runs a `COPY (…) TO STDOUT (FORMAT binary)` statement, compiled with every value
+   * as a literal, and returns the bytes it wrote, in the chunks they came in (see pg-copy.ts).
+   */
+  readonly copyOut?: (statement: CompiledQuery) => Promise<Buffer[]>;
   /** Answers when the database answers; used by /healthz. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -84,22 +91,25 @@ function openSqlite(dataDir: string): Db {
 }
 
 function openPostgres(url: string, schema: string | undefined): Db {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
-    // Each connection sees only the configured schema, so tests and deployments can share a server.
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
-  });
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Each connection sees only the configured schema, so tests and deployments can share a server.
+  const connection = { connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
+  const pool = new pg.Pool({ ...connection, max: 10 });
+  const changes = new PostgresChangeStamp(connection);
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: reportingStatements(pool, changes) }) });
   return {
     kysely,
     dialect: 'postgres',
     schema: schema ?? 'public',
-    changeStamp: () => undefined,
+    changeStamp: () => changes.current(),
+    copyOut(statement) {
+      if (statement.parameters.length > 0) return Promise.reject(new Error('a COPY statement takes no parameters'));
+      return copyOut(pool, statement.sql);
+    },
     async ping() {
       await sql`select 1`.execute(kysely);
     },
     async close() {
+      await changes.close();
       await kysely.destroy();
     },
   };

@@ -7,6 +7,7 @@ import * as importItems from './migrations/0002_import_items.ts';
 import * as taskInputs from './migrations/0003_task_inputs.ts';
 import * as coveringHashIndexes from './migrations/0004_covering_hash_indexes.ts';
 import * as objectsLz4 from './migrations/0005_objects_lz4.ts';
+import * as changeNotifications from './migrations/0006_change_notifications.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0003_task_inputs': taskInputs,
   '0004_covering_hash_indexes': coveringHashIndexes,
   '0005_objects_lz4': objectsLz4,
+  '0006_change_notifications': changeNotifications,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

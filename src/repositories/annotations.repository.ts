@@ -1,9 +1,12 @@
 // Pages of v1 annotation records. Objects are stored already serialised in record order, so a page is
 // assembled from stored text without parsing it: the cost of a page is reading it, not re-encoding it.
-// The database writes each record's text around the stored objects; the page is one buffer, joined by
-// SQLite itself or, from PostgreSQL's rows, by JavaScript without building a string of the whole page.
+// The database writes each record's text around the stored objects and the page reaches the server as
+// bytes: SQLite joins the records into one blob, PostgreSQL sends them through a binary COPY, and
+// neither is ever decoded into JavaScript strings.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { isPostgres } from '../db/dialect.ts';
+import type { Db } from '../db/create-db.ts';
+import { BinaryCopyReader } from '../db/pg-copy.ts';
+import { inSnapshot, statementSnapshot } from '../db/pg-snapshot.ts';
 import type { Database } from '../db/types.ts';
 
 export interface AnnotationPageQuery {
@@ -11,8 +14,6 @@ export interface AnnotationPageQuery {
   datasetIds?: number[];
   limit: number;
   offset: number;
-  /** The first image id of the page when known (an earlier page told it): no OFFSET walk then. */
-  fromId?: number;
 }
 
 export interface AnnotationPage {
@@ -24,6 +25,9 @@ export interface AnnotationPage {
 }
 
 const EMPTY_BODY = Buffer.from('[]');
+const OPEN = 0x5b; // [
+const COMMA = 0x2c; // ,
+const CLOSE = 0x5d; // ]
 const EMPTY_PAGE: AnnotationPage = { body: EMPTY_BODY, firstId: null, lastId: null };
 
 /**
@@ -34,12 +38,13 @@ function jsonString(postgres: boolean, column: string): RawBuilder<string> {
   return postgres ? sql<string>`to_json(${sql.ref(column)})::text` : sql<string>`json_quote(${sql.ref(column)})`;
 }
 
+/** Image-level tag titles as a JSON array in tag id order, aggregated over `image_tags` rows. */
+function tagTitlesArray(postgres: boolean): RawBuilder<string> {
+  return sql<string>`'[' || string_agg(${jsonString(postgres, 'project_tags.title')}, ',' order by project_tags.id) || ']'`;
+}
+
 /** The text of one annotation record, `{"imageId":…,"data":{…,"objects":<stored text>}}`. */
-function recordText(postgres: boolean): RawBuilder<string> {
-  // Image-level tag titles of the image, in tag id order.
-  const tags = sql<string>`(select '[' || string_agg(${jsonString(postgres, 'project_tags.title')}, ',' order by project_tags.id) || ']'
-    from image_tags inner join project_tags on project_tags.id = image_tags.tag_id
-    where image_tags.image_id = images.id)`;
+function recordText(postgres: boolean, tags: RawBuilder<string>): RawBuilder<string> {
   // concat() builds the text in one allocation, where a chain of || would copy the objects again at
   // every step.
   return sql<string>`concat('{"imageId":', images.id,
@@ -50,61 +55,127 @@ function recordText(postgres: boolean): RawBuilder<string> {
     '},"objects":', images.objects_json, '}}')`;
 }
 
-/** `[` records joined by `,` `]`, encoded once into one buffer of the exact size. */
-function joinRecords(records: string[]): Buffer {
-  if (records.length === 0) return EMPTY_BODY;
-  let length = records.length + 1;
-  for (const record of records) length += Buffer.byteLength(record, 'utf8');
-  const out = Buffer.allocUnsafe(length);
-  out[0] = 0x5b; // [
-  let at = 1;
-  for (let i = 0; i < records.length; i += 1) {
-    if (i > 0) out[at++] = 0x2c; // ,
-    at += out.write(records[i]!, at, 'utf8');
-  }
-  out[at] = 0x5d; // ]
-  return out;
+/** An integer written into SQL as a literal (COPY takes no parameters); anything else is refused. */
+function int(value: number): RawBuilder<number> {
+  if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+  return sql.lit(value);
 }
 
 /**
- * The page of annotation records, ordered by image id, as UTF-8 JSON; `[]` when the project is not one
- * of the team's.
+ * A page on SQLite, ordered by image id; `[]` when the project is not one of the team's. `fromId`, the
+ * page's first image id when an earlier page told it, saves the OFFSET walk.
  */
-export async function annotationPageJson(db: Kysely<Database>, teamId: number, query: AnnotationPageQuery): Promise<AnnotationPage> {
+export async function sqliteAnnotationPage(
+  db: Kysely<Database>,
+  teamId: number,
+  query: AnnotationPageQuery,
+  fromId?: number,
+): Promise<AnnotationPage> {
   // An empty dataset filter matches nothing (and `in ()` is not valid SQL on PostgreSQL).
   if (query.datasetIds?.length === 0) return EMPTY_PAGE;
-  const postgres = isPostgres(db);
   const { projectId, datasetIds } = query;
 
   // Keyset paging: OFFSET only finds the page's first id (over the (project_id, id) index alone when
   // there is no dataset filter); the records it skips are never read, let alone assembled.
   let first = db.selectFrom('images').select('images.id').where('images.project_id', '=', projectId);
   if (datasetIds) first = first.where('images.dataset_id', 'in', datasetIds);
-  const start = query.fromId ?? first.orderBy('images.id').limit(1).offset(query.offset);
+  const start = fromId ?? first.orderBy('images.id').limit(1).offset(query.offset);
 
+  // Image-level tags per record: a lookup by image id, which SQLite runs in microseconds.
+  const tags = sql<string>`(select ${tagTitlesArray(false)}
+    from image_tags inner join project_tags on project_tags.id = image_tags.tag_id
+    where image_tags.image_id = images.id)`;
   let select = db
     .selectFrom('images')
     .innerJoin('projects', 'projects.id', 'images.project_id')
-    .select(['images.id', recordText(postgres).as('record')])
+    .select(['images.id', recordText(false, tags).as('record')])
     .where('images.project_id', '=', projectId)
     .where('projects.team_id', '=', teamId)
     .where('images.id', '>=', start);
   if (datasetIds) select = select.where('images.dataset_id', 'in', datasetIds);
   const records = select.orderBy('images.id').limit(query.limit);
-  if (postgres) {
-    const rows = await records.execute();
-    if (rows.length === 0) return EMPTY_PAGE;
-    return { body: joinRecords(rows.map((r) => r.record)), firstId: rows[0]!.id, lastId: rows[rows.length - 1]!.id };
-  }
 
   // SQLite joins the records itself and hands the page over as a blob: one Buffer, with no text to
   // decode into a thousand strings and encode again. group_concat takes the rows in the order the
   // subquery yields them (an ORDER BY inside the aggregate would sort the whole page once more).
-  // PostgreSQL streams its rows instead, so the server decodes one while the database makes the next.
   const { rows } = await sql<{ page: Buffer | null; first_id: number | null; last_id: number | null }>`
     select cast('[' || group_concat(p.record, ',') || ']' as blob) as page, min(p.id) as first_id, max(p.id) as last_id
     from (${records}) as p`.execute(db);
   const row = rows[0];
   if (!row?.page) return EMPTY_PAGE;
   return { body: row.page, firstId: row.first_id, lastId: row.last_id };
+}
+
+/** Where a page started when it was last read, and the snapshot that was true of. */
+export interface KeptStart {
+  id: number;
+  snapshot: string;
+}
+
+export interface PostgresAnnotationPage extends AnnotationPage {
+  /** The snapshot the page was read in; undefined on an empty page. */
+  snapshot: string | undefined;
+}
+
+/**
+ * A page on PostgreSQL, ordered by image id; `[]` when the project is not one of the team's. `kept`
+ * saves the OFFSET walk when the database is still in the snapshot it was learnt in: the statement
+ * tests that itself, so a write committed meanwhile is never missed.
+ */
+export async function postgresAnnotationPage(db: Db, teamId: number, query: AnnotationPageQuery, kept?: KeptStart): Promise<PostgresAnnotationPage> {
+  if (!db.copyOut) throw new Error('postgresAnnotationPage needs a PostgreSQL database');
+  if (query.datasetIds?.length === 0) return { ...EMPTY_PAGE, snapshot: undefined };
+  const projectId = int(query.projectId);
+  const inDatasets = query.datasetIds ? sql`and images.dataset_id in (${sql.join(query.datasetIds.map(int))})` : sql``;
+
+  const walk = sql`(select images.id from images where images.project_id = ${projectId} ${inDatasets}
+    order by images.id limit 1 offset ${int(query.offset)})`;
+  // A CASE runs its subquery only when it takes that branch: a kept start costs no walk at all.
+  const start = kept ? sql`case when ${inSnapshot(kept.snapshot)} then ${int(kept.id)} else ${walk} end` : walk;
+
+  // The page's ids come off the (project_id, id) index alone; the records are then read as one range
+  // of image ids, and the image-level tags of the page's images (found by that range, which may hold
+  // other images too) are aggregated once and merged in by id: a lookup per record would cost the
+  // database as much again as the records themselves.
+  const statement = sql`copy (
+    with start as (select ${start} as id),
+    page_ids as (
+      select images.id from images inner join projects on projects.id = images.project_id
+      where images.project_id = ${projectId} and projects.team_id = ${int(teamId)} ${inDatasets}
+        and images.id >= (select id from start)
+      order by images.id limit ${int(query.limit)}),
+    page_tags as (
+      select image_tags.image_id, ${tagTitlesArray(true)} as titles
+      from image_tags inner join project_tags on project_tags.id = image_tags.tag_id
+      where image_tags.image_id >= (select id from start) and image_tags.image_id <= (select max(id) from page_ids)
+        and image_tags.image_id in (select id from page_ids)
+      group by image_tags.image_id)
+    select images.id, ${recordText(true, sql`page_tags.titles`)}, ${statementSnapshot}
+    from images left join page_tags on page_tags.image_id = images.id
+    where images.project_id = ${projectId} ${inDatasets}
+      and images.id >= (select id from start) and images.id <= (select max(id) from page_ids)
+    order by images.id
+  ) to stdout (format binary)`.compile(db.kysely);
+
+  // The records are copied once, from the chunks they arrived in into the page: the data's own size
+  // is room enough, as every record came with more framing than the comma that replaces it.
+  const reader = new BinaryCopyReader(await db.copyOut(statement));
+  const body = Buffer.allocUnsafe(reader.totalBytes);
+  body[0] = OPEN;
+  let written = 1;
+  let firstId: number | null = null;
+  let lastId: number | null = null;
+  let snapshot: string | null = null;
+  while (reader.nextTuple() !== null) {
+    lastId = reader.intField();
+    if (firstId === null) firstId = lastId;
+    else body[written++] = COMMA;
+    written += reader.copyField(body, written);
+    // Every row carries the statement's snapshot; one is enough.
+    if (snapshot === null) snapshot = reader.textField();
+    else reader.skipField();
+  }
+  if (firstId === null || snapshot === null) return { ...EMPTY_PAGE, snapshot: undefined };
+  body[written++] = CLOSE;
+  return { body: body.subarray(0, written), firstId, lastId, snapshot };
 }

@@ -62,7 +62,8 @@ const KEPT_PRINCIPALS = 1000;
 /**
  * Finds the owner of an active key. Each key's answer is kept (by its digest, never the key) until the
  * database may have changed (see Db.changeStamp): a key revoked or created by this process counts at
- * once, by another process within a millisecond.
+ * once, by another process within a millisecond on SQLite and once its notification arrives on
+ * PostgreSQL.
  */
 export class Authenticator {
   private readonly principals = new StampedCache<Principal | null>(KEPT_PRINCIPALS);

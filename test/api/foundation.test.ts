@@ -34,7 +34,7 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'GET', url: '/v1/projects' })).statusCode, 200);
     });
 
-    test('a key revoked by another process is refused within a millisecond', async () => {
+    test('a key revoked by another process is refused as soon as the server can tell', async () => {
       const doomed = await createKey(t.ctx.db.kysely, { team: 'alpha', user: 'elsewhere' });
       assert.equal((await t.request({ method: 'GET', url: '/v1/projects', key: doomed })).statusCode, 200);
       // `annostore keys revoke` runs in its own process: its own connection to the same database.

@@ -1,10 +1,10 @@
 // The production app on a fresh database, with keys for two teams and helpers to seed data.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { type Context, createContext } from '../../src/context.ts';
 import { createKey } from '../../src/services/keys.service.ts';
+import { settledStamp, stampAfter } from './change-stamps.ts';
 import type { DialectCase } from './dialects.ts';
 
 export interface TestApp {
@@ -21,7 +21,8 @@ export interface TestApp {
   request(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
   /**
    * Runs `write` on a context of its own, as another process (`annostore keys revoke`, a worker) would,
-   * and waits until the app can tell: SQLite reads other processes' commits at most once a millisecond.
+   * and waits until the app can tell (its change stamp moved; at most two seconds): SQLite reads other
+   * processes' commits at most once a millisecond, PostgreSQL's notification takes its own time.
    */
   inAnotherProcess<T>(write: (other: Context) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -49,12 +50,15 @@ export async function startTestApp(dialect: DialectCase, overrides: Partial<Conf
       return app.inject({ ...options, headers });
     },
     async inAnotherProcess(write) {
+      // Notifications of the app's own earlier writes may still be on their way: let them land first,
+      // so the wait below ends on the other process's change and not on one of those.
+      const before = await settledStamp(ctx.db, 6);
       const other = await createContext(config, { migrate: false });
       try {
         return await write(other);
       } finally {
         await other.close();
-        await sleep(5);
+        await stampAfter(ctx.db, before);
       }
     },
     async close() {
