@@ -14,6 +14,18 @@ interface Waiting {
   reject(error: Error): void;
 }
 
+/**
+ * A thread running annotation-thread. Bundled (bin/annostore.js), this module is part of cli.mjs and
+ * the thread's own bundle lies beside it; run from the TypeScript sources (tests, or where no bundle
+ * could be made), the thread registers tsx before it loads its module.
+ */
+function startThread(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./annotation-thread.mjs', import.meta.url));
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./annotation-thread.ts', import.meta.url).href;
+  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
+}
+
 class AnnotationThread {
   readonly #worker: Worker;
   readonly #waiting = new Map<number, Waiting>();
@@ -21,12 +33,7 @@ class AnnotationThread {
   failure: Error | null = null;
 
   constructor() {
-    // Sources are TypeScript: the thread registers tsx before it loads its module, whichever way the
-    // process itself was started.
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./annotation-thread.ts', import.meta.url).href;
-    const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
-    this.#worker = new Worker(code, { eval: true });
+    this.#worker = startThread();
     this.#worker.on('message', (reply: ThreadReply) => {
       const waiting = this.#waiting.get(reply.id);
       if (!waiting) return;
