@@ -11,6 +11,12 @@ declare module 'autocannon' {
     p99: number;
   }
 
+  interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+  }
+
   interface Options {
     url: string;
     connections?: number;
@@ -18,6 +24,8 @@ declare module 'autocannon' {
     pipelining?: number;
     timeout?: number;
     headers?: Record<string, string>;
+    /** Asked for in turn by each connection; setupRequest may rewrite a request before it is sent. */
+    requests?: (Request & { setupRequest?: (request: Request) => Request })[];
   }
 
   interface Result {

@@ -227,15 +227,23 @@ export async function load(options: {
   connections: number;
   duration: number;
   headers?: Record<string, string>;
+  /**
+   * Paths on `url`'s server asked for in turn, each request the next one whatever its connection;
+   * without them every request asks for `url`.
+   */
+  paths?: string[];
 }): Promise<LoadResult> {
   const serverCpu = cpuMsOf(options.pid);
   const clientCpu = process.cpuUsage();
+  const paths = options.paths;
+  let next = 0;
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
     duration: options.duration,
     headers: options.headers ?? {},
     timeout: 30,
+    ...(paths ? { requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }) }] } : {}),
   });
   if (result.errors > 0 || result.non2xx > 0 || result.requests.total === 0) {
     throw new Error(
