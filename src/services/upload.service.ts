@@ -2,8 +2,8 @@
 // Bytes are already on local disk (hashed while they streamed in); nothing here holds a whole file in
 // memory except annotation and class files, which are parsed to be checked.
 import { randomBytes } from 'node:crypto';
-import sharp from 'sharp';
 import type { Context } from '../context.ts';
+import { loadSharp } from '../sharp.ts';
 import type { Principal } from './keys.service.ts';
 import * as images from '../repositories/images.repository.ts';
 import * as staging from '../repositories/staging.repository.ts';
@@ -91,6 +91,7 @@ interface ImageFacts {
 }
 
 async function inspectImage(file: ReceivedFile, maxPixels: number): Promise<ImageFacts | UploadError> {
+  const sharp = await loadSharp();
   try {
     // Header only (no pixel is decoded here): format and dimensions, checked against the pixel limit
     // below so a decompression bomb is refused by its declared size. A small image kept in memory

@@ -1,7 +1,7 @@
 // Instance masks of SegmentationObject/: the pixel colour is the VOC palette entry of the object's
 // number (1 for the first <object> of the XML), 0 is background and 255 (the border) is ignored.
 // Class masks of SegmentationClass/: the pixel colour is the colour of a label (see labelmap.ts).
-import sharp from 'sharp';
+import { loadSharp } from '../../sharp.ts';
 import type { FormatWarning, ShapedObject } from '../canonical.ts';
 import { maskToBitmap } from '../coco/mask.ts';
 
@@ -22,6 +22,7 @@ export function vocColor(i: number): number {
 
 /** The RGB colour of each pixel, 0xRRGGBB, of an RGB or palette PNG. */
 async function pixelColors(png: Buffer): Promise<{ width: number; height: number; colors: Uint32Array }> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(png, { limitInputPixels: 100_000_000 }).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   const { width, height, channels } = info;
   const colors = new Uint32Array(width * height);
