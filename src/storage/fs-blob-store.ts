@@ -22,6 +22,11 @@ async function syncPath(target: string): Promise<void> {
 
 export class FsBlobStore implements BlobStore {
   private readonly root: string;
+  /**
+   * Fan-out directories this store saw exist (at most 65,536), so most writes skip the mkdir. One that
+   * was removed behind our back is created again when the rename into it fails.
+   */
+  private readonly existingDirs = new Set<string>();
 
   constructor(root: string) {
     this.root = root;
@@ -43,8 +48,20 @@ export class FsBlobStore implements BlobStore {
    */
   private async moveIntoPlace(tempPath: string, target: string): Promise<void> {
     const dir = path.dirname(target);
-    const created = await fsp.mkdir(dir, { recursive: true });
-    await fsp.rename(tempPath, target);
+    let created: string | undefined;
+    if (this.existingDirs.has(dir)) {
+      try {
+        await fsp.rename(tempPath, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        this.existingDirs.delete(dir);
+        created = await fsp.mkdir(dir, { recursive: true });
+        await fsp.rename(tempPath, target);
+      }
+    } else {
+      created = await fsp.mkdir(dir, { recursive: true });
+      await fsp.rename(tempPath, target);
+    }
     const changed = [dir];
     if (created) {
       for (let d = path.dirname(dir); ; d = path.dirname(d)) {
@@ -53,6 +70,7 @@ export class FsBlobStore implements BlobStore {
       }
     }
     await Promise.all(changed.map(syncPath));
+    this.existingDirs.add(dir);
   }
 
   async putFile(hash: string, localPath: string): Promise<void> {

@@ -1,7 +1,7 @@
 // Receives uploaded file parts into temporary files while hashing them, so a request is never held
 // in memory. Each request gets its own folder, removed when the request ends, whatever happened.
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -30,17 +30,28 @@ export interface StagingOptions {
 /** Received files up to this size are kept in memory too (at most 6.4 MB for a request of 100 files). */
 export const KEEP_BYTES = 64 * 1024;
 
-/** fsync, then close, the descriptor of a finished write. */
-function syncAndClose(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    fs.fsync(fd, (syncError) => {
-      fs.close(fd, (closeError) => {
-        const error = syncError ?? closeError;
-        if (error) reject(error);
-        else resolve();
-      });
-    });
-  });
+/**
+ * Bytes gathered from a part before they are written. A typical image goes to disk in one write rather
+ * than one per chunk (busboy hands over 64 KiB at a time); a request still holds at most this much.
+ */
+const WRITE_BYTES = 1024 * 1024;
+
+/** Writes every byte of `chunks` at the file's current end, however the system splits the write. */
+async function writeAll(handle: fsp.FileHandle, chunks: Buffer[]): Promise<void> {
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  let written = (await handle.writev(chunks)).bytesWritten;
+  if (written === total) return;
+  const whole = Buffer.concat(chunks);
+  while (written < total) written += (await handle.write(whole, written, total - written)).bytesWritten;
+}
+
+/** fsync, then close: the close happens whether or not the fsync worked. */
+async function syncAndClose(handle: fsp.FileHandle): Promise<void> {
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Folders of this process not removed yet (requests still running). */
@@ -71,43 +82,44 @@ export class StagingFolder {
     const target = path.join(this.dir, String(this.counter));
     const hash = createHash('sha256');
     let size = 0;
-    let kept: Buffer[] | null = [];
-    // A flushing folder keeps the descriptor open after the write (destroy, on failure, still closes
-    // it), so the fsync needs no second open.
-    const out = fs.createWriteStream(target, { autoClose: !this.flush });
-    // Hashed by a second 'data' listener beside pipe() rather than a Transform in a pipeline: per
-    // part, a pipeline's AbortController and extra stream cost more than hashing a small file.
-    source.on('data', (chunk: Buffer) => {
-      hash.update(chunk);
-      size += chunk.length;
-      if (kept && size <= KEEP_BYTES) kept.push(chunk);
-      else kept = null;
-    });
-    await new Promise<void>((resolve, reject) => {
-      const fail = (error: Error) => {
-        source.destroy();
-        out.destroy();
-        reject(error);
-      };
-      source.once('error', fail);
-      out.once('error', fail);
-      out.once('finish', resolve);
-      source.pipe(out);
-    });
-    const received: ReceivedFile = { path: target, hash: hash.digest('base64'), size, truncated: source.truncated === true };
-    if (kept) received.bytes = kept.length === 1 ? kept[0]! : Buffer.concat(kept);
-    if (this.flush) {
-      // Open by now (it was written to); @types/node leaves `fd` out of WriteStream.
-      const synced = syncAndClose((out as unknown as { fd: number }).fd);
-      this.syncing.add(synced);
-      // Handled here so a request that fails before it waits for the flush leaves no unhandled
-      // rejection; whoever awaits `synced` still sees the error.
-      synced.then(
-        () => this.syncing.delete(synced),
-        () => this.syncing.delete(synced),
-      );
-      received.synced = synced;
+    let gathered: Buffer[] = [];
+    let gatheredBytes = 0;
+    let written = false;
+    const handle = await fsp.open(target, 'w');
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer>) {
+        hash.update(chunk);
+        size += chunk.length;
+        gathered.push(chunk);
+        gatheredBytes += chunk.length;
+        if (gatheredBytes >= WRITE_BYTES) {
+          await writeAll(handle, gathered);
+          gathered = [];
+          gatheredBytes = 0;
+          written = true;
+        }
+      }
+      if (gathered.length > 0) await writeAll(handle, gathered);
+    } catch (error) {
+      source.destroy();
+      await handle.close().catch(() => {});
+      throw error;
     }
+    const received: ReceivedFile = { path: target, hash: hash.digest('base64'), size, truncated: source.truncated === true };
+    if (!written && size <= KEEP_BYTES) received.bytes = gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered);
+    if (!this.flush) {
+      await handle.close();
+      return received;
+    }
+    const synced = syncAndClose(handle);
+    this.syncing.add(synced);
+    // Handled here so a request that fails before it waits for the flush leaves no unhandled
+    // rejection; whoever awaits `synced` still sees the error.
+    synced.then(
+      () => this.syncing.delete(synced),
+      () => this.syncing.delete(synced),
+    );
+    received.synced = synced;
     return received;
   }
 

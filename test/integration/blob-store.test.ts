@@ -333,6 +333,24 @@ describe('blob store on fs: what a reader can see', () => {
     assert.equal(fs.existsSync(objectPath(hash)), false);
   });
 
+  test('a folder removed behind the store\'s back is made again on the next write into it', async () => {
+    const { bytes, hash } = newBlob();
+    await blobs.putBytes(hash, bytes);
+    fs.rmSync(path.join(root, 'objects'), { recursive: true, force: true });
+    await blobs.putBytes(hash, bytes);
+    assert.ok(fs.readFileSync(objectPath(hash)).equals(bytes));
+    fs.rmSync(path.join(root, 'objects'), { recursive: true, force: true });
+    const source = path.join(tempDir('source'), 'upload.bin');
+    fs.writeFileSync(source, bytes);
+    try {
+      await blobs.adoptFile(hash, source);
+    } finally {
+      fs.rmSync(path.dirname(source), { recursive: true, force: true });
+    }
+    assert.ok(fs.readFileSync(objectPath(hash)).equals(bytes));
+    assert.deepEqual(tmpEntries(), []);
+  });
+
   test('files live only under objects/<2 hex>/<2 hex>/<hex of the hash>', async () => {
     const written = [newBlob(), newBlob(), newBlob(0)];
     for (const { bytes, hash } of written) await blobs.putBytes(hash, bytes);
