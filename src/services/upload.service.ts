@@ -178,7 +178,7 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
       result.hash = file.hash;
       accepted.push({ index, metadata: m, type, format, file, image: facts });
     } else {
-      const problem = await checkUploadedDocument(type, format, file.path);
+      const problem = await checkUploadedDocument(type, format, file);
       if (problem) {
         result.errors.push(problem);
         continue;
