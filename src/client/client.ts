@@ -23,7 +23,8 @@ import type {
 import type { AnnotationRecord, Architecture, Dataset, ImageTag, Model, Project, ProjectTag, Task } from '../http/schemas/resources.ts';
 import type { TagScope } from '../http/schemas/common.ts';
 import { ApiError, ConnectionError, apiErrorOf, connectionReason } from './errors.ts';
-import { type MultipartBody, type Part, multipartBody } from './multipart.ts';
+import { type MultipartBody, type Part, fetchBody, multipartBody } from './multipart.ts';
+import { type Answer, sendPieces } from './send-pieces.ts';
 import { DEFAULT_RETRY, type RetryPolicy, backoffMs, isRetryableStatus, retryAfterOf } from './retry.ts';
 
 export type ProjectT = Static<typeof Project>;
@@ -121,7 +122,8 @@ export class AnnostoreClient {
   readonly baseUrl: string;
   private readonly key: string;
   private readonly policy: RetryPolicy;
-  private readonly fetchImpl: typeof fetch;
+  /** A fetch the caller gave, used for every request; else fetch, and node:http for uploads. */
+  private readonly givenFetch: typeof fetch | undefined;
   private readonly timeoutMs: number;
   private readonly onRetry: ((notice: RetryNotice) => void) | undefined;
 
@@ -129,7 +131,7 @@ export class AnnostoreClient {
     this.baseUrl = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
     this.key = options.key;
     this.policy = typeof options.retries === 'number' ? { ...DEFAULT_RETRY, retries: options.retries } : (options.retries ?? DEFAULT_RETRY);
-    this.fetchImpl = options.fetch ?? fetch;
+    this.givenFetch = options.fetch;
     this.timeoutMs = options.timeoutMs ?? 300_000;
     this.onRetry = options.onRetry;
   }
@@ -281,17 +283,9 @@ export class AnnostoreClient {
     const idempotent = options.idempotent ?? true;
     for (let attempt = 0; ; attempt += 1) {
       const headers: Record<string, string> = { 'x-api-key': this.key };
-      let body: string | Buffer | Blob | undefined;
-      if (options.multipart) {
-        headers['content-type'] = options.multipart.contentType;
-        body = options.multipart.body;
-      } else if (options.json !== undefined) {
-        headers['content-type'] = 'application/json';
-        body = JSON.stringify(options.json);
-      }
-      let response: Response;
+      let response: Answer;
       try {
-        response = await this.fetchImpl(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+        response = await this.send(url, method, headers, options);
       } catch (error) {
         const reason = connectionReason(error);
         if (attempt < this.policy.retries && (idempotent || refused(error))) {
@@ -313,6 +307,22 @@ export class AnnostoreClient {
       }
       throw apiErrorOf(status, text, label);
     }
+  }
+
+  private send(url: string, method: string, headers: Record<string, string>, options: RequestOptions): Promise<Answer> {
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    const { multipart } = options;
+    if (multipart) {
+      headers['content-type'] = multipart.contentType;
+      if (!this.givenFetch) return sendPieces(url, { method, headers, pieces: multipart.pieces, length: multipart.length, signal });
+      return this.givenFetch(url, { method, headers, body: fetchBody(multipart), signal });
+    }
+    let body: string | undefined;
+    if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    return (this.givenFetch ?? fetch)(url, { method, headers, body, signal });
   }
 
   private async pause(label: string, attempt: number, reason: string, retryAfter?: number): Promise<void> {

@@ -1,6 +1,6 @@
-// multipart/form-data bodies built by hand. FormData makes fetch pull every file through web streams
-// chunk by chunk, which costs the client more CPU than the server spends receiving; a body whose
-// contents are already in memory is sent as one buffer instead.
+// multipart/form-data bodies built by hand, as a list of pieces: the files' own buffers between the
+// headers, never copied into one body. FormData makes fetch pull every file through web streams
+// chunk by chunk, which costs the client more CPU than the server spends receiving.
 import { randomBytes } from 'node:crypto';
 
 export interface FieldPart {
@@ -18,8 +18,10 @@ export interface FilePart {
 export type Part = FieldPart | FilePart;
 
 export interface MultipartBody {
-  /** One buffer when every content is in memory; a Blob that streams the large files otherwise. */
-  body: Buffer | Blob;
+  /** The body in order: header and delimiter buffers, and each file's content as it was given. */
+  pieces: (Buffer | Blob)[];
+  /** Bytes in all. */
+  length: number;
   contentType: string;
 }
 
@@ -30,7 +32,6 @@ export function multipartBody(parts: readonly Part[]): MultipartBody {
   // 32 random bytes: no content collides with the delimiter by chance.
   const boundary = `----annostore${randomBytes(24).toString('base64url')}`;
   const pieces: (Buffer | Blob)[] = [];
-  let streamed = false;
   for (const part of parts) {
     if ('value' in part) {
       pieces.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(part.name)}"\r\n\r\n${part.value}\r\n`));
@@ -42,12 +43,15 @@ export function multipartBody(parts: readonly Part[]): MultipartBody {
           'Content-Type: application/octet-stream\r\n\r\n',
       ),
     );
-    if (part.content instanceof Blob) streamed = true;
     pieces.push(part.content instanceof Blob ? part.content : Buffer.from(part.content.buffer, part.content.byteOffset, part.content.byteLength));
     pieces.push(Buffer.from('\r\n'));
   }
   pieces.push(Buffer.from(`--${boundary}--\r\n`));
-  const contentType = `multipart/form-data; boundary=${boundary}`;
-  if (!streamed) return { body: Buffer.concat(pieces as Buffer[]), contentType };
-  return { body: new Blob(pieces), contentType };
+  const length = pieces.reduce((n, piece) => n + (piece instanceof Blob ? piece.size : piece.length), 0);
+  return { pieces, length, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** The body as fetch takes it: one buffer when every piece is in memory, else a Blob that streams. */
+export function fetchBody({ pieces }: MultipartBody): Buffer | Blob {
+  return pieces.every((piece) => Buffer.isBuffer(piece)) ? Buffer.concat(pieces as Buffer[]) : new Blob(pieces);
 }
