@@ -3,7 +3,7 @@
 // subfolder. Only regular files inside the folder are read: a link that leads out of it, or anything
 // else that is not a file, stops the import before a byte is sent.
 import { createHash } from 'node:crypto';
-import { createReadStream, openAsBlob } from 'node:fs';
+import { openAsBlob } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { isImageName } from '../formats/supervisely/layout.ts';
@@ -143,22 +143,30 @@ export async function readFolder(dir: string, preset?: number): Promise<FolderCo
   return { root, format, preset: format === 'supervisely' ? 1 : 2, files, ignored };
 }
 
-/** base64 of the SHA-256 of the file: read whole when it is small (one read, one buffer), else as a stream. */
-export async function hashFile(file: string, size: number, onBytes?: (n: number) => void): Promise<string> {
+/** Read buffers for hashing, reused: hashing a folder allocates nothing per file for the GC to collect. */
+const hashBuffers: Buffer[] = [];
+const HASH_BUFFER_BYTES = 1 << 20;
+
+/** base64 of the SHA-256 of the file, read through a reused buffer. */
+export async function hashFile(file: string, onBytes?: (n: number) => void): Promise<string> {
   const hash = createHash('sha256');
+  const buffer = hashBuffers.pop() ?? Buffer.allocUnsafe(HASH_BUFFER_BYTES);
   try {
-    if (size <= IN_MEMORY_BYTES) {
-      const bytes = await fsp.readFile(file);
-      hash.update(bytes);
-      onBytes?.(bytes.length);
-      return hash.digest('base64');
-    }
-    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
-      hash.update(chunk as Buffer);
-      onBytes?.((chunk as Buffer).length);
+    const handle = await fsp.open(file, 'r');
+    try {
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) break;
+        hash.update(buffer.subarray(0, bytesRead));
+        onBytes?.(bytesRead);
+      }
+    } finally {
+      await handle.close();
     }
   } catch (error) {
     throw new FolderError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  } finally {
+    hashBuffers.push(buffer);
   }
   return hash.digest('base64');
 }

@@ -147,7 +147,7 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
     for (let start = 0, size = Math.min(chunkSize, maxFiles); start < images.length; start += size, size = chunkSize) {
       const chunk = images.slice(start, start + size);
       await mapLimited(chunk, 4, async (file) => {
-        hashes.set(file, await hashFile(file.absolute, file.size, (n) => {
+        hashes.set(file, await hashFile(file.absolute, (n) => {
           state.hashedBytes += n;
         }));
         state.hashedFiles += 1;
