@@ -48,6 +48,11 @@ export interface Config {
   /** Key to register for user admin of team default at start. */
   readonly bootstrapApiKey: string | undefined;
   readonly logLevel: string;
+  /**
+   * How far (in percent) the server lets V8's heap grow past what its last full collection kept before
+   * it collects again; 0 leaves V8's own factor (up to 300%). See src/heap-growth.ts.
+   */
+  readonly heapGrowthPercent: number;
   readonly deprecation: DeprecationPolicy;
   readonly limits: Limits;
   readonly tasks: TaskSettings;
@@ -128,6 +133,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     storageUrl: parseStorageUrl(env.STORAGE_URL),
     bootstrapApiKey: env.ANNOSTORE_API_KEY || undefined,
     logLevel: env.LOG_LEVEL || 'info',
+    heapGrowthPercent: parseCount('HEAP_GROWTH_PERCENT', env.HEAP_GROWTH_PERCENT, 20, 1000, 0),
     deprecation: {
       deprecatedAt,
       sunsetAt,
