@@ -59,8 +59,8 @@ export async function visibleHashes(db: Kysely<Database>, teamId: number, hashes
 export async function findStagedFiles(db: Kysely<Database>, teamId: number, ids: string[], now: string) {
   if (ids.length === 0) return [];
   // The whole list as one parameter, joined by primary key: a hundred thousand ids cost one statement.
-  const { rows } = await sql<{ id: string; kind: string; format: string; name: string; hash: string; size: number | string }>`
-    select s.id, s.kind, s.format, s.name, s.hash, s.size
+  const { rows } = await sql<{ id: string; kind: string; format: string; hash: string; size: number | string }>`
+    select s.id, s.kind, s.format, s.hash, s.size
     from ${textListTable(db, ids, 'l')} join staged_files s on s.id = l.value
     where s.team_id = ${teamId} and s.expires_at > ${now}`.execute(db);
   return rows;

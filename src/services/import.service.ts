@@ -123,7 +123,7 @@ function choosePreset(request: ImportRequest, staged: Map<string, { kind: string
   return paths.includes('meta.json') || paths.includes('classes.json') ? 'supervisely' : 'images';
 }
 
-async function makePlan(ctx: Context, teamId: number, request: ImportRequest, staged: Map<string, { kind: string; format: string; hash: string }>): Promise<Plan> {
+async function makePlan(ctx: Context, teamId: number, request: ImportRequest, { byPath, staged }: CheckedFiles): Promise<Plan> {
   const format = choosePreset(request, staged);
   if (format === 'coco' || format === 'pascal_voc' || format === 'yolo') {
     return { ...(await planForeignImport(ctx, teamId, format, request.files, staged)), unsupportedClasses: [] };
@@ -139,7 +139,6 @@ async function makePlan(ctx: Context, teamId: number, request: ImportRequest, st
     if (error instanceof SuperviselyFormatError) throw fail(error.message);
     throw error;
   }
-  const byPath = new Map(request.files.map((f) => [f.path, f]));
   const metaFile = byPath.get(layout.metaPath)!;
   if (!metaFile.fileId) throw fail(`${layout.metaPath} must be an uploaded class file (fileId)`, layout.metaPath);
   let meta;
@@ -179,26 +178,39 @@ async function targetProject(
   return { projectId: project.id, projectTitle: project.title };
 }
 
-/** Checks files: safe unique paths, hashes and fileIds the team owns. Answers the staged files by id. */
-async function checkFiles(db: Kysely<Database>, teamId: number, files: ImportFile[]) {
-  const seen = new Set<string>();
+/** The request's files by path, and the staged files they name by id. */
+interface CheckedFiles {
+  byPath: Map<string, ImportFile>;
+  staged: Map<string, StagedFile>;
+}
+
+type StagedFile = Awaited<ReturnType<typeof staging.findStagedFiles>>[number];
+
+/** Checks files: safe unique paths, hashes and fileIds the team owns. */
+async function checkFiles(db: Kysely<Database>, teamId: number, files: ImportFile[]): Promise<CheckedFiles> {
+  const byPath = new Map<string, ImportFile>();
+  // Lists of a hundred thousand: plain loops, no per-file arrays.
+  const hashes = new Set<string>();
+  const ids = new Set<string>();
   files.forEach((f, i) => {
     if (!isSafeRelativePath(f.path)) throw fail(`files[${i}].path must be a relative, normalised path without "..", "\\" or NUL`, `files[${i}].path`);
-    if (seen.has(f.path)) throw fail(`files[${i}].path "${f.path}" appears twice`, `files[${i}].path`);
-    seen.add(f.path);
+    if (byPath.has(f.path)) throw fail(`files[${i}].path "${f.path}" appears twice`, `files[${i}].path`);
+    byPath.set(f.path, f);
     if ((f.hash === undefined) === (f.fileId === undefined)) throw fail(`files[${i}] needs a hash or a fileId`, `files[${i}]`);
-    if (f.hash !== undefined && !isValidHash(f.hash)) throw fail(`files[${i}].hash is not the base64 of a SHA-256 digest`, `files[${i}].hash`);
+    if (f.hash !== undefined) {
+      if (!isValidHash(f.hash)) throw fail(`files[${i}].hash is not the base64 of a SHA-256 digest`, `files[${i}].hash`);
+      hashes.add(f.hash);
+    } else ids.add(f.fileId!);
   });
   const now = new Date().toISOString();
-  const hashes = [...new Set(files.flatMap((f) => (f.hash ? [f.hash] : [])))];
-  const visible = await staging.visibleHashes(db, teamId, hashes, now);
+  const visible = await staging.visibleHashes(db, teamId, [...hashes], now);
   const unknownHash = files.findIndex((f) => f.hash !== undefined && !visible.has(f.hash));
   if (unknownHash >= 0) throw fail(`files[${unknownHash}].hash is not a known image: upload it first`, `files[${unknownHash}].hash`);
-  const ids = [...new Set(files.flatMap((f) => (f.fileId ? [f.fileId] : [])))];
-  const staged = new Map((await staging.findStagedFiles(db, teamId, ids, now)).map((s) => [s.id, s]));
+  const staged = new Map<string, StagedFile>();
+  for (const s of await staging.findStagedFiles(db, teamId, [...ids], now)) staged.set(s.id, s);
   const unknownFile = files.findIndex((f) => f.fileId !== undefined && !staged.has(f.fileId));
   if (unknownFile >= 0) throw fail(`files[${unknownFile}].fileId is not a known upload (or it expired)`, `files[${unknownFile}].fileId`);
-  return staged;
+  return { byPath, staged };
 }
 
 interface DatasetMeta {
@@ -245,9 +257,9 @@ function queueImport(
 /** Validates the request, creates what it names, and queues the import. Answers the task id. */
 export async function startImport(ctx: Context, principal: Principal, request: ImportRequest): Promise<number> {
   const db = ctx.db.kysely;
-  const staged = await checkFiles(db, principal.teamId, request.files);
-  const plan = await makePlan(ctx, principal.teamId, request, staged);
-  const byPath = new Map(request.files.map((f) => [f.path, f]));
+  const checked = await checkFiles(db, principal.teamId, request.files);
+  const { byPath, staged } = checked;
+  const plan = await makePlan(ctx, principal.teamId, request, checked);
 
   // Every image must come by hash, every annotation by an uploaded annotation file.
   for (const d of plan.datasets) {

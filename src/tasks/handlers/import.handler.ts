@@ -273,14 +273,16 @@ export const importHandler: TaskHandler = async (run) => {
   // A resumed task counted what it committed before; recount from the committed items to stay exact.
   if (done.size > 0) counts.imported = await importRepo.countImported(db, run.taskId);
 
-  const pending = input.items.map((item, index) => ({ item, index })).filter(({ index }) => !done.has(index));
+  // Indexes of the items still to import: a large import has a hundred thousand.
+  const pending: number[] = [];
+  for (let index = 0; index < total; index += 1) if (!done.has(index)) pending.push(index);
   let written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
   const settings = run.ctx.config.tasks;
   const batchSize = settings.importBatchSize;
-  const annotated = input.format === 'local' ? 0 : pending.reduce((n, p) => n + (p.item.a ? 1 : 0), 0);
+  const annotated = input.format === 'local' ? 0 : pending.reduce((n, index) => n + (input.items[index]!.a ? 1 : 0), 0);
   const threads = settings.importThreads > 0 && annotated >= settings.importThreadMinImages ? annotationThreads(settings.importThreads) : null;
   const prepareFrom = (start: number) => {
-    const slice = pending.slice(start, start + batchSize);
+    const slice: Slice = pending.slice(start, start + batchSize).map((index) => ({ item: input.items[index]!, index }));
     return { slice, batch: input.format === 'local' ? prepareCopies(run, slice) : prepareSlice(run, slice, meta, threads) };
   };
 
