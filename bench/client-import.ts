@@ -18,7 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import sharp from 'sharp';
-import { BENCH_API_KEY, BENCH_DIR, ROOT, startServer } from './harness.ts';
+import { BENCH_API_KEY, BENCH_DIR, ROOT, settleDisk, startServer } from './harness.ts';
 
 const TARGET = 0.7;
 
@@ -158,6 +158,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
   // The floor and ours take turns going first.
   for (const which of round % 2 ? ['ours', 'floor'] : ['floor', 'ours']) {
     fs.rmSync(runDir, { recursive: true, force: true });
+    settleDisk();
     if (which === 'floor') floors.push(await floorSeconds(requests, runDir));
     else {
       const { wall, summary } = await clientSeconds(dir, runDir);

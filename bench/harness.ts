@@ -1,5 +1,5 @@
 // What both benchmarks share: child servers, the load generator, RSS sampling and the report.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -195,6 +195,15 @@ export class RssSampler {
   highWaterKb(): number {
     return this.field('VmHWM');
   }
+}
+
+/**
+ * Writes out everything the system still holds to write (the previous run's files, and the discards of
+ * the ones just removed) before a timed run begins. Otherwise a run that syncs what it writes pays for
+ * the writeback of the run before it, and a run that never syncs leaves its own to the next.
+ */
+export function settleDisk(): void {
+  execFileSync('sync');
 }
 
 /** CPU time a process has used so far, in ms (utime + stime of /proc/<pid>/stat, 100 ticks a second). */

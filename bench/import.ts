@@ -30,7 +30,7 @@ import { insertProject } from '../src/repositories/projects.repository.ts';
 import { createTask } from '../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../src/repositories/teams.repository.ts';
 import { DEFAULT_TEAM } from '../src/services/keys.service.ts';
-import { BENCH_API_KEY, BENCH_DIR, type ChildServer, ROOT, RssSampler, api, fmt, positive, verdict as printVerdict, progress, startServer } from './harness.ts';
+import { BENCH_API_KEY, BENCH_DIR, type ChildServer, ROOT, RssSampler, api, fmt, positive, verdict as printVerdict, progress, settleDisk, startServer } from './harness.ts';
 import { UploadedStateWriter, prng, sha256, tinyPng } from './uploaded-state.ts';
 
 
@@ -194,6 +194,7 @@ async function benchUpload(): Promise<void> {
     fs.rmSync(dir, { recursive: true, force: true });
     // The floor and ours alternate which goes first.
     for (const which of round % 2 ? ['ours', 'floor'] : ['floor', 'ours']) {
+      settleDisk();
       if (which === 'ours') {
         const server = await startAnnostore('import-upload-server', path.join(dir, 'data'), `bench_import_upload`);
         const sampler = new RssSampler(server.pid);
