@@ -4,7 +4,7 @@ import { EXIT_CODES_HELP, runImportCommand } from './client/import-command.ts';
 import { ON_CONFLICT_MODES, type OnConflictT } from './client/client.ts';
 import { loadClientSettings, loadConfig } from './config.ts';
 import type { Context } from './context.ts';
-import { limitHeapGrowth } from './heap-growth.ts';
+import { configureHeapGrowth } from './heap-growth.ts';
 
 // The server side is loaded by the commands that use it, so that `import` (a client) starts in
 // milliseconds instead of seconds.
@@ -41,7 +41,7 @@ program
   .option('--no-worker', 'serve only; run workers with `annostore worker`')
   .action(async (options: { worker: boolean }) => {
     const config = loadConfig();
-    limitHeapGrowth(config.heapGrowthPercent);
+    configureHeapGrowth(config.heapGrowthPercent);
     const { startServer, stopOnSignals } = await serverModule();
     const server = await startServer(config, { worker: options.worker });
     stopOnSignals(server, server.app.log);
@@ -52,7 +52,7 @@ program
   .description('run a task worker without the API')
   .action(async () => {
     const config = loadConfig();
-    limitHeapGrowth(config.heapGrowthPercent);
+    configureHeapGrowth(config.heapGrowthPercent);
     const [{ startWorkerProcess }, { stopOnSignals }] = await Promise.all([import('./tasks/worker-process.ts'), serverModule()]);
     const worker = await startWorkerProcess(config);
     stopOnSignals(worker, worker.log);

@@ -49,8 +49,9 @@ export interface Config {
   readonly bootstrapApiKey: string | undefined;
   readonly logLevel: string;
   /**
-   * How far (in percent) the server lets V8's heap grow past what its last full collection kept before
-   * it collects again; 0 leaves V8's own factor (up to 300%). See src/heap-growth.ts.
+   * While a large import is received or runs: how far (in percent) V8's heap may grow past what its
+   * last full collection kept before it collects again; 0 leaves V8's own factor (up to 300%) always.
+   * See src/heap-growth.ts.
    */
   readonly heapGrowthPercent: number;
   readonly deprecation: DeprecationPolicy;

@@ -8,6 +8,7 @@ import { AppError, validation } from '../../errors.ts';
 import { missingHashes } from '../../services/check-images.service.ts';
 import { type UploadEntry, completeUpload, parseMetadata } from '../../services/upload.service.ts';
 import { StagingFolder } from '../../storage/staging.ts';
+import { LARGE_IMPORT_BODY_BYTES, holdHeapGrowth } from '../../heap-growth.ts';
 import { startImport, startLocalImport } from '../../services/import.service.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { LocalImportBody, MissingHashes, TaskId, UploadResult, checkImagesBody, importBody } from '../schemas/requests.ts';
@@ -99,6 +100,10 @@ export const importRoutes =
       '/tasks/import',
       {
         bodyLimit: limits.importBodyBytes,
+        // A large file list: memory held tight from before the body is parsed until the answer is gone.
+        onRequest: async (request, reply) => {
+          if (Number(request.headers['content-length']) >= LARGE_IMPORT_BODY_BYTES) reply.raw.once('close', holdHeapGrowth());
+        },
         schema: {
           tags: ['import'],
           summary: 'Start an import of uploaded files into a new or existing project',

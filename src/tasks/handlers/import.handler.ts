@@ -13,6 +13,7 @@ import * as importRepo from '../../repositories/import.repository.ts';
 import * as staging from '../../repositories/staging.repository.ts';
 import * as tags from '../../repositories/tags.repository.ts';
 import type { ImportInput, ImportItem } from '../../services/import.service.ts';
+import { withHeapGrowthFor } from '../../heap-growth.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
 import { type AnnotationThreads, annotationThreads } from './annotation-threads.ts';
@@ -257,6 +258,10 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
 
 export const importHandler: TaskHandler = async (run) => {
   const input = run.input as ImportInput;
+  await withHeapGrowthFor(input.items.length, () => importItems(run, input));
+};
+
+async function importItems(run: TaskRun, input: ImportInput): Promise<void> {
   const db = run.ctx.db.kysely;
   const done = await importRepo.doneItems(db, run.taskId);
   const shapes = await importRepo.classShapes(db, input.projectId);
@@ -311,4 +316,4 @@ export const importHandler: TaskHandler = async (run) => {
     const first = warnings[0];
     throw new TaskFailure('IMPORT_FAILED', `no image could be imported${first ? `; first problem: ${first.path}: ${first.message}` : ''}`);
   }
-};
+}
