@@ -1,7 +1,6 @@
 // Sends a request whose body is a list of pieces through node:http, each piece written to the socket
 // as it is. fetch copies a body on its way out (into a web stream, then each chunk again), which for
 // uploads of a hundred images a request cost the client more CPU and memory than reading the files.
-import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 
@@ -13,17 +12,28 @@ export interface Answer {
   text(): Promise<string>;
 }
 
+/** Resolves once the request can take more, or is gone (an early answer or an abort destroys it). */
+function drainedOrClosed(request: http.ClientRequest): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      request.off('drain', done);
+      request.off('close', done);
+      resolve();
+    };
+    request.on('drain', done);
+    request.on('close', done);
+  });
+}
+
 async function writePieces(request: http.ClientRequest, pieces: readonly (Buffer | Blob)[]): Promise<void> {
   for (const piece of pieces) {
-    if (Buffer.isBuffer(piece)) {
-      if (!request.write(piece)) await once(request, 'drain');
-      continue;
-    }
-    for await (const chunk of piece.stream()) {
-      if (!request.write(chunk)) await once(request, 'drain');
+    const chunks = Buffer.isBuffer(piece) ? [piece] : piece.stream();
+    for await (const chunk of chunks) {
+      if (request.destroyed) return;
+      if (!request.write(chunk)) await drainedOrClosed(request);
     }
   }
-  request.end();
+  if (!request.destroyed) request.end();
 }
 
 function headersOf(incoming: http.IncomingHttpHeaders): Headers {
@@ -54,7 +64,7 @@ export function sendPieces(
       headers: { ...options.headers, 'content-length': String(options.length) },
       signal: options.signal,
     });
-    request.once('error', (error) => {
+    request.on('error', (error) => {
       if (!answered) reject(error);
     });
     request.once('response', (response) => {

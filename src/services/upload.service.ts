@@ -90,8 +90,9 @@ interface ImageFacts {
   height: number;
 }
 
-async function inspectImage(file: ReceivedFile, maxPixels: number): Promise<ImageFacts | UploadError> {
-  const sharp = await loadSharp();
+type Sharp = Awaited<ReturnType<typeof loadSharp>>;
+
+async function inspectImage(sharp: Sharp, file: ReceivedFile, maxPixels: number): Promise<ImageFacts | UploadError> {
   try {
     // Header only (no pixel is decoded here): format and dimensions, checked against the pixel limit
     // below so a decompression bomb is refused by its declared size. A small image kept in memory
@@ -130,10 +131,11 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
   const visible = await staging.visibleHashes(db, principal.teamId, [...new Set(declaredHashes)], now.toISOString());
 
   // Headers of the images are read side by side (sharp works off the event loop); an entry refused
-  // for another reason below just leaves its answer unused.
-  const inspections = entries.map((entry, index) =>
-    entry.file && !entry.file.truncated && metadata[index]!.type === 'image' ? inspectImage(entry.file, limits.imagePixels) : null,
-  );
+  // for another reason below just leaves its answer unused. sharp is loaded first, so a failure to
+  // load it fails the request rather than each inspection.
+  const isImage = (entry: UploadEntry, index: number) => entry.file !== undefined && !entry.file.truncated && metadata[index]!.type === 'image';
+  const sharp = entries.some(isImage) ? await loadSharp() : null;
+  const inspections = entries.map((entry, index) => (sharp && isImage(entry, index) ? inspectImage(sharp, entry.file!, limits.imagePixels) : null));
 
   const results: UploadResult[] = [];
   const accepted: Accepted[] = [];
@@ -170,7 +172,7 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
       continue;
     }
     if (type === 'image') {
-      const facts = await (inspections[index] ?? inspectImage(file, limits.imagePixels));
+      const facts = await (inspections[index] ?? inspectImage(sharp ?? (await loadSharp()), file, limits.imagePixels));
       if ('code' in facts) {
         result.errors.push(facts);
         continue;

@@ -48,25 +48,29 @@ export class FsBlobStore implements BlobStore {
    */
   private async moveIntoPlace(tempPath: string, target: string): Promise<void> {
     const dir = path.dirname(target);
-    let created: string | undefined;
+    /** The highest folder that may be new for this write: from there down, each is synced in its parent. */
+    let highestNew: string | undefined;
     if (this.existingDirs.has(dir)) {
       try {
         await fsp.rename(tempPath, target);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         this.existingDirs.delete(dir);
-        created = await fsp.mkdir(dir, { recursive: true });
+        highestNew = await fsp.mkdir(dir, { recursive: true });
         await fsp.rename(tempPath, target);
       }
     } else {
-      created = await fsp.mkdir(dir, { recursive: true });
+      // The first write into a folder this process has not seen syncs its parents too, whoever made
+      // it: a concurrent write that made it may not have synced them yet.
+      await fsp.mkdir(dir, { recursive: true });
+      highestNew = path.dirname(dir);
       await fsp.rename(tempPath, target);
     }
     const changed = [dir];
-    if (created) {
+    if (highestNew) {
       for (let d = path.dirname(dir); ; d = path.dirname(d)) {
         changed.push(d);
-        if (d === path.dirname(created)) break;
+        if (d === path.dirname(highestNew)) break;
       }
     }
     await Promise.all(changed.map(syncPath));

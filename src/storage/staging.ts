@@ -85,7 +85,14 @@ export class StagingFolder {
     let gathered: Buffer[] = [];
     let gatheredBytes = 0;
     let written = false;
-    const handle = await fsp.open(target, 'w');
+    let handle: fsp.FileHandle;
+    try {
+      handle = await fsp.open(target, 'w');
+    } catch (error) {
+      // Unread, the part would hold the whole request up.
+      source.destroy();
+      throw error;
+    }
     try {
       for await (const chunk of source as AsyncIterable<Buffer>) {
         hash.update(chunk);

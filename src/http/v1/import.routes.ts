@@ -100,9 +100,13 @@ export const importRoutes =
       '/tasks/import',
       {
         bodyLimit: limits.importBodyBytes,
-        // A large file list: memory held tight from before the body is parsed until the answer is gone.
+        // A large file list: memory held tight from before the body is parsed until the answer is gone,
+        // or the connection is (a pipelined request whose connection drops never gets an answer).
         onRequest: async (request, reply) => {
-          if (Number(request.headers['content-length']) >= LARGE_IMPORT_BODY_BYTES) reply.raw.once('close', holdHeapGrowth());
+          if (Number(request.headers['content-length']) < LARGE_IMPORT_BODY_BYTES) return;
+          const release = holdHeapGrowth();
+          reply.raw.once('close', release);
+          request.raw.socket.once('close', release);
         },
         schema: {
           tags: ['import'],
