@@ -23,10 +23,11 @@ async function syncPath(target: string): Promise<void> {
 export class FsBlobStore implements BlobStore {
   private readonly root: string;
   /**
-   * Fan-out directories this store saw exist (at most 65,536), so most writes skip the mkdir. One that
-   * was removed behind our back is created again when the rename into it fails.
+   * Directories under the root whose entry this process has synced in their parent (at most the 65,537
+   * of the fan-out): a write into one skips the mkdir and syncs only the directory itself. One removed
+   * behind the store's back is made again when the rename into it fails.
    */
-  private readonly existingDirs = new Set<string>();
+  private readonly durableDirs = new Set<string>();
 
   constructor(root: string) {
     this.root = root;
@@ -43,38 +44,31 @@ export class FsBlobStore implements BlobStore {
 
   /**
    * Publishes a synced file under its name and makes the name durable: a rename lives in its directory,
-   * and a directory created for it in its parent, so those are synced too. Without that a crash soon
+   * and each directory in its parent, so the directory is synced, and so is the parent of every
+   * directory this process has not yet seen made durable (up to the store's root), whoever created it:
+   * a concurrent write that created it may not have synced its parent yet. Without that a crash soon
    * after could lose a blob that a committed database row already names.
    */
   private async moveIntoPlace(tempPath: string, target: string): Promise<void> {
     const dir = path.dirname(target);
-    /** The highest folder that may be new for this write: from there down, each is synced in its parent. */
-    let highestNew: string | undefined;
-    if (this.existingDirs.has(dir)) {
-      try {
-        await fsp.rename(tempPath, target);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        this.existingDirs.delete(dir);
-        highestNew = await fsp.mkdir(dir, { recursive: true });
-        await fsp.rename(tempPath, target);
-      }
-    } else {
-      // The first write into a folder this process has not seen syncs its parents too, whoever made
-      // it: a concurrent write that made it may not have synced them yet.
+    if (!this.durableDirs.has(dir)) await fsp.mkdir(dir, { recursive: true });
+    try {
+      await fsp.rename(tempPath, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !this.durableDirs.has(dir)) throw error;
+      // Folders were removed behind the store's back: none of what it remembers can be trusted.
+      this.durableDirs.clear();
       await fsp.mkdir(dir, { recursive: true });
-      highestNew = path.dirname(dir);
       await fsp.rename(tempPath, target);
     }
-    const changed = [dir];
-    if (highestNew) {
-      for (let d = path.dirname(dir); ; d = path.dirname(d)) {
-        changed.push(d);
-        if (d === path.dirname(highestNew)) break;
-      }
+    const toSync = [dir];
+    const unseen: string[] = [];
+    for (let d = dir; d !== this.root && d !== path.dirname(d) && !this.durableDirs.has(d); d = path.dirname(d)) {
+      unseen.push(d);
+      toSync.push(path.dirname(d));
     }
-    await Promise.all(changed.map(syncPath));
-    this.existingDirs.add(dir);
+    await Promise.all(toSync.map(syncPath));
+    for (const d of unseen) this.durableDirs.add(d);
   }
 
   async putFile(hash: string, localPath: string): Promise<void> {
