@@ -48,7 +48,7 @@ export function holdHeapGrowth(): () => void {
   };
 }
 
-/** Runs `work` under holdHeapGrowth when `size` (files or items) reaches LARGE_IMPORT. */
+/** Runs `work` under holdHeapGrowth when `size` (an import task's items) reaches LARGE_IMPORT. */
 export async function withHeapGrowthFor<T>(size: number, work: () => Promise<T>): Promise<T> {
   if (size < LARGE_IMPORT) return work();
   const done = holdHeapGrowth();

@@ -2,7 +2,7 @@
 // so a server or worker that only imports what was uploaded earlier, or serves, never holds it.
 import type SharpModule from 'sharp';
 
-type Sharp = typeof SharpModule;
+export type Sharp = typeof SharpModule;
 
 let loading: Promise<Sharp> | undefined;
 

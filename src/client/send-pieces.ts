@@ -85,7 +85,7 @@ export function sendPieces(
         sent = true;
       },
       (error: unknown) => {
-      // Once answered, the server no longer wants the rest of the body.
+        // Once answered, the server no longer wants the rest of the body.
         if (!answered) request.destroy(error instanceof Error ? error : new Error(String(error)));
       },
     );

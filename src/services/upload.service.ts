@@ -3,7 +3,7 @@
 // memory except annotation and class files, which are parsed to be checked.
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.ts';
-import { loadSharp } from '../sharp.ts';
+import { type Sharp, loadSharp } from '../sharp.ts';
 import type { Principal } from './keys.service.ts';
 import * as images from '../repositories/images.repository.ts';
 import * as staging from '../repositories/staging.repository.ts';
@@ -90,8 +90,6 @@ interface ImageFacts {
   height: number;
 }
 
-type Sharp = Awaited<ReturnType<typeof loadSharp>>;
-
 async function inspectImage(sharp: Sharp, file: ReceivedFile, maxPixels: number): Promise<ImageFacts | UploadError> {
   try {
     // Header only (no pixel is decoded here): format and dimensions, checked against the pixel limit
@@ -172,7 +170,8 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
       continue;
     }
     if (type === 'image') {
-      const facts = await (inspections[index] ?? inspectImage(sharp ?? (await loadSharp()), file, limits.imagePixels));
+      // An image that got this far passed isImage above: its inspection is running.
+      const facts = await inspections[index]!;
       if ('code' in facts) {
         result.errors.push(facts);
         continue;

@@ -84,7 +84,6 @@ export class StagingFolder {
     let size = 0;
     let gathered: Buffer[] = [];
     let gatheredBytes = 0;
-    let written = false;
     let handle: fsp.FileHandle;
     try {
       handle = await fsp.open(target, 'w');
@@ -103,7 +102,6 @@ export class StagingFolder {
           await writeAll(handle, gathered);
           gathered = [];
           gatheredBytes = 0;
-          written = true;
         }
       }
       if (gathered.length > 0) await writeAll(handle, gathered);
@@ -113,7 +111,8 @@ export class StagingFolder {
       throw error;
     }
     const received: ReceivedFile = { path: target, hash: hash.digest('base64'), size, truncated: source.truncated === true };
-    if (!written && size <= KEEP_BYTES) received.bytes = gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered);
+    // KEEP_BYTES is below WRITE_BYTES: a file that small is still all in `gathered`.
+    if (size <= KEEP_BYTES) received.bytes = gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered);
     if (!this.flush) {
       await handle.close();
       return received;
