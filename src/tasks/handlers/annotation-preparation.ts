@@ -2,6 +2,7 @@
 // in record order, the image's tags and the object tag titles. Pure, so it runs the same on the task's
 // thread and on the annotation threads (annotation-threads.ts).
 import { serializeObjects, toAnnotationObject } from '../../formats/canonical.ts';
+import { ScanClasses, scanAnnotation } from '../../formats/supervisely/annotation-scanner.ts';
 import { type ProjectMeta, SuperviselyFormatError, parseAnnotation } from '../../formats/supervisely/index.ts';
 
 export interface PreparedAnnotation {
@@ -14,7 +15,19 @@ export interface PreparedAnnotation {
 /** The annotation, or why its image cannot be imported. */
 export type Preparation = { annotation: PreparedAnnotation } | { problem: string };
 
+/** The scanner's view of each meta's classes, made once per meta. */
+const scanClasses = new WeakMap<ProjectMeta, ScanClasses>();
+
+function scanClassesOf(meta: ProjectMeta): ScanClasses {
+  let classes = scanClasses.get(meta);
+  if (!classes) scanClasses.set(meta, (classes = new ScanClasses(new Map(meta.classes.map((c) => [c.title, c.shape])))));
+  return classes;
+}
+
 export function prepareAnnotation(bytes: Uint8Array, meta: ProjectMeta): Preparation {
+  // Most files take the scanner's way; the rest (tags, bitmaps, escapes, errors) the general one.
+  const scanned = scanAnnotation(bytes, scanClassesOf(meta));
+  if (scanned) return { annotation: { ...scanned, imageTags: [], objectTags: [] } };
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
