@@ -4,11 +4,14 @@ import { type Db, createDb } from './db/create-db.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 import { createBlobStore } from './storage/create-blob-store.ts';
+import { QueuedSignal } from './tasks/queued-signal.ts';
 
 export interface Context {
   readonly config: Config;
   readonly db: Db;
   readonly blobs: BlobStore;
+  /** Raised when a task is queued; this process's task runner listens to it. */
+  readonly tasksQueued: QueuedSignal;
   close(): Promise<void>;
 }
 
@@ -21,6 +24,7 @@ export async function createContext(config: Config, options: { migrate?: boolean
       config,
       db,
       blobs,
+      tasksQueued: new QueuedSignal(),
       async close() {
         await blobs.close();
         await db.close();

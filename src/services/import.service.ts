@@ -285,7 +285,7 @@ export async function startImport(ctx: Context, principal: Principal, request: I
   const imageHashes = plan.datasets.flatMap((d) => d.images.map((i) => byPath.get(i.imagePath)!.hash!));
   const size = (await staging.totalBlobSize(db, imageHashes)) + [...staged.values()].reduce((n, s) => n + Number(s.size), 0);
 
-  return db.transaction().execute(async (trx) => {
+  const taskId = await db.transaction().execute(async (trx) => {
     const isNew = request.project.id === null;
     const { projectId, projectTitle } = await targetProject(trx, principal.teamId, request.project.id, request.project.title);
     const clashes = await importRepo.ensureClasses(trx, projectId, plan.classes);
@@ -311,6 +311,8 @@ export async function startImport(ctx: Context, principal: Principal, request: I
     };
     return queueImport(trx, principal, size, { id: projectId, isNew, title: projectTitle }, datasetMeta, input, plan.warnings);
   });
+  ctx.tasksQueued.notify();
+  return taskId;
 }
 
 export interface LocalImportRequest {
@@ -338,7 +340,7 @@ export async function startLocalImport(ctx: Context, principal: Principal, reque
   if (sourceImages.length === 0) throw fail('the datasets hold no image', 'datasetsIds');
   const size = sourceImages.reduce((n, i) => n + Number(i.size), 0);
 
-  return db.transaction().execute(async (trx) => {
+  const taskId = await db.transaction().execute(async (trx) => {
     const { projectId, projectTitle } = await targetProject(trx, principal.teamId, newProject ? null : request.id, request.title);
     for (const sourceProjectId of new Set(sources.map((d) => d.project_id))) {
       if (sourceProjectId === projectId) continue;
@@ -360,4 +362,6 @@ export async function startLocalImport(ctx: Context, principal: Principal, reque
     };
     return queueImport(trx, principal, size, { id: projectId, isNew: newProject, title: projectTitle }, datasetMeta, input);
   });
+  ctx.tasksQueued.notify();
+  return taskId;
 }

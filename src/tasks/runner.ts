@@ -31,6 +31,8 @@ export interface TaskRunner {
 }
 
 const DEFAULT_POLL_MS = 1000;
+/** How long after a task is queued in this process the runner looks for it. */
+const QUEUED_SETTLE_MS = 100;
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_HAND_BACK_MS = 10_000;
 /** A checkpoint that only reports progress writes at most this often; a meta patch is written at once. */
@@ -56,9 +58,23 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
   /** Set while a task runs: tells it to hand itself back. */
   let handBack: (() => void) | null = null;
 
+  /** A task was queued in this process since the last claim: look again without waiting. */
+  let queued = false;
+  let settling: NodeJS.Timeout | undefined;
+  const stopListening = ctx.tasksQueued.listen(() => {
+    // After a moment: the request that queued the task is answered first, and a large one's memory
+    // is collected (see heap-growth.ts) before the task reads its input.
+    clearTimeout(settling);
+    settling = setTimeout(() => {
+      queued = true;
+      wake();
+    }, QUEUED_SETTLE_MS);
+    settling.unref();
+  });
+
   const idle = () =>
     new Promise<void>((resolve) => {
-      if (stopping) return resolve();
+      if (stopping || queued) return resolve();
       const timer = setTimeout(resolve, pollMs);
       wake = () => {
         clearTimeout(timer);
@@ -220,6 +236,7 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
   async function loop(): Promise<void> {
     while (!stopping) {
       let row: TaskRow | undefined;
+      queued = false;
       try {
         row = await tasks.claimTask(db, { owner, leaseMs });
       } catch (error) {
@@ -249,6 +266,8 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
     owner,
     async stop() {
       stopping = true;
+      stopListening();
+      clearTimeout(settling);
       wake();
       handBack?.();
       await looping;

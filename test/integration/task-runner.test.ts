@@ -306,6 +306,22 @@ for (const dialect of dialects) {
       assert.equal((starts[1]!.meta.progress as { done: number }).done, progressAtHandBack, 'the resumed run sees the earlier progress');
     });
 
+    test('an idle runner claims a task queued in its process at once, and one queued elsewhere at its next look', async () => {
+      runner({ pollMs: 3000 });
+      await sleep(100);
+      const signalled = await newTask('test-sleep', { units: 1, unitMs: 1 });
+      const asked = Date.now();
+      t.ctx.tasksQueued.notify();
+      await untilStatus(signalled, 'finished');
+      assert.ok(Date.now() - asked < 1500, `claimed after ${Date.now() - asked} ms`);
+
+      await sleep(100);
+      const unsignalled = await newTask('test-sleep', { units: 1, unitMs: 1 });
+      await sleep(1000);
+      assert.equal((await row(unsignalled)).status, 'queued', 'without the signal the runner waits for its poll');
+      await untilStatus(unsignalled, 'finished', 5000);
+    });
+
     test('stop() of an idle runner returns at once', async () => {
       const idle = runner({ pollMs: 5000 });
       await sleep(50);
