@@ -8,7 +8,7 @@ import { AppError, validation } from '../../errors.ts';
 import { missingHashes } from '../../services/check-images.service.ts';
 import { type UploadEntry, completeUpload, parseMetadata } from '../../services/upload.service.ts';
 import { StagingFolder } from '../../storage/staging.ts';
-import { LARGE_IMPORT_BODY_BYTES, holdHeapGrowth } from '../../heap-growth.ts';
+import { LARGE_IMPORT_BODY_BYTES, collectGarbage, holdHeapGrowth } from '../../heap-growth.ts';
 import { startImport, startLocalImport } from '../../services/import.service.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { LocalImportBody, MissingHashes, TaskId, UploadResult, checkImagesBody, importBody } from '../schemas/requests.ts';
@@ -104,7 +104,15 @@ export const importRoutes =
         // or the connection is (a pipelined request whose connection drops never gets an answer).
         onRequest: async (request, reply) => {
           if (Number(request.headers['content-length']) < LARGE_IMPORT_BODY_BYTES) return;
-          const release = holdHeapGrowth();
+          const releaseHeap = holdHeapGrowth();
+          let released = false;
+          const release = () => {
+            if (released) return;
+            released = true;
+            releaseHeap();
+            // The request's file list and plan are garbage once it is answered: give that memory back.
+            setImmediate(collectGarbage);
+          };
           reply.raw.once('close', release);
           request.raw.socket.once('close', release);
         },

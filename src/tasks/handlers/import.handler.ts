@@ -13,7 +13,7 @@ import * as importRepo from '../../repositories/import.repository.ts';
 import * as staging from '../../repositories/staging.repository.ts';
 import * as tags from '../../repositories/tags.repository.ts';
 import type { ImportInput, ImportItem } from '../../services/import.service.ts';
-import { withHeapGrowthFor } from '../../heap-growth.ts';
+import { LARGE_IMPORT, withHeapGrowthFor } from '../../heap-growth.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
 import { type AnnotationThreads, annotationThreads } from './annotation-threads.ts';
@@ -21,9 +21,13 @@ import { type AnnotationThreads, annotationThreads } from './annotation-threads.
 /** Annotation files read and parsed at once. */
 const READS_AT_ONCE = 32;
 /**
+ * Batches prepared ahead of the one committing: two keep the annotation threads busy when a commit
+ * takes longer than usual (a checkpoint), one left them idle for a seventh of a large import.
+ */
+const BATCHES_AHEAD = 2;
+/**
  * How often progress and counts go to the task's meta when only `imported` changed (a resumed task
- * recounts that one from the committed items), and so how often a stop is noticed. Each write
- * rewrites the task row, whose input lists every item: on SQLite that is megabytes a write.
+ * recounts that one from the committed items), and so how often a stop is noticed.
  */
 const CHECKPOINT_MS = 1500;
 /** Warnings kept in the task's meta; the counts cover the rest. */
@@ -63,12 +67,17 @@ type Slice = { item: ImportItem; index: number }[];
  * prepared here or, for a large import, on the annotation threads.
  */
 async function prepareSlice(run: TaskRun, slice: Slice, meta: ProjectMeta, threads: AnnotationThreads | null): Promise<Prepared[]> {
-  const blobs = await staging.blobsByHash(run.ctx.db.kysely, [...new Set(slice.map((s) => s.item.h))]);
   const annotated = slice.filter((s) => s.item.a);
   const hashes = annotated.map((s) => s.item.a!);
-  const preparations = threads
-    ? await threads.prepare(run.ctx.config, meta, hashes)
-    : await mapLimited(hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await run.ctx.blobs.readBytes(hash), meta));
+  // The threads start before the blob query, which waits while a batch commits on SQLite's one
+  // connection: they work through that commit instead of after it.
+  const preparing = threads
+    ? threads.prepare(run.ctx.config, meta, hashes)
+    : mapLimited(hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await run.ctx.blobs.readBytes(hash), meta));
+  // Settled here too, so a failure of the blob query does not leave its rejection unhandled.
+  preparing.catch(() => {});
+  const blobs = await staging.blobsByHash(run.ctx.db.kysely, [...new Set(slice.map((s) => s.item.h))]);
+  const preparations = await preparing;
   const byIndex = new Map<number, Preparation>(annotated.map((s, i) => [s.index, preparations[i]!]));
   return slice.map(({ item, index }): Prepared => {
     const blob = blobs.get(item.h);
@@ -258,7 +267,12 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
 
 export const importHandler: TaskHandler = async (run) => {
   const input = run.input as ImportInput;
-  await withHeapGrowthFor(input.items.length, () => importItems(run, input));
+  const releaseWrites = input.items.length >= LARGE_IMPORT ? run.ctx.db.holdBulkWrites() : () => {};
+  try {
+    await withHeapGrowthFor(input.items.length, () => importItems(run, input));
+  } finally {
+    releaseWrites();
+  }
 };
 
 async function importItems(run: TaskRun, input: ImportInput): Promise<void> {
@@ -291,25 +305,32 @@ async function importItems(run: TaskRun, input: ImportInput): Promise<void> {
     return { slice, batch: input.format === 'local' ? prepareCopies(run, slice) : prepareSlice(run, slice, meta, threads) };
   };
 
-  // The next batch is prepared while this one commits.
-  let next = pending.length > 0 ? prepareFrom(0) : null;
+  // The next batches are prepared while this one commits.
+  const ahead: ReturnType<typeof prepareFrom>[] = [];
+  let nextStart = 0;
+  const prepareAhead = () => {
+    for (; ahead.length < BATCHES_AHEAD && nextStart < pending.length; nextStart += batchSize) ahead.push(prepareFrom(nextStart));
+  };
+  prepareAhead();
+  let finished = total - pending.length;
   try {
-    for (let start = 0; next; start += batchSize) {
-      const { slice } = next;
-      const batch = await next.batch;
-      next = start + batchSize < pending.length ? prepareFrom(start + batchSize) : null;
+    while (ahead.length > 0) {
+      const { slice, batch: preparing } = ahead.shift()!;
+      const batch = await preparing;
+      prepareAhead();
       await commitBatch(run, input, batch, tagIds, counts);
+      finished += slice.length;
       for (const p of batch) if (p.warning && warnings.length < MAX_WARNINGS) warnings.push(p.warning);
-      const last = next === null;
+      const last = ahead.length === 0;
       const changed = counts.skipped !== written.skipped || counts.failed !== written.failed || warnings.length !== written.warnings;
       if (last || changed || Date.now() - written.at >= CHECKPOINT_MS) {
-        await run.checkpoint({ done: total - pending.length + start + slice.length, total }, { ...counts, warnings });
+        await run.checkpoint({ done: finished, total }, { ...counts, warnings });
         written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
       }
     }
   } finally {
-    // A batch prepared for a commit that will not come (a stop, a failure) fails quietly.
-    next?.batch.catch(() => {});
+    // Batches prepared for commits that will not come (a stop, a failure) fail quietly.
+    for (const { batch } of ahead) batch.catch(() => {});
   }
 
   if (counts.imported === 0 && counts.failed > 0) {
