@@ -251,9 +251,7 @@ class Scan {
     output.reset();
     let description = '';
     let seen = 0;
-    this.expect(BRACE_OPEN);
-    this.ws();
-    if (this.b[this.i] === BRACE_CLOSE) decline();
+    this.openMembers();
     for (;;) {
       const key = this.key();
       if (this.isKey(key, KEY.description, 1, seen)) {
@@ -270,7 +268,7 @@ class Scan {
         seen |= 8;
         this.objects();
       } else this.skipValue(0);
-      if (!this.nextMember()) break;
+      if (!this.next(BRACE_CLOSE)) break;
     }
     this.ws();
     if (this.i !== this.b.length || (seen & 12) !== 12) decline();
@@ -312,9 +310,7 @@ class Scan {
     let exterior: Ring | null = null;
     const interior: Ring[] = [];
 
-    this.expect(BRACE_OPEN);
-    this.ws();
-    if (b[this.i] === BRACE_CLOSE) decline();
+    this.openMembers();
     for (;;) {
       const key = this.key();
       if (this.isKey(key, KEY.classTitle, 1, seen)) {
@@ -343,7 +339,7 @@ class Scan {
         seen |= 32;
         exterior = this.points(interior);
       } else this.skipValue(0);
-      if (!this.nextMember()) break;
+      if (!this.next(BRACE_CLOSE)) break;
     }
     if (!(seen & 1) || !exterior || titleStart === titleEnd) decline();
     const found = this.classes.find(b, titleStart, titleEnd);
@@ -387,9 +383,7 @@ class Scan {
   private points(interior: Ring[]): Ring {
     let exterior: Ring | null = null;
     let seen = 0;
-    this.expect(BRACE_OPEN);
-    this.ws();
-    if (this.b[this.i] === BRACE_CLOSE) decline();
+    this.openMembers();
     for (;;) {
       const key = this.key();
       if (this.isKey(key, KEY.exterior, 1, seen)) {
@@ -401,7 +395,7 @@ class Scan {
         if (this.b[this.i] === BRACKET_OPEN) this.rings(interior);
         else this.literal(LITERAL.null);
       } else this.skipValue(0);
-      if (!this.nextMember()) break;
+      if (!this.next(BRACE_CLOSE)) break;
     }
     if (!exterior) decline();
     let total = exterior.points;
@@ -419,7 +413,7 @@ class Scan {
     }
     for (;;) {
       into.push(this.ring());
-      if (!this.nextElement()) return;
+      if (!this.next(BRACKET_CLOSE)) return;
     }
   }
 
@@ -593,9 +587,7 @@ class Scan {
   /** `size`: an object whose width and height are positive integers. */
   private size(): void {
     let seen = 0;
-    this.expect(BRACE_OPEN);
-    this.ws();
-    if (this.b[this.i] === BRACE_CLOSE) decline();
+    this.openMembers();
     for (;;) {
       const key = this.key();
       const bit = this.isKey(key, KEY.width, 1, seen) ? 1 : this.isKey(key, KEY.height, 2, seen) ? 2 : 0;
@@ -605,7 +597,7 @@ class Scan {
         this.number();
         if (!(this.numberValue > 0) || !Number.isInteger(this.numberValue)) decline();
       } else this.skipValue(0);
-      if (!this.nextMember()) break;
+      if (!this.next(BRACE_CLOSE)) break;
     }
     if (seen !== 3) decline();
   }
@@ -618,7 +610,7 @@ class Scan {
     this.expect(BRACKET_CLOSE);
   }
 
-  /** A member's key: answers where its bytes start; they end at #stringEnd. */
+  /** A member's key: answers where its bytes start; they end at stringEnd. */
   private key(): number {
     const start = this.string();
     this.expect(COLON);
@@ -632,25 +624,23 @@ class Scan {
     return true;
   }
 
-  /** After a member: true at a comma, false at the closing brace. */
-  private nextMember(): boolean {
+  /** The start of an object every member of which is read: each object read needs a member. */
+  private openMembers(): void {
+    this.expect(BRACE_OPEN);
+    this.ws();
+    if (this.b[this.i] === BRACE_CLOSE) decline();
+  }
+
+  /** After a member or an element: true at a comma, false at `close` (the object's or array's end). */
+  private next(close: number): boolean {
     this.ws();
     const c = this.b[this.i++];
     if (c === COMMA) return true;
-    if (c !== BRACE_CLOSE) decline();
+    if (c !== close) decline();
     return false;
   }
 
-  /** After an element: true at a comma, false at the closing bracket. */
-  private nextElement(): boolean {
-    this.ws();
-    const c = this.b[this.i++];
-    if (c === COMMA) return true;
-    if (c !== BRACKET_CLOSE) decline();
-    return false;
-  }
-
-  /** A string without escapes: answers where its bytes start; they end at #stringEnd. */
+  /** A string without escapes: answers where its bytes start; they end at stringEnd. */
   private string(): number {
     this.expect(QUOTE);
     const b = this.b;
@@ -670,7 +660,7 @@ class Scan {
     return start;
   }
 
-  /** null (answers -1) or a string without escapes (as #string). */
+  /** null (answers -1) or a string without escapes (as string()). */
   private nullOrString(): number {
     this.ws();
     if (this.b[this.i] === QUOTE) return this.string();
@@ -720,7 +710,7 @@ class Scan {
         this.skipString();
         this.expect(COLON);
         this.skipValue(depth + 1);
-      } while (this.nextMember());
+      } while (this.next(BRACE_CLOSE));
     } else if (c === BRACKET_OPEN) {
       this.i += 1;
       this.ws();
@@ -729,7 +719,7 @@ class Scan {
         return;
       }
       do this.skipValue(depth + 1);
-      while (this.nextElement());
+      while (this.next(BRACKET_CLOSE));
     } else if (c === QUOTE) this.skipString();
     else if (c === 0x74) this.literal(LITERAL.true);
     else if (c === 0x66) this.literal(LITERAL.false);
