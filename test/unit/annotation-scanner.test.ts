@@ -168,6 +168,18 @@ test('the scanner leaves tags, bitmaps, escapes, unusual numbers and every bad f
   for (const text of declined) assert.equal(scanAnnotation(Buffer.from(text), classes), null, text);
 });
 
+test('a class titled with a lone surrogate is left to the general path, which does not confuse it with U+FFFD', () => {
+  const text = '{"size":{"width":9,"height":9},"objects":[{"classTitle":"\ufffd","points":{"exterior":[[1,2]]}}]}';
+  const shapes: [string, ClassShape][] = [
+    ['\ud800', 'point'],
+    ['\ufffd', 'line'],
+  ];
+  assert.equal(scanAnnotation(Buffer.from(text), new ScanClasses(new Map(shapes.slice(0, 1)))), null);
+  assert.deepEqual(prepareAnnotation(Buffer.from(text), metaOf(shapes)), {
+    problem: 'annotation: objects[0].points.exterior: a line needs at least 2 points, got 1 point',
+  });
+});
+
 test('a bad file still gets the general path\'s exact problem', () => {
   const meta = metaOf(SHAPES);
   const bytes = Buffer.from('{"size":{"width":9,"height":9},"objects":[{"classTitle":"car","points":{"exterior":[[1,2],[3,4]]}}]}');

@@ -39,6 +39,9 @@ export class ScanClasses {
   constructor(shapes: ReadonlyMap<string, ClassShape>) {
     for (const [title, shape] of shapes) {
       const bytes = Buffer.from(title, 'utf8');
+      // A title with a lone surrogate is written as the bytes of U+FFFD, which a file's title of U+FFFD
+      // also has: such a class is left to the general path, which tells the two apart.
+      if (bytes.toString('utf8') !== title) continue;
       const list = this.byLength.get(bytes.length) ?? [];
       list.push({ bytes, shape, json: Buffer.from(JSON.stringify(title), 'utf8'), wide: bytes.some((c) => c >= 0x80), shapeBytes: ascii(shape) });
       this.byLength.set(bytes.length, list);
@@ -128,6 +131,8 @@ function equalBytes(source: Uint8Array, start: number, expected: Uint8Array): bo
 
 const isDigit = (c: number | undefined) => c !== undefined && c >= ZERO && c <= NINE;
 
+const KEPT_OUTPUT_BYTES = 1 << 20;
+
 /** A growable output buffer, kept by the thread between files. */
 class Output {
   bytes = Buffer.allocUnsafe(1 << 16);
@@ -135,6 +140,8 @@ class Output {
   ascii = true;
 
   reset(): void {
+    // One very large file does not keep its buffer for the thread's life.
+    if (this.bytes.length > KEPT_OUTPUT_BYTES) this.bytes = Buffer.allocUnsafe(KEPT_OUTPUT_BYTES);
     this.length = 0;
     this.ascii = true;
   }
