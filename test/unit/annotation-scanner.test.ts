@@ -8,8 +8,9 @@ import { type ClassShape, serializeObjects, toAnnotationObject } from '../../src
 import { ScanClasses, scanAnnotation } from '../../src/formats/supervisely/annotation-scanner.ts';
 import { type ProjectMeta, parseAnnotation, parseProjectMeta } from '../../src/formats/supervisely/index.ts';
 import { prepareAnnotation } from '../../src/tasks/handlers/annotation-preparation.ts';
+import { PEER } from '../helpers/peer-fixtures.ts';
 
-const PEER = path.resolve(import.meta.dirname, '../../../shared/fixtures/peer/superannotate/supervisely');
+const SUPERVISELY = path.join(PEER, 'superannotate', 'supervisely');
 
 const SHAPES: [string, ClassShape][] = [
   ['car', 'polygon'],
@@ -191,12 +192,12 @@ test('a bad file still gets the general path\'s exact problem', () => {
 test('the peer Supervisely projects: the scanner agrees with the general path on every file it takes', () => {
   let taken = 0;
   let files = 0;
-  for (const project of fs.readdirSync(PEER)) {
-    const metaPath = path.join(PEER, project, 'meta.json');
+  for (const project of fs.readdirSync(SUPERVISELY)) {
+    const metaPath = path.join(SUPERVISELY, project, 'meta.json');
     if (!fs.existsSync(metaPath)) continue;
     const meta = parseProjectMeta(JSON.parse(fs.readFileSync(metaPath, 'utf8')));
     const classes = new ScanClasses(new Map(meta.classes.map((c) => [c.title, c.shape])));
-    const annDir = path.join(PEER, project, 'ds', 'ann');
+    const annDir = path.join(SUPERVISELY, project, 'ds', 'ann');
     for (const name of fs.readdirSync(annDir)) {
       const bytes = fs.readFileSync(path.join(annDir, name));
       files += 1;
