@@ -139,8 +139,23 @@ export async function startAnnostore(options: {
   });
 }
 
+const bundled = new Set<string>();
+
+/**
+ * bin/annostore.js bundles the sources at its first start after they changed, inside the process that
+ * then serves: esbuild's memory and the build's garbage would be measured as the server's. A `--help`
+ * run first leaves the bundle in place for the server to find.
+ */
+function bundleOnce(args: string[]): void {
+  const command = args.find((arg) => arg.endsWith(path.join('bin', 'annostore.js')));
+  if (!command || bundled.has(command)) return;
+  execFileSync(process.execPath, [command, '--help'], { cwd: ROOT, stdio: 'ignore', env: serverEnv({}) });
+  bundled.add(command);
+}
+
 /** `node <args>` as a server under test: serverEnv(vars) on a free PORT, ready once /healthz answers. */
 export async function startServer(name: string, args: string[], vars: Record<string, string | undefined>): Promise<ChildServer> {
+  bundleOnce(args);
   const port = await freePort();
   return startChild({ name, args, env: serverEnv({ ...vars, PORT: String(port) }), port, readyPath: '/healthz' });
 }

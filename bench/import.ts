@@ -2,7 +2,7 @@
 //
 //   node --import tsx bench/import.ts [--part all|upload|import|check|seed] [--db sqlite|postgres]
 //                                     [--rounds 3] [--images 2000] [--items 100000] [--in-flight 4]
-//                                     [--checks 7] [--cpu-prof]
+//                                     [--checks 7] [--cpu-prof] [--node-args "<flags for the server's node>"]
 //
 // (a) upload: N distinct ~200 KiB PNGs (generated once under .bench/) sent to POST /v1/tasks/import/files
 //     in requests of 100 files, a few requests in flight, against `annostore serve` (child process,
@@ -12,7 +12,8 @@
 //     polygons each is seeded once (cached); each round starts the server on it, POSTs
 //     /v1/tasks/import and times until the task is finished, sampling the server's RSS. The floor
 //     inserts the same image and import_items rows into a fresh database of the same kind in one
-//     transaction. Each round's project is deleted afterwards so every round starts from the same state.
+//     transaction. Every round starts from the seeded state: projects and tasks of earlier rounds
+//     (or of a run that was stopped) are removed first.
 // (c) check-images: 10,000 hashes, half of them known, against the store after the first import round.
 // See bench/README.md.
 import { randomBytes } from 'node:crypto';
@@ -46,6 +47,7 @@ const { values: args } = parseArgs({
     'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
     'log-level': { type: 'string', default: 'warn' },
     'cpu-prof': { type: 'boolean', default: false },
+    'node-args': { type: 'string', default: '' },
   },
 });
 
@@ -81,7 +83,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function startAnnostore(name: string, dataDir: string, schema?: string): Promise<ChildServer> {
   const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(BENCH_DIR, 'profiles')}`] : [];
-  return startServer(name, [...profile, path.join(ROOT, 'bin', 'annostore.js'), 'serve'], {
+  const nodeArgs = args['node-args'] ? args['node-args'].split(' ').filter(Boolean) : [];
+  return startServer(name, [...profile, ...nodeArgs, path.join(ROOT, 'bin', 'annostore.js'), 'serve'], {
     DATA_DIR: dataDir,
     DATABASE_URL: DB === 'postgres' ? DATABASE_URL : undefined,
     DATABASE_SCHEMA: DB === 'postgres' ? schema : undefined,
@@ -333,7 +336,7 @@ interface TaskBody {
 }
 
 /** One import of the seeded project over HTTP; answers seconds until finished and the project id. */
-async function importOnce(server: ChildServer, seeded: Seeded, round: number): Promise<{ seconds: number; projectId: number; taskId: number }> {
+async function importOnce(server: ChildServer, seeded: Seeded, round: number): Promise<{ seconds: number }> {
   const body = { project: { id: null, title: `bench import round ${round} ${Date.now()}` }, preset: 1, files: seeded.files };
   const started = performance.now();
   const { taskId } = await api<{ taskId: number }>(server, 'POST', '/v1/tasks/import', body);
@@ -344,20 +347,23 @@ async function importOnce(server: ChildServer, seeded: Seeded, round: number): P
       const seconds = (performance.now() - started) / 1000;
       if (task!.meta.imported !== ITEMS) throw new Error(`import finished with ${JSON.stringify(task!.meta).slice(0, 500)}`);
       progress(`import round ${round}: POST answered in ${fmt((posted - started) / 1000, 2)} s, finished after ${fmt(seconds, 2)} s`);
-      return { seconds, projectId: task!.meta.project.id, taskId };
+      return { seconds };
     }
     if (task!.status === 'error' || task!.status === 'stopped') throw new Error(`import ended ${task!.status}: ${JSON.stringify(task!.meta).slice(0, 500)}`);
-    await sleep(250);
+    await sleep(100);
   }
 }
 
-/** Removes what an import round created, so the next round starts from the seeded state. */
-async function removeImport(projectId: number, taskId: number): Promise<void> {
+/**
+ * Brings the seeded database back to its seeded state: removes every project and task, which only
+ * import rounds create (a round that failed, or a run that was stopped, may have left one behind).
+ */
+async function resetToSeeded(): Promise<void> {
   const ctx = await createContext(configOf(seedDir(), seedSchema));
   try {
     const db = ctx.db.kysely;
-    await db.deleteFrom('tasks').where('id', '=', taskId).execute();
-    await db.deleteFrom('projects').where('id', '=', projectId).execute();
+    await db.deleteFrom('tasks').execute();
+    await db.deleteFrom('projects').execute();
     if (DB === 'postgres') await sql`vacuum analyze`.execute(db);
     else await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
   } finally {
@@ -369,7 +375,7 @@ async function removeImport(projectId: number, taskId: number): Promise<void> {
  * The floor: the same image rows, and one import_items row each, inserted through Kysely into a
  * fresh database of the same kind in one transaction, 500 rows a statement.
  */
-async function importFloor(): Promise<number> {
+async function importFloor(imageHashes: string[]): Promise<number> {
   const dir = path.join(BENCH_DIR, 'import-floor-db');
   const schema = 'bench_import_floor';
   fs.rmSync(dir, { recursive: true, force: true });
@@ -385,15 +391,21 @@ async function importFloor(): Promise<number> {
       const row = await db.insertInto('datasets').values({ project_id: projectId, title: `batch-${d + 1}`, size: 0, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
       datasetIds.push(row.id);
     }
-    const hash = sha256('floor image');
-    await db.insertInto('blobs').values({ hash, size: 1000, media_type: 'image/png', width: IMAGE_W, height: IMAGE_H, created_at: now }).execute();
+    // Each image its own hash, as in the seeded project: one hash for all would append every entry
+    // of the hash index to one page, where distinct hashes land all over it.
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < ITEMS; i += 500) {
+        const blobs = imageHashes.slice(i, i + 500).map((hash) => ({ hash, size: 1000, media_type: 'image/png', width: IMAGE_W, height: IMAGE_H, created_at: now }));
+        await trx.insertInto('blobs').values(blobs).execute();
+      }
+    });
     const taskId = await createTask(db, { teamId, userId: null, type: 'import', size: 0, meta: {}, input: {} });
     const perDataset = Math.ceil(ITEMS / DATASETS);
     const rows = Array.from({ length: ITEMS }, (_, i) => ({
       dataset_id: datasetIds[Math.floor(i / perDataset)]!,
       project_id: projectId,
       name: `frame_${String(i).padStart(6, '0')}.png`,
-      hash,
+      hash: imageHashes[i]!,
       size: 1000,
       width: IMAGE_W,
       height: IMAGE_H,
@@ -446,21 +458,19 @@ async function benchImport(withImport: boolean, withCheck: boolean): Promise<voi
   let peakMb = 0;
   for (let round = 1; round <= rounds; round += 1) {
     if (withImport) {
-      floors.push(await importFloor());
+      floors.push(await importFloor(seeded.imageHashes));
       progress(`import floor round ${round}: ${fmt(floors.at(-1)!, 2)} s`);
     }
+    await resetToSeeded();
     const server = await startAnnostore(`import-${DB}-server`, seedDir(), seedSchema);
     const sampler = new RssSampler(server.pid);
     sampler.start();
-    let done: { seconds: number; projectId: number; taskId: number } | null = null;
     try {
-      done = await importOnce(server, seeded, round);
-      ours.push(done.seconds);
+      ours.push((await importOnce(server, seeded, round)).seconds);
       if (round === 1 && withCheck) await benchCheck(server, seeded);
     } finally {
       peakMb = Math.max(peakMb, stopSampler(sampler));
       await server.stop();
-      if (done) await removeImport(done.projectId, done.taskId);
     }
   }
   if (!withImport) return;
