@@ -1,6 +1,6 @@
 // Runs the migrations in src/db/migrations in order. The list is static so it works without a
 // file-system scan (and inside a bundled build).
-import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
 import type { Db } from './create-db.ts';
 import * as initial from './migrations/0001_initial.ts';
 import * as importItems from './migrations/0002_import_items.ts';
@@ -8,22 +8,36 @@ import * as taskInputs from './migrations/0003_task_inputs.ts';
 import * as coveringHashIndexes from './migrations/0004_covering_hash_indexes.ts';
 import * as objectsLz4 from './migrations/0005_objects_lz4.ts';
 import * as changeNotifications from './migrations/0006_change_notifications.ts';
+import * as importPlans from './migrations/0007_import_plans.ts';
 
-const migrations: Record<string, Migration> = {
+const migrations = {
   '0001_initial': initial,
   '0002_import_items': importItems,
   '0003_task_inputs': taskInputs,
   '0004_covering_hash_indexes': coveringHashIndexes,
   '0005_objects_lz4': objectsLz4,
   '0006_change_notifications': changeNotifications,
-};
+  '0007_import_plans': importPlans,
+} satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
+function migratorOf(db: Db): Migrator {
   // Name the schema: the migrator's table check would otherwise see another schema's tables.
-  const migrator = new Migrator({ db: db.kysely, provider, ...(db.schema ? { migrationTableSchema: db.schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
+  return new Migrator({ db: db.kysely, provider, ...(db.schema ? { migrationTableSchema: db.schema } : {}) });
+}
+
+function applied({ error, results }: MigrationResultSet): string[] {
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies every migration not applied yet; answers their names. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  return applied(await migratorOf(db).migrateToLatest());
+}
+
+/** Migrates up or down until `name` is the last applied (a migration's test starts before it). */
+export async function migrateTo(db: Db, name: keyof typeof migrations): Promise<string[]> {
+  return applied(await migratorOf(db).migrateTo(name));
 }

@@ -146,6 +146,15 @@ export interface TaskInputsTable {
   input: string;
 }
 
+/** An import's plan, a part at a time (see import.repository.ts). */
+export interface ImportPlansTable {
+  task_id: number;
+  /** 0, 1, 2, …: part n holds the plan's items from n × the part size on. */
+  part: number;
+  /** JSON array of the part's items. */
+  items: string;
+}
+
 export interface ImportItemsTable {
   task_id: number;
   /** Index of the item in the task's plan. */
@@ -192,6 +201,7 @@ export interface Database {
   staged_files: StagedFilesTable;
   tasks: TasksTable;
   import_items: ImportItemsTable;
+  import_plans: ImportPlansTable;
   task_inputs: TaskInputsTable;
   architectures: ArchitecturesTable;
   models: ModelsTable;

@@ -5,6 +5,43 @@ import { isPostgres } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import type { ClassDefinition, ClassShape } from '../formats/canonical.ts';
 
+/** One image of an import's plan, as the worker reads it. */
+export interface ImportItem {
+  /** dataset id */
+  d: number;
+  /** image name */
+  n: string;
+  /** image hash */
+  h: string;
+  /** hash of the annotation file, if any */
+  a: string | null;
+  /** path of the image inside the import, for messages */
+  p: string;
+  /** import/local: the id of the image copied */
+  s?: number;
+}
+
+/** Items stored in one row of a plan: about a megabyte of JSON. */
+const PLAN_PART_ITEMS = 5000;
+
+/** Stores the plan of import task `taskId`, a part at a time (never all of it as one string). */
+export async function insertPlan(db: Kysely<Database>, taskId: number, items: readonly ImportItem[]): Promise<void> {
+  for (let part = 0; part * PLAN_PART_ITEMS < items.length; part += 1) {
+    const slice = items.slice(part * PLAN_PART_ITEMS, (part + 1) * PLAN_PART_ITEMS);
+    await db.insertInto('import_plans').values({ task_id: taskId, part, items: JSON.stringify(slice) }).execute();
+  }
+}
+
+/** The plan of import task `taskId`, read a part at a time. */
+export async function loadPlan(db: Kysely<Database>, taskId: number): Promise<ImportItem[]> {
+  const items: ImportItem[] = [];
+  for (let part = 0; ; part += 1) {
+    const row = await db.selectFrom('import_plans').select('items').where('task_id', '=', taskId).where('part', '=', part).executeTakeFirst();
+    if (!row) return items;
+    for (const item of JSON.parse(row.items) as ImportItem[]) items.push(item);
+  }
+}
+
 /** The project's classes by title. */
 export async function classShapes(db: Kysely<Database>, projectId: number): Promise<Map<string, ClassShape>> {
   const rows = await db.selectFrom('classes').select(['title', 'shape']).where('project_id', '=', projectId).execute();

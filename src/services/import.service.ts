@@ -9,6 +9,7 @@ import type { ClassDefinition, TagDefinition } from '../formats/canonical.ts';
 import { SuperviselyFormatError, isImageName, parseProjectMeta, planProject } from '../formats/supervisely/index.ts';
 import * as datasets from '../repositories/datasets.repository.ts';
 import * as importRepo from '../repositories/import.repository.ts';
+import type { ImportItem } from '../repositories/import.repository.ts';
 import * as projects from '../repositories/projects.repository.ts';
 import * as staging from '../repositories/staging.repository.ts';
 import * as tags from '../repositories/tags.repository.ts';
@@ -35,29 +36,12 @@ export interface ImportRequest {
   files: ImportFile[];
 }
 
-/** One image of the plan, as the worker reads it from the task input. */
-export interface ImportItem {
-  /** dataset id */
-  d: number;
-  /** image name */
-  n: string;
-  /** image hash */
-  h: string;
-  /** hash of the annotation file, if any */
-  a: string | null;
-  /** path of the image inside the import, for messages */
-  p: string;
-  /** import/local: the id of the image copied */
-  s?: number;
-}
-
 export interface ImportInput {
   projectId: number;
   onConflict: OnConflict;
   format: 'supervisely' | 'images' | 'local' | ForeignFormat;
   /** Classes of the meta that the import skips (shape not supported), by title. */
   unsupportedClasses: string[];
-  items: ImportItem[];
 }
 
 interface PlannedDataset {
@@ -227,17 +211,21 @@ async function targetDataset(trx: Kysely<Database>, projectId: number, title: st
   return id;
 }
 
-/** Queues the import task, with the meta every import starts with (the first 100 planning warnings). */
-function queueImport(
+/**
+ * Queues the import task, with its plan and the meta every import starts with (the first 100 planning
+ * warnings).
+ */
+async function queueImport(
   trx: Kysely<Database>,
   principal: Principal,
   size: number,
   project: { id: number; isNew: boolean; title: string },
   datasetMeta: DatasetMeta[],
   input: ImportInput,
+  items: ImportItem[],
   warnings: { path: string; message: string }[] = [],
 ): Promise<number> {
-  return tasks.createTask(trx, {
+  const taskId = await tasks.createTask(trx, {
     teamId: principal.teamId,
     userId: principal.userId,
     type: 'import',
@@ -247,11 +235,13 @@ function queueImport(
       datasets: datasetMeta,
       path: null,
       format: input.format,
-      progress: { done: 0, total: input.items.length },
+      progress: { done: 0, total: items.length },
       ...(warnings.length ? { warnings: warnings.slice(0, 100) } : {}),
     },
     input,
   });
+  await importRepo.insertPlan(trx, taskId, items);
+  return taskId;
 }
 
 /** Validates the request, creates what it names, and queues the import. Answers the task id. */
@@ -307,9 +297,8 @@ export async function startImport(ctx: Context, principal: Principal, request: I
       onConflict: request.onConflict ?? 'ignore',
       format: plan.format,
       unsupportedClasses: plan.unsupportedClasses.map((c) => c.title),
-      items,
     };
-    return queueImport(trx, principal, size, { id: projectId, isNew, title: projectTitle }, datasetMeta, input, plan.warnings);
+    return queueImport(trx, principal, size, { id: projectId, isNew, title: projectTitle }, datasetMeta, input, items, plan.warnings);
   });
   ctx.tasksQueued.notify();
   return taskId;
@@ -353,14 +342,9 @@ export async function startLocalImport(ctx: Context, principal: Principal, reque
     const datasetMeta: DatasetMeta[] = [];
     const targetOf = new Map<number, number>();
     for (const source of sources) targetOf.set(source.id, await targetDataset(trx, projectId, source.title, datasetMeta));
-    const input: ImportInput = {
-      projectId,
-      onConflict: 'rename',
-      format: 'local',
-      unsupportedClasses: [],
-      items: sourceImages.map((i) => ({ d: targetOf.get(i.dataset_id)!, n: i.name, h: i.hash, a: null, p: `${i.dataset_id}/${i.name}`, s: i.id })),
-    };
-    return queueImport(trx, principal, size, { id: projectId, isNew: newProject, title: projectTitle }, datasetMeta, input);
+    const input: ImportInput = { projectId, onConflict: 'rename', format: 'local', unsupportedClasses: [] };
+    const items = sourceImages.map((i) => ({ d: targetOf.get(i.dataset_id)!, n: i.name, h: i.hash, a: null, p: `${i.dataset_id}/${i.name}`, s: i.id }));
+    return queueImport(trx, principal, size, { id: projectId, isNew: newProject, title: projectTitle }, datasetMeta, input, items);
   });
   ctx.tasksQueued.notify();
   return taskId;

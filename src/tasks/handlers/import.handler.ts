@@ -12,7 +12,8 @@ import * as images from '../../repositories/images.repository.ts';
 import * as importRepo from '../../repositories/import.repository.ts';
 import * as staging from '../../repositories/staging.repository.ts';
 import * as tags from '../../repositories/tags.repository.ts';
-import type { ImportInput, ImportItem } from '../../services/import.service.ts';
+import type { ImportItem } from '../../repositories/import.repository.ts';
+import type { ImportInput } from '../../services/import.service.ts';
 import { LARGE_IMPORT, withHeapGrowthFor } from '../../heap-growth.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
@@ -267,15 +268,16 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
 
 export const importHandler: TaskHandler = async (run) => {
   const input = run.input as ImportInput;
-  const releaseWrites = input.items.length >= LARGE_IMPORT ? run.ctx.db.holdBulkWrites() : () => {};
+  const items = await importRepo.loadPlan(run.ctx.db.kysely, run.taskId);
+  const releaseWrites = items.length >= LARGE_IMPORT ? run.ctx.db.holdBulkWrites() : () => {};
   try {
-    await withHeapGrowthFor(input.items.length, () => importItems(run, input));
+    await withHeapGrowthFor(items.length, () => importItems(run, input, items));
   } finally {
     releaseWrites();
   }
 };
 
-async function importItems(run: TaskRun, input: ImportInput): Promise<void> {
+async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]): Promise<void> {
   const db = run.ctx.db.kysely;
   const done = await importRepo.doneItems(db, run.taskId);
   const shapes = await importRepo.classShapes(db, input.projectId);
@@ -288,7 +290,7 @@ async function importItems(run: TaskRun, input: ImportInput): Promise<void> {
   const previous = run.meta as { imported?: number; skipped?: number; failed?: number; warnings?: Warning[] };
   const counts: Counts = { imported: previous.imported ?? 0, skipped: previous.skipped ?? 0, failed: previous.failed ?? 0 };
   const warnings: Warning[] = [...(previous.warnings ?? [])];
-  const total = input.items.length;
+  const total = items.length;
   // A resumed task counted what it committed before; recount from the committed items to stay exact.
   if (done.size > 0) counts.imported = await importRepo.countImported(db, run.taskId);
 
@@ -298,10 +300,10 @@ async function importItems(run: TaskRun, input: ImportInput): Promise<void> {
   let written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
   const settings = run.ctx.config.tasks;
   const batchSize = settings.importBatchSize;
-  const annotated = input.format === 'local' ? 0 : pending.reduce((n, index) => n + (input.items[index]!.a ? 1 : 0), 0);
+  const annotated = input.format === 'local' ? 0 : pending.reduce((n, index) => n + (items[index]!.a ? 1 : 0), 0);
   const threads = settings.importThreads > 0 && annotated >= settings.importThreadMinImages ? annotationThreads(settings.importThreads) : null;
   const prepareFrom = (start: number) => {
-    const slice: Slice = pending.slice(start, start + batchSize).map((index) => ({ item: input.items[index]!, index }));
+    const slice: Slice = pending.slice(start, start + batchSize).map((index) => ({ item: items[index]!, index }));
     return { slice, batch: input.format === 'local' ? prepareCopies(run, slice) : prepareSlice(run, slice, meta, threads) };
   };
 

@@ -1,0 +1,66 @@
+// Migrations that move data: what a database held before one must read the same after it, and after
+// it is undone. On both dialects.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import type { Config } from '../../src/config.ts';
+import { type Db, createDb } from '../../src/db/create-db.ts';
+import { migrateTo, migrateToLatest } from '../../src/db/migrate.ts';
+import { type ImportItem, loadPlan } from '../../src/repositories/import.repository.ts';
+import { dialects } from '../helpers/dialects.ts';
+
+for (const dialect of dialects) {
+  describe(`migrations on ${dialect.name}`, { skip: dialect.skip }, () => {
+    let config: Config;
+    let db: Db;
+
+    beforeEach(async () => {
+      config = dialect.freshConfig();
+      db = await createDb(config);
+    });
+
+    afterEach(async () => {
+      await db.close();
+      await dialect.cleanup(config);
+    });
+
+    let teams = 0;
+
+    /** A task of `type` as the schema before 0007 stored it: its input, items and all, in one row. */
+    async function taskWithInput(type: string, input: object): Promise<number> {
+      const now = new Date().toISOString();
+      teams += 1;
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values (${`team-${teams}`}, ${now}) returning id`.execute(db.kysely);
+      const { rows } = await sql<{ id: number }>`
+        insert into tasks (team_id, type, status, size, meta, created_at, stop_requested, attempts)
+        values (${team[0]!.id}, ${type}, 'queued', 0, '{}', ${now}, 0, 0) returning id`.execute(db.kysely);
+      const taskId = rows[0]!.id;
+      await sql`insert into task_inputs (task_id, input) values (${taskId}, ${JSON.stringify(input)})`.execute(db.kysely);
+      return taskId;
+    }
+
+    const inputOf = async (taskId: number) =>
+      JSON.parse((await sql<{ input: string }>`select input from task_inputs where task_id = ${taskId}`.execute(db.kysely)).rows[0]!.input) as Record<string, unknown>;
+
+    test('0007 moves the items of queued imports into their plan, in order, and back when undone', async () => {
+      await migrateTo(db, '0006_change_notifications');
+      // More items than one part holds, so the order across parts is checked too.
+      const items: ImportItem[] = Array.from({ length: 12_345 }, (_, i) => ({ d: 1 + (i % 3), n: `img_${i}.png`, h: `hash${i}`, a: i % 2 ? `ann${i}` : null, p: `ds/img/img_${i}.png` }));
+      const header = { projectId: 7, onConflict: 'rename', format: 'supervisely', unsupportedClasses: ['mask'] };
+      const importTask = await taskWithInput('import', { ...header, items });
+      const emptyImport = await taskWithInput('import', { ...header, items: [] });
+      const otherTask = await taskWithInput('export', { items: ['kept as it is'] });
+
+      assert.deepEqual(await migrateToLatest(db), ['0007_import_plans']);
+      assert.deepEqual(await loadPlan(db.kysely, importTask), items);
+      assert.deepEqual(await inputOf(importTask), header);
+      assert.deepEqual(await loadPlan(db.kysely, emptyImport), []);
+      assert.deepEqual(await inputOf(otherTask), { items: ['kept as it is'] });
+
+      await migrateTo(db, '0006_change_notifications');
+      assert.deepEqual(await inputOf(importTask), { ...header, items });
+      assert.deepEqual(await inputOf(emptyImport), { ...header, items: [] });
+      assert.deepEqual(await inputOf(otherTask), { items: ['kept as it is'] });
+    });
+  });
+}
