@@ -3,8 +3,9 @@
 // commits the previous batch. One shared set per process, started at the first large import and
 // kept (unreferenced: it never keeps the process alive); a thread that dies takes the set with it and
 // the next import starts a new one.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.ts';
+import { startModuleThread } from '../../threads.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
 import type { Preparation } from './annotation-preparation.ts';
 import type { ThreadReply, ThreadRequest } from './annotation-thread.ts';
@@ -20,19 +21,6 @@ interface Waiting {
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
-/**
- * A thread running annotation-thread. Bundled (bin/annostore.js), this module is part of cli.mjs and
- * the thread's own bundle lies beside it; run from the TypeScript sources (tests, or where no bundle
- * could be made), the thread registers tsx before it loads its module.
- */
-function startThread(): Worker {
-  const options = { resourceLimits: THREAD_LIMITS };
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./annotation-thread.mjs', import.meta.url), options);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./annotation-thread.ts', import.meta.url).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { ...options, eval: true });
-}
-
 class AnnotationThread {
   readonly #worker: Worker;
   readonly #waiting = new Map<number, Waiting>();
@@ -40,7 +28,7 @@ class AnnotationThread {
   failure: Error | null = null;
 
   constructor() {
-    this.#worker = startThread();
+    this.#worker = startModuleThread(new URL('./annotation-thread.ts', import.meta.url), { resourceLimits: THREAD_LIMITS });
     this.#worker.on('message', (reply: ThreadReply) => {
       const waiting = this.#waiting.get(reply.id);
       if (!waiting) return;
