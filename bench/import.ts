@@ -12,8 +12,9 @@
 //     polygons each is seeded once (cached); each round starts the server on it, POSTs
 //     /v1/tasks/import and times until the task is finished, sampling the server's RSS. The floor
 //     inserts the same image and import_items rows into a fresh database of the same kind in one
-//     transaction. Every round starts from the seeded state: projects and tasks of earlier rounds
-//     (or of a run that was stopped) are removed first.
+//     transaction. Every round starts from the seeded state (projects and tasks of earlier rounds, or
+//     of a run that was stopped, removed), with the uploaded annotation files and the database read
+//     into the page cache as right after an upload, and after a `sync`.
 // (c) check-images: 10,000 hashes, half of them known, against the store after the first import round.
 // See bench/README.md.
 import { randomBytes } from 'node:crypto';
@@ -357,6 +358,9 @@ async function importOnce(server: ChildServer, seeded: Seeded, round: number): P
 /**
  * Brings the seeded database back to its seeded state: removes every project and task, which only
  * import rounds create (a round that failed, or a run that was stopped, may have left one behind).
+ * Then reads the database file and the uploaded class and annotation files, as an import right after
+ * their upload finds them in the page cache: a round after another's writes (or the floor's) found some
+ * of them on disk, a few seconds more from one round to the next.
  */
 async function resetToSeeded(): Promise<void> {
   const ctx = await createContext(configOf(seedDir(), seedSchema));
@@ -366,8 +370,21 @@ async function resetToSeeded(): Promise<void> {
     await db.deleteFrom('projects').execute();
     if (DB === 'postgres') await sql`vacuum analyze`.execute(db);
     else await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+    const uploaded = await db.selectFrom('staged_files').select('hash').where('kind', '!=', 'image').execute();
+    for (const { hash } of uploaded) await ctx.blobs.readBytes(hash);
   } finally {
     await ctx.close();
+  }
+  if (DB === 'sqlite') readWhole(path.join(seedDir(), 'annostore.sqlite'));
+}
+
+function readWhole(file: string): void {
+  const chunk = Buffer.allocUnsafe(8 * 1024 * 1024);
+  const fd = fs.openSync(file, 'r');
+  try {
+    while (fs.readSync(fd, chunk, 0, chunk.length, null) > 0);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -458,10 +475,13 @@ async function benchImport(withImport: boolean, withCheck: boolean): Promise<voi
   let peakMb = 0;
   for (let round = 1; round <= rounds; round += 1) {
     if (withImport) {
+      settleDisk();
       floors.push(await importFloor(seeded.imageHashes));
       progress(`import floor round ${round}: ${fmt(floors.at(-1)!, 2)} s`);
     }
     await resetToSeeded();
+    // Nothing of the floor's writes or the reset's is still to be written back during the round.
+    settleDisk();
     const server = await startAnnostore(`import-${DB}-server`, seedDir(), seedSchema);
     const sampler = new RssSampler(server.pid);
     sampler.start();
