@@ -26,11 +26,17 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * A list of strings as a table `alias` with one column, `value`, in the list's order: something to
- * select from (and to correlate subqueries with) when the question is asked of each member.
+ * A list of strings as a table `alias` with a column `value`, in the list's order: something to
+ * select from (and to correlate subqueries with) when the question is asked of each member. Where a
+ * member stands in the list is listPosition(db, alias).
  */
 export function textListTable<DB>(db: Kysely<DB>, values: readonly string[], alias: string): RawBuilder<unknown> {
   return isPostgres(db)
     ? sql`unnest(${values as string[]}::text[]) with ordinality as ${sql.table(alias)}(value, position)`
     : sql`json_each(${JSON.stringify(values)}) as ${sql.table(alias)}`;
+}
+
+/** The index (from 0) in its list of a member of textListTable(db, …, alias), as an integer. */
+export function listPosition<DB>(db: Kysely<DB>, alias: string): RawBuilder<number> {
+  return isPostgres(db) ? sql<number>`(${sql.ref(`${alias}.position`)} - 1)::int` : sql<number>`${sql.ref(`${alias}.key`)}`;
 }

@@ -1,6 +1,6 @@
 // Staged uploads (POST /tasks/import/files) and what a team can see of stored content.
 import { type Kysely, sql } from 'kysely';
-import { textListTable } from '../db/dialect.ts';
+import { listPosition, textListTable } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 
 export interface StagedFileInput {
@@ -35,35 +35,52 @@ export async function insertStagedFiles(db: Kysely<Database>, files: StagedFileI
     .execute();
 }
 
-/** Of `hashes`, those the team can see: an image of one of its projects, or an unexpired staged upload. */
-export async function visibleHashes(db: Kysely<Database>, teamId: number, hashes: string[], now: string): Promise<Set<string>> {
-  const seen = new Set<string>();
-  if (hashes.length === 0) return seen;
+/**
+ * Of `hashes`, those the team cannot see: neither an image of one of its projects nor an unexpired
+ * staged upload. Asked for the few it lacks, not the many it has: an import of a hundred thousand
+ * known images gets no row back.
+ */
+export async function unknownHashes(db: Kysely<Database>, teamId: number, hashes: readonly string[], now: string): Promise<Set<string>> {
+  const unknown = new Set<string>();
+  if (hashes.length === 0) return unknown;
   // One index probe per hash and place, each answered from a covering index (migration 0004). A join
   // or IN list instead sorts the list first and, on SQLite without statistics, may walk every image
   // of the team's projects.
   const { rows } = await sql<{ hash: string }>`
     select h.value as hash from ${textListTable(db, hashes, 'h')}
-    where exists (
+    where not exists (
       select 1 from images i join projects p on p.id = i.project_id
       where i.hash = h.value and p.team_id = ${teamId}
-    ) or exists (
+    ) and not exists (
       select 1 from staged_files s
       where s.hash = h.value and s.team_id = ${teamId} and s.kind = 'image' and s.expires_at > ${now}
     )`.execute(db);
-  for (const row of rows) seen.add(row.hash);
-  return seen;
+  for (const row of rows) unknown.add(row.hash);
+  return unknown;
 }
 
-/** The team's unexpired staged files among `ids`. */
-export async function findStagedFiles(db: Kysely<Database>, teamId: number, ids: string[], now: string) {
-  if (ids.length === 0) return [];
+export interface StagedFile {
+  kind: string;
+  format: string;
+  hash: string;
+  size: number;
+}
+
+/** The team's unexpired staged files among `ids`, by id. */
+export async function findStagedFiles(db: Kysely<Database>, teamId: number, ids: readonly string[], now: string): Promise<Map<string, StagedFile>> {
+  const found = new Map<string, StagedFile>();
+  if (ids.length === 0) return found;
   // The whole list as one parameter, joined by primary key: a hundred thousand ids cost one statement.
-  const { rows } = await sql<{ id: string; kind: string; format: string; hash: string; size: number | string }>`
-    select s.id, s.kind, s.format, s.hash, s.size
+  // A row names its id by its place in the list, and the few kinds and formats are shared: for a
+  // hundred thousand files, three hundred thousand strings fewer.
+  const { rows } = await sql<{ position: number; kind: string; format: string; hash: string; size: number | string }>`
+    select ${listPosition(db, 'l')} as position, s.kind, s.format, s.hash, s.size
     from ${textListTable(db, ids, 'l')} join staged_files s on s.id = l.value
     where s.team_id = ${teamId} and s.expires_at > ${now}`.execute(db);
-  return rows;
+  const shared = new Map<string, string>();
+  const share = (text: string) => shared.get(text) ?? (shared.set(text, text), text);
+  for (const r of rows) found.set(ids[r.position]!, { kind: share(r.kind), format: share(r.format), hash: r.hash, size: Number(r.size) });
+  return found;
 }
 
 /** Blob facts (size, dimensions) of `hashes`. */

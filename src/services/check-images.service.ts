@@ -10,6 +10,6 @@ export async function missingHashes(db: Kysely<Database>, teamId: number, hashes
   const bad = hashes.findIndex((h) => !isValidHash(h));
   if (bad >= 0) throw validation(`hash at index ${bad} is not the base64 of a SHA-256 digest`, { field: `[${bad}]` });
   const unique = [...new Set(hashes)];
-  const visible = await staging.visibleHashes(db, teamId, unique, new Date().toISOString());
-  return unique.filter((h) => !visible.has(h));
+  const unknown = await staging.unknownHashes(db, teamId, unique, new Date().toISOString());
+  return unique.filter((h) => unknown.has(h));
 }

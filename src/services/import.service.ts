@@ -165,10 +165,8 @@ async function targetProject(
 /** The request's files by path, and the staged files they name by id. */
 interface CheckedFiles {
   byPath: Map<string, ImportFile>;
-  staged: Map<string, StagedFile>;
+  staged: Map<string, staging.StagedFile>;
 }
-
-type StagedFile = Awaited<ReturnType<typeof staging.findStagedFiles>>[number];
 
 /** Checks files: safe unique paths, hashes and fileIds the team owns. */
 async function checkFiles(db: Kysely<Database>, teamId: number, files: ImportFile[]): Promise<CheckedFiles> {
@@ -187,11 +185,10 @@ async function checkFiles(db: Kysely<Database>, teamId: number, files: ImportFil
     } else ids.add(f.fileId!);
   });
   const now = new Date().toISOString();
-  const visible = await staging.visibleHashes(db, teamId, [...hashes], now);
-  const unknownHash = files.findIndex((f) => f.hash !== undefined && !visible.has(f.hash));
+  const unknown = await staging.unknownHashes(db, teamId, [...hashes], now);
+  const unknownHash = unknown.size > 0 ? files.findIndex((f) => f.hash !== undefined && unknown.has(f.hash)) : -1;
   if (unknownHash >= 0) throw fail(`files[${unknownHash}].hash is not a known image: upload it first`, `files[${unknownHash}].hash`);
-  const staged = new Map<string, StagedFile>();
-  for (const s of await staging.findStagedFiles(db, teamId, [...ids], now)) staged.set(s.id, s);
+  const staged = await staging.findStagedFiles(db, teamId, [...ids], now);
   const unknownFile = files.findIndex((f) => f.fileId !== undefined && !staged.has(f.fileId));
   if (unknownFile >= 0) throw fail(`files[${unknownFile}].fileId is not a known upload (or it expired)`, `files[${unknownFile}].fileId`);
   return { byPath, staged };
@@ -273,7 +270,7 @@ export async function startImport(ctx: Context, principal: Principal, request: I
   if (request.project.id === null && !request.project.title?.trim()) throw fail('a new project needs a title', 'project.title');
 
   const imageHashes = plan.datasets.flatMap((d) => d.images.map((i) => byPath.get(i.imagePath)!.hash!));
-  const size = (await staging.totalBlobSize(db, imageHashes)) + [...staged.values()].reduce((n, s) => n + Number(s.size), 0);
+  const size = (await staging.totalBlobSize(db, imageHashes)) + [...staged.values()].reduce((n, s) => n + s.size, 0);
 
   const taskId = await db.transaction().execute(async (trx) => {
     const isNew = request.project.id === null;

@@ -126,7 +126,7 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
   const limits = ctx.config.limits;
   const now = new Date();
   const declaredHashes = metadata.map((m) => m.hash).filter((h): h is string => isValidHash(h));
-  const visible = await staging.visibleHashes(db, principal.teamId, [...new Set(declaredHashes)], now.toISOString());
+  const unknown = await staging.unknownHashes(db, principal.teamId, [...new Set(declaredHashes)], now.toISOString());
 
   // Headers of the images are read side by side (sharp works off the event loop); an entry refused
   // for another reason below just leaves its answer unused. sharp is loaded first, so a failure to
@@ -157,7 +157,7 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
 
     const file = entry.file;
     if (!file) {
-      if (type === 'image' && hashGiven && visible.has(m.hash!)) result.hash = m.hash!;
+      if (type === 'image' && hashGiven && !unknown.has(m.hash!)) result.hash = m.hash!;
       else fail('MISSING_CONTENT', `no "${entry.key}-file" part, and the hash is not known`);
       continue;
     }
