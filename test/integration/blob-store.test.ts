@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type BlobStore, blobKey } from '../../src/storage/blob-store.ts';
 import { createBlobStore } from '../../src/storage/create-blob-store.ts';
+import { FsBlobStore } from '../../src/storage/fs-blob-store.ts';
 import { parseS3Url } from '../../src/storage/s3-blob-store.ts';
 import { type StoreSetup, storeCases } from '../helpers/s3.ts';
 
@@ -77,6 +78,29 @@ describe('blobKey', () => {
     const sibling = `${validHash.slice(0, -2)}${alphabet[alphabet.indexOf(last) + 1]}=`;
     assert.deepEqual(Buffer.from(sibling, 'base64'), Buffer.from(validHash, 'base64'));
     assert.throws(() => blobKey(sibling), /not a SHA-256 hash/);
+  });
+});
+
+describe('FsBlobStore.readBytesSync', () => {
+  let root: string;
+  let store: FsBlobStore;
+  before(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'annostore-readsync-'));
+    store = new FsBlobStore(root);
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  test('reads a blob into the scratch when it fits, else into a buffer of its own', async () => {
+    const scratch = Buffer.alloc(64);
+    for (const length of [0, 10, 63, 64, 65, 5000]) {
+      const bytes = randomBytes(length);
+      const hash = createHash('sha256').update(bytes).digest('base64');
+      await store.putBytes(hash, bytes);
+      const read = store.readBytesSync(hash, scratch);
+      assert.deepEqual(read, bytes, `${length} bytes`);
+      assert.equal(read.buffer === scratch.buffer, length < scratch.length, `${length} bytes: read into the scratch`);
+    }
+    assert.throws(() => store.readBytesSync(validHash, scratch), { code: 'ENOENT' });
   });
 });
 

@@ -19,8 +19,13 @@ export interface ThreadRequest {
 
 export type ThreadReply = { id: number; preparations: Preparation[] } | { id: number; error: string };
 
-/** Files read at once by one thread. */
+/** Files read at once by one thread from a store that is not a local folder. */
 const READS_AT_ONCE = 16;
+/**
+ * A local folder's files are read one after another into this buffer (prepareAnnotation keeps
+ * nothing of the bytes it is given); one larger gets a buffer of its own.
+ */
+const scratch = Buffer.allocUnsafe(256 * 1024);
 
 const stores = new Map<string, Promise<BlobStore>>();
 
@@ -33,11 +38,9 @@ function storeFor(config: Config): Promise<BlobStore> {
 
 async function prepareAll(request: ThreadRequest): Promise<Preparation[]> {
   const store = await storeFor(request.config);
-  return mapLimited(request.hashes, READS_AT_ONCE, async (hash) => {
-    // Blocking is free here: this thread has nothing else to do meanwhile.
-    const bytes = store instanceof FsBlobStore ? store.readBytesSync(hash) : await store.readBytes(hash);
-    return prepareAnnotation(bytes, request.meta);
-  });
+  // Blocking is free here: this thread has nothing else to do meanwhile.
+  if (store instanceof FsBlobStore) return request.hashes.map((hash) => prepareAnnotation(store.readBytesSync(hash, scratch), request.meta));
+  return mapLimited(request.hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await store.readBytes(hash), request.meta));
 }
 
 parentPort!.on('message', (request: ThreadRequest) => {
