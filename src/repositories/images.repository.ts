@@ -1,6 +1,7 @@
 // Images: rows, size counters of their dataset and project, descriptions.
 import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
+import { insertRows } from '../db/bulk-insert.ts';
 import type { Database, ImageRow } from '../db/types.ts';
 
 export interface NewImageInput {
@@ -49,6 +50,8 @@ export async function insertImage(db: Kysely<Database>, image: NewImageInput): P
   return row.id;
 }
 
+const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json', 'created_at', 'updated_at'] as const;
+
 /**
  * Inserts many image rows in one statement per 500 and counts their bytes (one update per dataset and
  * one for the project). Answers the new ids in the order of `list`. The blob rows must exist, and no
@@ -60,14 +63,12 @@ export async function insertImages(db: Kysely<Database>, list: NewImageInput[]):
   const idOf = new Map<string, number>();
   const key = (datasetId: number, name: string) => `${datasetId}/${name}`;
   for (let i = 0; i < list.length; i += 500) {
-    const rows = await db
-      .insertInto('images')
-      .values(
-        list.slice(i, i + 500).map((image) => toRow(image, now)),
-      )
-      // Neither dialect promises RETURNING rows in VALUES order: match them by dataset and name.
-      .returning(['id', 'dataset_id', 'name'])
-      .execute();
+    const values = list.slice(i, i + 500).map((image) => {
+      const row = toRow(image, now);
+      return IMAGE_COLUMNS.map((column) => row[column]);
+    });
+    // Neither dialect promises RETURNING rows in VALUES order: match them by dataset and name.
+    const rows = await insertRows<'images', { id: number; dataset_id: number; name: string }>(db, 'images', IMAGE_COLUMNS, values, ['id', 'dataset_id', 'name']);
     for (const r of rows) idOf.set(key(r.dataset_id, r.name), r.id);
   }
   const bytes = new Map<string, { datasetId: number; projectId: number; size: number }>();

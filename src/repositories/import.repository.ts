@@ -1,6 +1,7 @@
 // What an import writes besides plain image rows: classes, progress items, name conflicts.
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
+import { insertRows } from '../db/bulk-insert.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import type { ClassDefinition, ClassShape } from '../formats/canonical.ts';
@@ -175,10 +176,7 @@ export async function imagesToCopy(db: Kysely<Database>, imageIds: number[]) {
 /** Marks many items of the task done in one statement (`imageId` null: skipped or failed). */
 export async function markItems(db: Kysely<Database>, taskId: number, items: { item: number; imageId: number | null }[]): Promise<void> {
   for (let i = 0; i < items.length; i += 1000) {
-    await db
-      .insertInto('import_items')
-      .values(items.slice(i, i + 1000).map((r) => ({ task_id: taskId, item: r.item, image_id: r.imageId })))
-      .execute();
+    await insertRows(db, 'import_items', ['task_id', 'item', 'image_id'], items.slice(i, i + 1000).map((r) => [taskId, r.item, r.imageId]));
   }
 }
 
