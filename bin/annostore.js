@@ -16,7 +16,11 @@ const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const SRC = path.join(ROOT, 'src');
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'annostore');
 /** Entry points: the command, and the modules its threads run (see src/threads.ts). */
-const ENTRIES = { cli: 'src/cli.ts', 'annotation-thread': 'src/tasks/handlers/annotation-thread.ts' };
+const ENTRIES = {
+  cli: 'src/cli.ts',
+  'annotation-thread': 'src/tasks/handlers/annotation-thread.ts',
+  'sqlite-checkpoint-thread': 'src/db/sqlite-checkpoint-thread.ts',
+};
 /** A half-written bundle this old was left by a process that died while it built. */
 const ABANDONED_MS = 60 * 60 * 1000;
 

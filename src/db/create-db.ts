@@ -9,6 +9,7 @@ import type { Config } from '../config.ts';
 import { PostgresChangeStamp, reportingStatements } from './pg-changes.ts';
 import { copyOut } from './pg-copy.ts';
 import { SqliteChangeStamp } from './sqlite-changes.ts';
+import { BULK_CHECKPOINTS, type BulkCheckpoints, bulkWriteHolds } from './sqlite-checkpoints.ts';
 import type { Database } from './types.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -31,9 +32,8 @@ export interface Db {
   readonly copyOut?: (statement: CompiledQuery) => Promise<Buffer[]>;
   /**
    * Marks a long run of write transactions (a large import) until the answer is called. SQLite then
-   * checkpoints its write-ahead log in steps of BULK_CHECKPOINT_PAGES instead of its default 1000:
-   * with a few hundred transactions of a few megabytes each, the default stops the writer for a
-   * checkpoint (two fsyncs) every few commits. PostgreSQL: nothing to do.
+   * checkpoints its write-ahead log from a thread of its own (sqlite-checkpoints.ts), not in the
+   * writer's commits. PostgreSQL: nothing to do.
    */
   holdBulkWrites(): () => void;
   /** Answers when the database answers; used by /healthz. */
@@ -69,30 +69,12 @@ function withStatementCache(connection: SQLite.Database): SqliteDatabase {
   };
 }
 
-/** SQLite's own checkpoint step, in pages. */
-const DEFAULT_CHECKPOINT_PAGES = 1000;
-/** The step while bulk writes are held: 20,000 pages of 8 KiB is about 160 MB of log. */
-const BULK_CHECKPOINT_PAGES = 20_000;
-
-/** Counts the holds of bulk writes and sets the connection's checkpoint step while any is held. */
-function bulkWriteHolds(connection: SQLite.Database): () => () => void {
-  let holders = 0;
-  return () => {
-    if (holders++ === 0) connection.pragma(`wal_autocheckpoint = ${BULK_CHECKPOINT_PAGES}`);
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      if (--holders === 0) connection.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
-    };
-  };
-}
-
 /**
  * Kysely's SQLite driver, but every transaction takes the write lock when it begins (BEGIN IMMEDIATE).
  * A transaction begun plainly takes it at its first write, and if it has read before and finds the lock
- * held by another process (an `annostore worker` beside `annostore serve`, a CLI call) it fails at once
- * with SQLITE_BUSY: SQLite cannot wait there without risking a deadlock. Begun immediately, it waits
+ * held by another process (an `annostore worker` beside `annostore serve`, a CLI call) or by the
+ * checkpoint thread's restart of the log, it fails at once with SQLITE_BUSY: SQLite cannot wait there
+ * without risking a deadlock. Begun immediately, it waits
  * (up to busy_timeout) instead. Within the process nothing changes: its one connection runs one
  * transaction at a time anyway.
  */
@@ -115,9 +97,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-function openSqlite(dataDir: string): Db {
+function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS): Db {
   fs.mkdirSync(dataDir, { recursive: true });
-  const connection = new SQLite(path.join(dataDir, 'annostore.sqlite'));
+  const file = path.join(dataDir, 'annostore.sqlite');
+  const connection = new SQLite(file);
   // An image row carries its objects (a few kilobytes): 8 KiB pages hold two of them where 4 KiB pages
   // hold one, so a page of annotations reads half the pages. It applies to a new database only (set
   // before anything is written); an existing one keeps its page size until a VACUUM.
@@ -134,7 +117,7 @@ function openSqlite(dataDir: string): Db {
     dialect: 'sqlite',
     schema: undefined,
     changeStamp: () => changes.current(),
-    holdBulkWrites: bulkWriteHolds(connection),
+    holdBulkWrites: bulkWriteHolds(connection, file, bulkCheckpoints),
     async ping() {
       await sql`select 1`.execute(kysely);
     },
@@ -170,8 +153,13 @@ function openPostgres(url: string, schema: string | undefined): Db {
   };
 }
 
-export async function createDb(config: Config): Promise<Db> {
-  if (!config.databaseUrl) return openSqlite(config.dataDir);
+export interface DbOptions {
+  /** SQLite: how bulk writes checkpoint (tests use short steps). */
+  bulkCheckpoints?: BulkCheckpoints;
+}
+
+export async function createDb(config: Config, options: DbOptions = {}): Promise<Db> {
+  if (!config.databaseUrl) return openSqlite(config.dataDir, options.bulkCheckpoints);
   if (config.databaseSchema) {
     // The schema must exist before any pooled connection sets its search_path to it.
     const client = new pg.Client({ connectionString: config.databaseUrl });

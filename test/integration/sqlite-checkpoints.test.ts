@@ -1,0 +1,97 @@
+// Checkpoints from a thread while bulk writes are held on SQLite: the log keeps being copied into the
+// database file and started anew while the writer goes on, without the writer's connection doing it.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { loadConfig } from '../../src/config.ts';
+import { createDb } from '../../src/db/create-db.ts';
+import { DEFAULT_CHECKPOINT_PAGES, bulkWriteHolds } from '../../src/db/sqlite-checkpoints.ts';
+import { tempDir } from '../helpers/dialects.ts';
+
+const RESTART_PAGES = 100;
+
+describe('SQLite checkpoints during bulk writes', () => {
+  let dir: string;
+  let file: string;
+  let connection: SQLite.Database;
+
+  beforeEach(() => {
+    dir = tempDir('checkpoints');
+    file = path.join(dir, 'db.sqlite');
+    connection = new SQLite(file);
+    connection.pragma('journal_mode = WAL');
+    connection.pragma('synchronous = NORMAL');
+    connection.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
+    connection.exec('create table rows (id integer primary key, body text not null)');
+  });
+
+  afterEach(() => {
+    connection.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const autocheckpoint = () => connection.pragma('wal_autocheckpoint', { simple: true }) as number;
+  /** Frames in the log since it last started anew (a passive checkpoint answers it, copying them). */
+  const framesInLog = () => (connection.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
+
+  test('the log is copied and restarted by the thread, and the connection checkpoints itself again after', async () => {
+    const hold = bulkWriteHolds(connection, file, { restartPages: RESTART_PAGES, pauseMs: 5 });
+    const release = hold();
+    assert.equal(autocheckpoint(), 0, 'the writer does not checkpoint while bulk writes are held');
+    const insert = connection.prepare('insert into rows (body) values (?)');
+    const body = 'x'.repeat(12_000); // about three pages of 4 KiB
+    const started = Date.now();
+    let written = 0;
+    // Transactions of about 12 pages, for a second at least and until 20 times the restart length.
+    while (Date.now() - started < 1000 || written < 20 * RESTART_PAGES) {
+      connection.transaction(() => {
+        for (let i = 0; i < 4; i += 1) insert.run(body);
+      })();
+      written += 12;
+      await sleep(1);
+    }
+    release();
+    assert.equal(autocheckpoint(), DEFAULT_CHECKPOINT_PAGES);
+    assert.ok(framesInLog() < 5 * RESTART_PAGES, `the log holds ${framesInLog()} frames of about ${written} written: it was not restarted`);
+    assert.equal(connection.prepare('select count(*) from rows').pluck().get(), (written / 12) * 4);
+  });
+
+  test("the database's transactions that read before they write are not refused while the log is restarted", async () => {
+    const db = await createDb(loadConfig({}, { dataDir: dir }), { bulkCheckpoints: { restartPages: 1, pauseMs: 1 } });
+    try {
+      await sql`create table notes (id integer primary key, body text not null)`.execute(db.kysely);
+      const release = db.holdBulkWrites();
+      try {
+        // Each transaction reads, lets the checkpoint thread run, then writes. Begun plainly, one that
+        // found a restart holding the write lock at its first write failed at once.
+        for (let i = 0; i < 200; i += 1) {
+          await db.kysely.transaction().execute(async (trx) => {
+            await sql`select count(*) from notes`.execute(trx);
+            await sleep(1);
+            await sql`insert into notes (body) values (${'x'.repeat(20_000)})`.execute(trx);
+          });
+        }
+      } finally {
+        release();
+      }
+      const { rows } = await sql<{ n: number }>`select count(*) as n from notes`.execute(db.kysely);
+      assert.equal(rows[0]!.n, 200);
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('a thread that cannot run leaves the checkpoints to the connection, in steps of the restart length', async () => {
+    const hold = bulkWriteHolds(connection, path.join(dir, 'missing', 'db.sqlite'), { restartPages: RESTART_PAGES, pauseMs: 5 });
+    const release = hold();
+    const deadline = Date.now() + 10_000;
+    while (autocheckpoint() !== RESTART_PAGES && Date.now() < deadline) await sleep(20);
+    assert.equal(autocheckpoint(), RESTART_PAGES);
+    release();
+    assert.equal(autocheckpoint(), DEFAULT_CHECKPOINT_PAGES);
+  });
+});
