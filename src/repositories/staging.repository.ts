@@ -83,9 +83,16 @@ export async function findStagedFiles(db: Kysely<Database>, teamId: number, ids:
   return found;
 }
 
+export interface BlobFacts {
+  size: number;
+  width: number | null;
+  height: number | null;
+  mediaType: string;
+}
+
 /** Blob facts (size, dimensions) of `hashes`. */
-export async function blobsByHash(db: Kysely<Database>, hashes: string[]) {
-  const byHash = new Map<string, { size: number; width: number | null; height: number | null; mediaType: string }>();
+export async function blobsByHash(db: Kysely<Database>, hashes: string[]): Promise<Map<string, BlobFacts>> {
+  const byHash = new Map<string, BlobFacts>();
   if (hashes.length === 0) return byHash;
   const { rows } = await sql<{ hash: string; size: number | string; width: number | null; height: number | null; media_type: string }>`
     select b.hash, b.size, b.width, b.height, b.media_type

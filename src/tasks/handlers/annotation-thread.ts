@@ -1,10 +1,13 @@
 // Runs inside an annotation thread (see annotation-threads.ts): reads annotation files from the blob
-// store the request names and prepares each one. One store per storage location, kept for the
-// thread's life.
+// store the request names and prepares each one, and on SQLite looks up the facts of the batch's image
+// blobs, a query that would otherwise hold up the task's thread. One store and one database connection
+// per location, kept for the thread's life.
 import { parentPort } from 'node:worker_threads';
 import { mapLimited } from '../../concurrency.ts';
 import type { Config } from '../../config.ts';
+import { type Db, createDb } from '../../db/create-db.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
+import { type BlobFacts, blobsByHash } from '../../repositories/staging.repository.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { createBlobStore } from '../../storage/create-blob-store.ts';
 import { FsBlobStore } from '../../storage/fs-blob-store.ts';
@@ -14,10 +17,13 @@ export interface ThreadRequest {
   id: number;
   config: Config;
   meta: ProjectMeta;
+  /** Annotation files to prepare. */
   hashes: string[];
+  /** Image blobs to look up (SQLite only). */
+  blobHashes: string[];
 }
 
-export type ThreadReply = { id: number; preparations: Preparation[] } | { id: number; error: string };
+export type ThreadReply = { id: number; preparations: Preparation[]; blobs: Map<string, BlobFacts> } | { id: number; error: string };
 
 /** Files read at once by one thread from a store that is not a local folder. */
 const READS_AT_ONCE = 16;
@@ -28,6 +34,14 @@ const READS_AT_ONCE = 16;
 const scratch = Buffer.allocUnsafe(256 * 1024);
 
 const stores = new Map<string, Promise<BlobStore>>();
+
+const databases = new Map<string, Promise<Db>>();
+
+function databaseFor(config: Config): Promise<Db> {
+  let db = databases.get(config.dataDir);
+  if (!db) databases.set(config.dataDir, (db = createDb(config)));
+  return db;
+}
 
 function storeFor(config: Config): Promise<BlobStore> {
   const key = JSON.stringify([config.storageUrl ?? null, config.dataDir]);
@@ -43,9 +57,19 @@ async function prepareAll(request: ThreadRequest): Promise<Preparation[]> {
   return mapLimited(request.hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await store.readBytes(hash), request.meta));
 }
 
+async function lookUpBlobs(request: ThreadRequest): Promise<Map<string, BlobFacts>> {
+  if (request.blobHashes.length === 0) return new Map();
+  return blobsByHash((await databaseFor(request.config)).kysely, request.blobHashes);
+}
+
+async function answer(request: ThreadRequest): Promise<ThreadReply> {
+  const blobs = await lookUpBlobs(request);
+  return { id: request.id, preparations: await prepareAll(request), blobs };
+}
+
 parentPort!.on('message', (request: ThreadRequest) => {
-  prepareAll(request).then(
-    (preparations) => parentPort!.postMessage({ id: request.id, preparations } satisfies ThreadReply),
+  answer(request).then(
+    (reply) => parentPort!.postMessage(reply),
     (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies ThreadReply),
   );
 });

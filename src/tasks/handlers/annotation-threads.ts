@@ -7,11 +7,18 @@ import type { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.ts';
 import { startModuleThread } from '../../threads.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
+import type { BlobFacts } from '../../repositories/staging.repository.ts';
 import type { Preparation } from './annotation-preparation.ts';
 import type { ThreadReply, ThreadRequest } from './annotation-thread.ts';
 
+/** A batch as the threads answer it: its annotations prepared, and the facts of its image blobs. */
+export interface ThreadAnswer {
+  preparations: Preparation[];
+  blobs: Map<string, BlobFacts>;
+}
+
 interface Waiting {
-  resolve(preparations: Preparation[]): void;
+  resolve(answer: ThreadAnswer): void;
   reject(error: Error): void;
 }
 
@@ -34,7 +41,7 @@ class AnnotationThread {
       if (!waiting) return;
       this.#waiting.delete(reply.id);
       if ('error' in reply) waiting.reject(new Error(reply.error));
-      else waiting.resolve(reply.preparations);
+      else waiting.resolve(reply);
     });
     this.#worker.on('error', (error) => this.#fail(error));
     this.#worker.on('exit', (code) => this.#fail(new Error(`an annotation thread exited (code ${code})`)));
@@ -42,12 +49,12 @@ class AnnotationThread {
     this.#worker.unref();
   }
 
-  prepare(config: Config, meta: ProjectMeta, hashes: string[]): Promise<Preparation[]> {
+  prepare(config: Config, meta: ProjectMeta, hashes: string[], blobHashes: string[]): Promise<ThreadAnswer> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
-      this.#worker.postMessage({ id, config, meta, hashes } satisfies ThreadRequest);
+      this.#worker.postMessage({ id, config, meta, hashes, blobHashes } satisfies ThreadRequest);
     });
   }
 
@@ -81,16 +88,17 @@ export class AnnotationThreads {
     return this.#threads.length;
   }
 
-  /** Each annotation's preparation, in the order of `hashes`; rejects when a file cannot be read. */
-  async prepare(config: Config, meta: ProjectMeta, hashes: string[]): Promise<Preparation[]> {
+  /**
+   * Each annotation's preparation, in the order of `hashes`, and the facts of the blobs of
+   * `blobHashes` (on SQLite: the first thread asks its own connection); rejects when a file cannot be
+   * read.
+   */
+  async prepare(config: Config, meta: ProjectMeta, hashes: string[], blobHashes: string[] = []): Promise<ThreadAnswer> {
     const share = Math.ceil(hashes.length / this.#threads.length);
     const parts = await Promise.all(
-      this.#threads.map((thread, i) => {
-        const mine = hashes.slice(i * share, (i + 1) * share);
-        return mine.length > 0 ? thread.prepare(config, meta, mine) : Promise.resolve([]);
-      }),
+      this.#threads.map((thread, i) => thread.prepare(config, meta, hashes.slice(i * share, (i + 1) * share), i === 0 ? blobHashes : [])),
     );
-    return parts.flat();
+    return { preparations: parts.flatMap((p) => p.preparations), blobs: parts[0]!.blobs };
   }
 }
 

@@ -70,15 +70,23 @@ type Slice = { item: ImportItem; index: number }[];
 async function prepareSlice(run: TaskRun, slice: Slice, meta: ProjectMeta, threads: AnnotationThreads | null): Promise<Prepared[]> {
   const annotated = slice.filter((s) => s.item.a);
   const hashes = annotated.map((s) => s.item.a!);
-  // The threads start before the blob query, which waits while a batch commits on SQLite's one
-  // connection: they work through that commit instead of after it.
-  const preparing = threads
-    ? threads.prepare(run.ctx.config, meta, hashes)
-    : mapLimited(hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await run.ctx.blobs.readBytes(hash), meta));
-  // Settled here too, so a failure of the blob query does not leave its rejection unhandled.
-  preparing.catch(() => {});
-  const blobs = await staging.blobsByHash(run.ctx.db.kysely, [...new Set(slice.map((s) => s.item.h))]);
-  const preparations = await preparing;
+  const imageHashes = [...new Set(slice.map((s) => s.item.h))];
+  let preparations: Preparation[];
+  let blobs: Map<string, staging.BlobFacts>;
+  if (threads && run.ctx.db.dialect === 'sqlite') {
+    // On SQLite a thread looks the blobs up too: the query would wait on the task's thread for the
+    // commit before it (one connection), and then hold that thread up.
+    ({ preparations, blobs } = await threads.prepare(run.ctx.config, meta, hashes, imageHashes));
+  } else {
+    // The annotations are prepared while the blobs are looked up.
+    const preparing = threads
+      ? threads.prepare(run.ctx.config, meta, hashes).then((answer) => answer.preparations)
+      : mapLimited(hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await run.ctx.blobs.readBytes(hash), meta));
+    // Settled here too, so a failure of the blob query does not leave its rejection unhandled.
+    preparing.catch(() => {});
+    blobs = await staging.blobsByHash(run.ctx.db.kysely, imageHashes);
+    preparations = await preparing;
+  }
   const byIndex = new Map<number, Preparation>(annotated.map((s, i) => [s.index, preparations[i]!]));
   return slice.map(({ item, index }): Prepared => {
     const blob = blobs.get(item.h);
