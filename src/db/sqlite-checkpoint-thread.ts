@@ -35,11 +35,15 @@ parentPort!.on('message', () => {
 
 while (running) {
   // Passive: copies what the log holds now without stopping the writer, which may append meanwhile.
-  // The log only starts anew once all of it is copied: the restart copies what was appended since
-  // (little) while it holds the writers back.
-  const { log } = checkpoint('PASSIVE');
-  if (log >= restartPages) checkpoint('RESTART');
+  // The log only starts anew once all of it is copied: a second passive copies what was appended
+  // during the first, and the restart what is left (little) while it holds the writers back.
+  if (checkpoint('PASSIVE').log >= restartPages) {
+    checkpoint('PASSIVE');
+    checkpoint('RESTART');
+  }
   await sleep(pauseMs);
 }
+// The last of the bulk writes, copied here rather than in the writer's next commit.
+checkpoint('PASSIVE');
 connection.close();
 parentPort!.close();

@@ -24,8 +24,9 @@ const THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 
 
 /**
  * Counts the holds of bulk writes on `connection` (the database in `file`): while any is held, the
- * checkpoint thread runs and the connection's own checkpoints are off. Should the thread fail, the
- * connection checkpoints itself again, in steps of the thread's restart length.
+ * checkpoint thread runs and the connection's own checkpoints are off, until the thread has ended
+ * after the last hold. Should the thread fail, the connection checkpoints itself again, in steps of
+ * the thread's restart length.
  */
 export function bulkWriteHolds(connection: SQLite.Database, file: string, settings = BULK_CHECKPOINTS): () => () => void {
   let holders = 0;
@@ -38,15 +39,26 @@ export function bulkWriteHolds(connection: SQLite.Database, file: string, settin
     started.on('error', () => {
       if (thread === started) connection.pragma(`wal_autocheckpoint = ${settings.restartPages}`);
     });
+    started.on('exit', () => {
+      if (thread === started) thread = null;
+    });
     // It never keeps the process alive: an exit in the middle of a checkpoint loses nothing.
     started.unref();
     thread = started;
   };
 
+  const checkpointItself = () => {
+    if (holders === 0 && connection.open) connection.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
+  };
+
   const stop = () => {
-    thread?.postMessage('stop');
+    const stopping = thread;
     thread = null;
-    connection.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
+    if (!stopping) return checkpointItself();
+    // The connection checkpoints itself again once the thread has copied what is left (it ends with
+    // that), unless bulk writes started again meanwhile.
+    stopping.once('exit', checkpointItself);
+    stopping.postMessage('stop');
   };
 
   return () => {
