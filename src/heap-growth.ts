@@ -13,6 +13,7 @@
 // collection follows each large import request, and one starts each large import task.
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { CountedHold } from './counted-hold.ts';
 
 /** Items of an import task from which an import counts as large. */
 export const LARGE_IMPORT = 10_000;
@@ -26,7 +27,6 @@ export const LARGE_IMPORT_BODY_BYTES = 1024 * 1024;
 const RELEASE_AFTER_MS = 10_000;
 
 let tightPercent = 0;
-let holders = 0;
 let release: NodeJS.Timeout | undefined;
 
 /** The growth (in percent) to hold the heap to during large imports; 0 leaves V8's own factor always. */
@@ -34,24 +34,22 @@ export function configureHeapGrowth(percent: number): void {
   tightPercent = percent;
 }
 
-/**
- * Holds the heap's growth to the configured percent until the answer is called (once; later calls do
- * nothing). The V8 flag is process-wide and read at each full collection: the first of overlapping
- * holds sets it, and it is reset RELEASE_AFTER_MS after the last one ends.
- */
+// The V8 flag is process-wide and read at each full collection: the first of overlapping holds sets
+// it, and it is reset RELEASE_AFTER_MS after the last one ends.
+const heapGrowth = new CountedHold(
+  () => {
+    clearTimeout(release);
+    v8.setFlagsFromString(`--heap-growing-percent=${tightPercent}`);
+  },
+  () => {
+    release = setTimeout(() => v8.setFlagsFromString('--heap-growing-percent=0'), RELEASE_AFTER_MS);
+    release.unref();
+  },
+);
+
+/** Holds the heap's growth to the configured percent until the answer is called (once). */
 export function holdHeapGrowth(): () => void {
-  if (tightPercent === 0) return () => {};
-  clearTimeout(release);
-  if (holders++ === 0) v8.setFlagsFromString(`--heap-growing-percent=${tightPercent}`);
-  let held = true;
-  return () => {
-    if (!held) return;
-    held = false;
-    if (--holders === 0) {
-      release = setTimeout(() => v8.setFlagsFromString('--heap-growing-percent=0'), RELEASE_AFTER_MS);
-      release.unref();
-    }
-  };
+  return tightPercent === 0 ? () => {} : heapGrowth.hold();
 }
 
 let fullCollection: (() => void) | undefined;
@@ -66,19 +64,4 @@ export function collectGarbage(): void {
     fullCollection = vm.runInNewContext('gc') as () => void;
   }
   fullCollection();
-}
-
-/**
- * Runs `work` under holdHeapGrowth when `size` (an import task's items) reaches LARGE_IMPORT, after a
- * full collection of what came before it (the request that planned it, the input just read).
- */
-export async function withHeapGrowthFor<T>(size: number, work: () => Promise<T>): Promise<T> {
-  if (size < LARGE_IMPORT) return work();
-  const done = holdHeapGrowth();
-  collectGarbage();
-  try {
-    return await work();
-  } finally {
-    done();
-  }
 }

@@ -74,9 +74,8 @@ function withStatementCache(connection: SQLite.Database): SqliteDatabase {
  * A transaction begun plainly takes it at its first write, and if it has read before and finds the lock
  * held by another process (an `annostore worker` beside `annostore serve`, a CLI call) or by the
  * checkpoint thread's restart of the log, it fails at once with SQLITE_BUSY: SQLite cannot wait there
- * without risking a deadlock. Begun immediately, it waits
- * (up to busy_timeout) instead. Within the process nothing changes: its one connection runs one
- * transaction at a time anyway.
+ * without risking a deadlock. Begun immediately, it waits (up to busy_timeout) instead. Within the
+ * process nothing changes: its one connection runs one transaction at a time anyway.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {

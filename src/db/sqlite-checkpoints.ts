@@ -5,6 +5,7 @@
 // does not.
 import type SQLite from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
+import { CountedHold } from '../counted-hold.ts';
 import { startModuleThread } from '../threads.ts';
 import type { CheckpointThreadData } from './sqlite-checkpoint-thread.ts';
 
@@ -29,7 +30,6 @@ const THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 
  * the thread's restart length.
  */
 export function bulkWriteHolds(connection: SQLite.Database, file: string, settings = BULK_CHECKPOINTS): () => () => void {
-  let holders = 0;
   let thread: Worker | null = null;
 
   const start = () => {
@@ -48,7 +48,7 @@ export function bulkWriteHolds(connection: SQLite.Database, file: string, settin
   };
 
   const checkpointItself = () => {
-    if (holders === 0 && connection.open) connection.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
+    if (!holds.held && connection.open) connection.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
   };
 
   const stop = () => {
@@ -61,13 +61,6 @@ export function bulkWriteHolds(connection: SQLite.Database, file: string, settin
     stopping.postMessage('stop');
   };
 
-  return () => {
-    if (holders++ === 0) start();
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      if (--holders === 0) stop();
-    };
-  };
+  const holds = new CountedHold(start, stop);
+  return () => holds.hold();
 }

@@ -14,7 +14,7 @@ import * as staging from '../../repositories/staging.repository.ts';
 import * as tags from '../../repositories/tags.repository.ts';
 import type { ImportItem } from '../../repositories/import.repository.ts';
 import type { ImportInput } from '../../services/import.service.ts';
-import { LARGE_IMPORT, withHeapGrowthFor } from '../../heap-growth.ts';
+import { LARGE_IMPORT, collectGarbage, holdHeapGrowth } from '../../heap-growth.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
 import { type AnnotationThreads, annotationThreads } from './annotation-threads.ts';
@@ -277,11 +277,17 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
 export const importHandler: TaskHandler = async (run) => {
   const input = run.input as ImportInput;
   const items = await importRepo.loadPlan(run.ctx.db.kysely, run.taskId);
-  const releaseWrites = items.length >= LARGE_IMPORT ? run.ctx.db.holdBulkWrites() : () => {};
+  if (items.length < LARGE_IMPORT) return importItems(run, input, items);
+  // A large import: the heap held tight (see heap-growth.ts) after a full collection of what came
+  // before it (the request that planned it, the plan just read), and the database told of its writes.
+  const releaseHeap = holdHeapGrowth();
+  const releaseWrites = run.ctx.db.holdBulkWrites();
+  collectGarbage();
   try {
-    await withHeapGrowthFor(items.length, () => importItems(run, input, items));
+    await importItems(run, input, items);
   } finally {
     releaseWrites();
+    releaseHeap();
   }
 };
 
