@@ -601,6 +601,19 @@ describe('detect and planProject', () => {
     assert.deepEqual(plan.ignored, ['b/notes.txt', 'a/img/z.svg', 'a/img/deeper/q.jpg', 'README.md']);
   });
 
+  test('datasets whose names share a beginning, their files interleaved and out of order', () => {
+    const plan = planProject(['meta.json', 'ab/img/2.png', 'a/img/2.png', 'ab/ann/1.png.json', 'a/ann/2.png.json', 'ab/img/1.png', 'a/img/1.png', 'img/x.png']);
+    assert.deepEqual(
+      plan.datasets.map((d) => ({ name: d.name, images: d.images.map((i) => [i.imagePath, i.annotationPath]) })),
+      [
+        { name: 'a', images: [['a/img/1.png', null], ['a/img/2.png', 'a/ann/2.png.json']] },
+        { name: 'ab', images: [['ab/img/1.png', 'ab/ann/1.png.json'], ['ab/img/2.png', null]] },
+        { name: 'img', images: [['img/x.png', null]] },
+      ],
+    );
+    assert.deepEqual(plan.ignored, []);
+  });
+
   test('meta.json wins over classes.json, which is then ignored', () => {
     const plan = planProject(['classes.json', 'meta.json', 'ds/img/a.gif']);
     assert.equal(plan.metaPath, 'meta.json');
