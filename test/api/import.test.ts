@@ -199,6 +199,7 @@ for (const dialect of dialects) {
         ['NUL', { project: { id: null, title: 'x' }, preset: 2, files: [{ ...image, path: 'city/z\u0000.png' }] }, 400],
         ['unknown hash', { project: { id: null, title: 'x' }, preset: 2, files: [{ hash: hashOf(Buffer.from('never uploaded')), path: 'd/z.png' }] }, 400],
         ['malformed hash', { project: { id: null, title: 'x' }, preset: 2, files: [{ hash: 'abc', path: 'd/z.png' }] }, 400],
+        ['one path twice', { project: { id: null, title: 'x' }, preset: 2, files: [{ ...image, path: 'd/z.png' }, { ...image, path: 'd/z.png' }] }, 400],
         ['one name twice in a dataset', { project: { id: null, title: 'x' }, preset: 2, files: [{ ...image, path: 'd/z.png' }, { ...image, path: 'd/img/z.png' }] }, 400],
         ['unknown fileId', { project: { id: null, title: 'x' }, preset: 1, files: [...files.filter((f) => f.path !== 'meta.json'), { fileId: 'f_nope', path: 'meta.json' }] }, 400],
         ['preset 9', { project: { id: null, title: 'x' }, preset: 9, files }, 400],
