@@ -22,7 +22,10 @@ const meta = {
 };
 const asJson = (value: unknown) => Buffer.from(JSON.stringify(value));
 
-/** 40 images in two datasets; every seventh annotation has a polygon of two points, so it fails. */
+/**
+ * 40 images in two datasets; every seventh annotation has a polygon of two points, so it fails, and
+ * every fourth has no tags.
+ */
 async function project(): Promise<ProjectFile[]> {
   const files: ProjectFile[] = [{ path: 'meta.json', type: 'class', content: asJson(meta) }];
   for (let i = 0; i < 40; i += 1) {
@@ -35,7 +38,8 @@ async function project(): Promise<ProjectFile[]> {
       type: 'annotation',
       content: asJson({
         description: `image ${i} ☃`,
-        tags: [{ name: 'weather', value: i % 3 === 0 ? 'rain' : 'sun' }],
+        // Every fourth image has no tag at all, nor has its car.
+        tags: i % 4 === 2 ? [] : [{ name: 'weather', value: i % 3 === 0 ? 'rain' : 'sun' }],
         size: { width: 20 + i, height: 10 + i },
         objects: [
           { classTitle: 'car', description: 'a "car"', tags: i % 2 ? [{ name: 'occluded', value: null }] : [], bitmap: null, points: { exterior, interior: [] } },

@@ -7,11 +7,12 @@ import { mapLimited } from '../../concurrency.ts';
 import type { Config } from '../../config.ts';
 import { type Db, createDb } from '../../db/create-db.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
-import { type BlobFacts, blobsByHash } from '../../repositories/staging.repository.ts';
+import { blobsByHash } from '../../repositories/staging.repository.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { createBlobStore } from '../../storage/create-blob-store.ts';
 import { FsBlobStore } from '../../storage/fs-blob-store.ts';
 import { type Preparation, prepareAnnotation } from './annotation-preparation.ts';
+import { type PackedPreparations, packFacts, packPreparations } from './thread-replies.ts';
 
 export interface ThreadRequest {
   id: number;
@@ -23,7 +24,8 @@ export interface ThreadRequest {
   blobHashes: string[];
 }
 
-export type ThreadReply = { id: number; preparations: Preparation[]; blobs: Map<string, BlobFacts> } | { id: number; error: string };
+/** `blobs`: the facts of `blobHashes`, packed (thread-replies.ts). */
+export type ThreadReply = { id: number; preparations: PackedPreparations; blobs: Float64Array } | { id: number; error: string };
 
 /** Files read at once by one thread from a store that is not a local folder. */
 const READS_AT_ONCE = 16;
@@ -57,14 +59,14 @@ async function prepareAll(request: ThreadRequest): Promise<Preparation[]> {
   return mapLimited(request.hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await store.readBytes(hash), request.meta));
 }
 
-async function lookUpBlobs(request: ThreadRequest): Promise<Map<string, BlobFacts>> {
-  if (request.blobHashes.length === 0) return new Map();
-  return blobsByHash((await databaseFor(request.config)).kysely, request.blobHashes);
+async function lookUpBlobs(request: ThreadRequest): Promise<Float64Array> {
+  if (request.blobHashes.length === 0) return new Float64Array(0);
+  return packFacts(request.blobHashes, await blobsByHash((await databaseFor(request.config)).kysely, request.blobHashes));
 }
 
 async function answer(request: ThreadRequest): Promise<ThreadReply> {
   const blobs = await lookUpBlobs(request);
-  return { id: request.id, preparations: await prepareAll(request), blobs };
+  return { id: request.id, preparations: packPreparations(await prepareAll(request)), blobs };
 }
 
 parentPort!.on('message', (request: ThreadRequest) => {

@@ -7,18 +7,18 @@ import type { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.ts';
 import { startModuleThread } from '../../threads.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
-import type { BlobFacts } from '../../repositories/staging.repository.ts';
 import type { Preparation } from './annotation-preparation.ts';
 import type { ThreadReply, ThreadRequest } from './annotation-thread.ts';
+import { type ImageFacts, unpackFacts, unpackPreparations } from './thread-replies.ts';
 
 /** A batch as the threads answer it: its annotations prepared, and the facts of its image blobs. */
 export interface ThreadAnswer {
   preparations: Preparation[];
-  blobs: Map<string, BlobFacts>;
+  blobs: Map<string, ImageFacts>;
 }
 
 interface Waiting {
-  resolve(answer: ThreadAnswer): void;
+  resolve(reply: Extract<ThreadReply, { preparations: unknown }>): void;
   reject(error: Error): void;
 }
 
@@ -53,7 +53,10 @@ class AnnotationThread {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#waiting.set(id, { resolve, reject });
+      this.#waiting.set(id, {
+        resolve: (reply) => resolve({ preparations: unpackPreparations(reply.preparations), blobs: unpackFacts(blobHashes, reply.blobs) }),
+        reject,
+      });
       this.#worker.postMessage({ id, config, meta, hashes, blobHashes } satisfies ThreadRequest);
     });
   }
