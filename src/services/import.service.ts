@@ -251,28 +251,33 @@ export async function startImport(ctx: Context, principal: Principal, request: I
   const { byPath, staged } = checked;
   const plan = await makePlan(ctx, principal.teamId, request, checked);
 
-  // Every image must come by hash, every annotation by an uploaded annotation file.
+  // Every image must come by hash, every annotation by an uploaded annotation file. The hashes of each
+  // planned image and of its annotation, in the plan's order, are kept for the task's plan.
+  const imageHashes: string[] = [];
+  const annotationHashes: (string | null)[] = [];
   for (const d of plan.datasets) {
     for (const image of d.images) {
       const file = byPath.get(image.imagePath)!;
       if (!file.hash) throw fail(`${image.imagePath} is an image and must be given by hash`, image.imagePath);
+      imageHashes.push(file.hash);
+      let annotation = image.annotationHash ?? null;
       if (image.annotationPath) {
         const ann = byPath.get(image.annotationPath)!;
         const stagedAnn = ann.fileId ? staged.get(ann.fileId) : undefined;
         if (!stagedAnn || stagedAnn.kind !== 'annotation') {
           throw fail(`${image.annotationPath} must be an uploaded annotation file (fileId)`, image.annotationPath);
         }
+        annotation ??= stagedAnn.hash;
       }
+      annotationHashes.push(annotation);
     }
   }
-  const imageCount = plan.datasets.reduce((n, d) => n + d.images.length, 0);
-  if (imageCount === 0) {
+  if (imageHashes.length === 0) {
     const first = plan.warnings[0];
     throw fail(`the import holds no image${first ? `; first problem: ${first.path}: ${first.message}` : ''}`, 'files');
   }
   if (request.project.id === null && !request.project.title?.trim()) throw fail('a new project needs a title', 'project.title');
 
-  const imageHashes = plan.datasets.flatMap((d) => d.images.map((i) => byPath.get(i.imagePath)!.hash!));
   const size = (await staging.totalBlobSize(db, imageHashes)) + [...staged.values()].reduce((n, s) => n + s.size, 0);
 
   const taskId = await db.transaction().execute(async (trx) => {
@@ -288,8 +293,8 @@ export async function startImport(ctx: Context, principal: Principal, request: I
     for (const d of plan.datasets) {
       const datasetId = await targetDataset(trx, projectId, d.title, datasetMeta);
       for (const image of d.images) {
-        const annotation = image.annotationHash ?? (image.annotationPath ? staged.get(byPath.get(image.annotationPath)!.fileId!)!.hash : null);
-        items.push({ d: datasetId, n: image.name, h: byPath.get(image.imagePath)!.hash!, a: annotation, p: image.imagePath });
+        const k = items.length;
+        items.push({ d: datasetId, n: image.name, h: imageHashes[k]!, a: annotationHashes[k]!, p: image.imagePath });
       }
     }
     const input: ImportInput = {
