@@ -140,6 +140,16 @@ test('a file the scanner takes is prepared from the scan, with the same result',
   assert.deepEqual(prepareAnnotation(bytes, meta), { annotation: { ...scanned, imageTags: [], objectTags: [] } });
 });
 
+test('objects with many holes, each after one with more, are scanned as the general path reads them', () => {
+  const meta = metaOf(SHAPES);
+  const ring = (k: number) => [[k, 0], [k + 1, 0.5], [k, 1.25]];
+  const polygon = (holes: number) => ({ classTitle: 'car', points: { exterior: [[0, 0], [200, 0], [0, 200]], interior: Array.from({ length: holes }, (_, k) => ring(k)) } });
+  const bytes = Buffer.from(JSON.stringify({ size: { width: 640, height: 480 }, objects: [polygon(100), polygon(3), polygon(70), polygon(0)] }));
+  const scanned = scanAnnotation(bytes, new ScanClasses(new Map(SHAPES)));
+  assert.ok(scanned);
+  assert.deepEqual(scanned, general(bytes, meta));
+});
+
 test('the scanner leaves tags, bitmaps, escapes, unusual numbers and every bad file to the general path', () => {
   const classes = new ScanClasses(new Map(SHAPES));
   const polygon = (points: string, extra = '') => `{"size":{"width":9,"height":9},"objects":[{"classTitle":"car","points":{"exterior":${points}}${extra}}]}`;
