@@ -24,11 +24,21 @@ export interface ThreadRequest {
   blobHashes: string[];
 }
 
-/** `blobs`: the facts of `blobHashes`, packed (thread-replies.ts). */
-export type ThreadReply = { id: number; preparations: PackedPreparations; blobs: Float64Array } | { id: number; error: string };
+/**
+ * A part of the answer to request `id`: the preparations of its next files, and in the first part the
+ * facts of `blobHashes` (packed, see thread-replies.ts); `last` ends the answer. Or why it failed.
+ */
+export type ThreadReply = { id: number; preparations: PackedPreparations; blobs: Float64Array; last: boolean } | { id: number; error: string };
 
 /** Files read at once by one thread from a store that is not a local folder. */
 const READS_AT_ONCE = 16;
+/**
+ * Files prepared for one message. A part's text is all the thread holds, and it is passed on before
+ * the young generation fills. A whole batch's text, held until the batch was done, outlived it: in an
+ * import of 100,000 images the thread's heap was collected in full 25 times and its young generation
+ * took 474 ms; in parts of 100, 4 times and 222 ms.
+ */
+const FILES_PER_PART = 100;
 /**
  * A local folder's files are read one after another into this buffer (prepareAnnotation keeps
  * nothing of the bytes it is given); one larger gets a buffer of its own.
@@ -52,11 +62,10 @@ function storeFor(config: Config): Promise<BlobStore> {
   return store;
 }
 
-async function prepareAll(request: ThreadRequest): Promise<Preparation[]> {
-  const store = await storeFor(request.config);
+async function prepareAll(store: BlobStore, hashes: string[], meta: ProjectMeta): Promise<Preparation[]> {
   // Blocking is free here: this thread has nothing else to do meanwhile.
-  if (store instanceof FsBlobStore) return request.hashes.map((hash) => prepareAnnotation(store.readBytesSync(hash, scratch), request.meta));
-  return mapLimited(request.hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await store.readBytes(hash), request.meta));
+  if (store instanceof FsBlobStore) return hashes.map((hash) => prepareAnnotation(store.readBytesSync(hash, scratch), meta));
+  return mapLimited(hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await store.readBytes(hash), meta));
 }
 
 async function lookUpBlobs(request: ThreadRequest): Promise<Float64Array> {
@@ -64,14 +73,22 @@ async function lookUpBlobs(request: ThreadRequest): Promise<Float64Array> {
   return packFacts(request.blobHashes, await blobsByHash((await databaseFor(request.config)).kysely, request.blobHashes));
 }
 
-async function answer(request: ThreadRequest): Promise<ThreadReply> {
-  const blobs = await lookUpBlobs(request);
-  return { id: request.id, preparations: packPreparations(await prepareAll(request)), blobs };
+/** Answers `request` in parts of FILES_PER_PART files (one part when it has none). */
+async function answer(request: ThreadRequest, post: (reply: ThreadReply) => void): Promise<void> {
+  let blobs = await lookUpBlobs(request);
+  const store = await storeFor(request.config);
+  const { id, hashes, meta } = request;
+  for (let start = 0; start === 0 || start < hashes.length; start += FILES_PER_PART) {
+    const preparations = packPreparations(await prepareAll(store, hashes.slice(start, start + FILES_PER_PART), meta));
+    post({ id, preparations, blobs, last: start + FILES_PER_PART >= hashes.length });
+    blobs = NO_FACTS;
+  }
 }
 
+const NO_FACTS = new Float64Array(0);
+
 parentPort!.on('message', (request: ThreadRequest) => {
-  answer(request).then(
-    (reply) => parentPort!.postMessage(reply),
-    (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies ThreadReply),
+  answer(request, (reply) => parentPort!.postMessage(reply)).catch((error: unknown) =>
+    parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies ThreadReply),
   );
 });

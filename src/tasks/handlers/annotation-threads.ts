@@ -9,7 +9,7 @@ import { startModuleThread } from '../../threads.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
 import type { Preparation } from './annotation-preparation.ts';
 import type { ThreadReply, ThreadRequest } from './annotation-thread.ts';
-import { type ImageFacts, unpackFacts, unpackPreparations } from './thread-replies.ts';
+import { type ImageFacts, type PackedPreparations, unpackFacts, unpackPreparations } from './thread-replies.ts';
 
 /** A batch as the threads answer it: its annotations prepared, and the facts of its image blobs. */
 export interface ThreadAnswer {
@@ -17,8 +17,12 @@ export interface ThreadAnswer {
   blobs: Map<string, ImageFacts>;
 }
 
+/** A request whose answer is still coming: the parts so far. */
 interface Waiting {
-  resolve(reply: Extract<ThreadReply, { preparations: unknown }>): void;
+  blobHashes: string[];
+  parts: PackedPreparations[];
+  blobs: Float64Array | null;
+  resolve(answer: ThreadAnswer): void;
   reject(error: Error): void;
 }
 
@@ -39,9 +43,16 @@ class AnnotationThread {
     this.#worker.on('message', (reply: ThreadReply) => {
       const waiting = this.#waiting.get(reply.id);
       if (!waiting) return;
+      if ('error' in reply) {
+        this.#waiting.delete(reply.id);
+        waiting.reject(new Error(reply.error));
+        return;
+      }
+      waiting.parts.push(reply.preparations);
+      waiting.blobs ??= reply.blobs;
+      if (!reply.last) return;
       this.#waiting.delete(reply.id);
-      if ('error' in reply) waiting.reject(new Error(reply.error));
-      else waiting.resolve(reply);
+      waiting.resolve({ preparations: waiting.parts.flatMap(unpackPreparations), blobs: unpackFacts(waiting.blobHashes, waiting.blobs) });
     });
     this.#worker.on('error', (error) => this.#fail(error));
     this.#worker.on('exit', (code) => this.#fail(new Error(`an annotation thread exited (code ${code})`)));
@@ -53,10 +64,7 @@ class AnnotationThread {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#waiting.set(id, {
-        resolve: (reply) => resolve({ preparations: unpackPreparations(reply.preparations), blobs: unpackFacts(blobHashes, reply.blobs) }),
-        reject,
-      });
+      this.#waiting.set(id, { blobHashes, parts: [], blobs: null, resolve, reject });
       this.#worker.postMessage({ id, config, meta, hashes, blobHashes } satisfies ThreadRequest);
     });
   }
