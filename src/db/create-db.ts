@@ -1,7 +1,6 @@
 // Opens the database the Config names: SQLite (better-sqlite3, WAL) in DATA_DIR by default, PostgreSQL
 // (pg) when DATABASE_URL is set. Dialect differences stay in this folder.
 import fs from 'node:fs';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteDialectConfig, SqliteDriver, sql } from 'kysely';
 import pg from 'pg';
@@ -9,6 +8,7 @@ import type { Config } from '../config.ts';
 import { PostgresChangeStamp, reportingStatements } from './pg-changes.ts';
 import { copyOut } from './pg-copy.ts';
 import { SqliteChangeStamp } from './sqlite-changes.ts';
+import { sqliteFile } from './sqlite-file.ts';
 import { BULK_CHECKPOINTS, type BulkCheckpoints, bulkWriteHolds } from './sqlite-checkpoints.ts';
 import type { Database } from './types.ts';
 
@@ -98,7 +98,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
 function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS): Db {
   fs.mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, 'annostore.sqlite');
+  const file = sqliteFile(dataDir);
   const connection = new SQLite(file);
   // An image row carries its objects (a few kilobytes): 8 KiB pages hold two of them where 4 KiB pages
   // hold one, so a page of annotations reads half the pages. It applies to a new database only (set

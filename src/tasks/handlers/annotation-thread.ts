@@ -5,9 +5,8 @@
 import { parentPort } from 'node:worker_threads';
 import { mapLimited } from '../../concurrency.ts';
 import type { Config } from '../../config.ts';
-import { type Db, createDb } from '../../db/create-db.ts';
+import { SqliteBlobFacts } from '../../db/sqlite-blob-facts.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
-import { blobsByHash } from '../../repositories/staging.repository.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { createBlobStore } from '../../storage/create-blob-store.ts';
 import { FsBlobStore } from '../../storage/fs-blob-store.ts';
@@ -47,11 +46,11 @@ const scratch = Buffer.allocUnsafe(256 * 1024);
 
 const stores = new Map<string, Promise<BlobStore>>();
 
-const databases = new Map<string, Promise<Db>>();
+const databases = new Map<string, SqliteBlobFacts>();
 
-function databaseFor(config: Config): Promise<Db> {
+function databaseFor(config: Config): SqliteBlobFacts {
   let db = databases.get(config.dataDir);
-  if (!db) databases.set(config.dataDir, (db = createDb(config)));
+  if (!db) databases.set(config.dataDir, (db = new SqliteBlobFacts(config.dataDir)));
   return db;
 }
 
@@ -68,14 +67,14 @@ async function prepareAll(store: BlobStore, hashes: string[], meta: ProjectMeta)
   return mapLimited(hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await store.readBytes(hash), meta));
 }
 
-async function lookUpBlobs(request: ThreadRequest): Promise<Float64Array> {
-  if (request.blobHashes.length === 0) return new Float64Array(0);
-  return packFacts(request.blobHashes, await blobsByHash((await databaseFor(request.config)).kysely, request.blobHashes));
+function lookUpBlobs(request: ThreadRequest): Float64Array {
+  if (request.blobHashes.length === 0) return NO_FACTS;
+  return packFacts(request.blobHashes, databaseFor(request.config).lookUp(request.blobHashes));
 }
 
 /** Answers `request` in parts of FILES_PER_PART files (one part when it has none). */
 async function answer(request: ThreadRequest, post: (reply: ThreadReply) => void): Promise<void> {
-  let blobs = await lookUpBlobs(request);
+  let blobs = lookUpBlobs(request);
   const store = await storeFor(request.config);
   const { id, hashes, meta } = request;
   for (let start = 0; start === 0 || start < hashes.length; start += FILES_PER_PART) {
