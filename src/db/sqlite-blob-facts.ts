@@ -11,11 +11,17 @@ export class SqliteBlobFacts {
 
   constructor(dataDir: string) {
     this.#connection = new SQLite(sqliteFile(dataDir), { fileMustExist: true });
-    this.#connection.pragma('busy_timeout = 5000');
-    // The rows as one JSON text, each named by its place in the list (see jsonRowsOf in dialect.ts).
-    this.#statement = this.#connection
-      .prepare<[string], string>('select json_group_array(json_array(l.key, b.size, b.width, b.height)) from json_each(?) as l join blobs b on b.hash = l.value')
-      .pluck();
+    try {
+      this.#connection.pragma('busy_timeout = 5000');
+      // The rows as one JSON text, each named by its place in the list (see jsonRowsOf in dialect.ts).
+      this.#statement = this.#connection
+        .prepare<[string], string>('select json_group_array(json_array(l.key, b.size, b.width, b.height)) from json_each(?) as l join blobs b on b.hash = l.value')
+        .pluck();
+    } catch (error) {
+      // A database without its tables yet: no connection is left open for the next try.
+      this.#connection.close();
+      throw error;
+    }
   }
 
   /** The facts of the stored blobs among `hashes`, by hash. */
