@@ -2,7 +2,7 @@
 // database: through better-sqlite3 alone. A thread that loaded Kysely and pg for this one statement
 // answered its first batch about 190 ms later, and a large import waits for that first batch.
 import SQLite from 'better-sqlite3';
-import type { ImageFacts } from '../tasks/handlers/thread-replies.ts';
+import type { ImageFacts } from '../repositories/staging.repository.ts';
 import { sqliteFile } from './sqlite-file.ts';
 
 export class SqliteBlobFacts {

@@ -99,6 +99,9 @@ export interface BlobFacts {
   mediaType: string;
 }
 
+/** What an import reads of an image blob. */
+export type ImageFacts = Pick<BlobFacts, 'size' | 'width' | 'height'>;
+
 /** Blob facts (size, dimensions) of `hashes`. */
 export async function blobsByHash(db: Kysely<Database>, hashes: string[]): Promise<Map<string, BlobFacts>> {
   const byHash = new Map<string, BlobFacts>();

@@ -67,6 +67,8 @@ async function prepareAll(store: BlobStore, hashes: string[], meta: ProjectMeta)
   return mapLimited(hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await store.readBytes(hash), meta));
 }
 
+const NO_FACTS = new Float64Array(0);
+
 function lookUpBlobs(request: ThreadRequest): Float64Array {
   if (request.blobHashes.length === 0) return NO_FACTS;
   return packFacts(request.blobHashes, databaseFor(request.config).lookUp(request.blobHashes));
@@ -83,8 +85,6 @@ async function answer(request: ThreadRequest, post: (reply: ThreadReply) => void
     blobs = NO_FACTS;
   }
 }
-
-const NO_FACTS = new Float64Array(0);
 
 parentPort!.on('message', (request: ThreadRequest) => {
   answer(request, (reply) => parentPort!.postMessage(reply)).catch((error: unknown) =>

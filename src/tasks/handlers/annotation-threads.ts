@@ -9,7 +9,8 @@ import { startModuleThread } from '../../threads.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
 import type { Preparation } from './annotation-preparation.ts';
 import type { ThreadReply, ThreadRequest } from './annotation-thread.ts';
-import { type ImageFacts, type PackedPreparations, unpackFacts, unpackPreparations } from './thread-replies.ts';
+import type { ImageFacts } from '../../repositories/staging.repository.ts';
+import { type PackedPreparations, unpackFacts, unpackPreparations } from './thread-replies.ts';
 
 /** A batch as the threads answer it: its annotations prepared, and the facts of its image blobs. */
 export interface ThreadAnswer {

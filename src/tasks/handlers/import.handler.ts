@@ -18,7 +18,6 @@ import { LARGE_IMPORT, collectGarbage, holdHeapGrowth } from '../../heap-growth.
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
 import { type AnnotationThreads, annotationThreads } from './annotation-threads.ts';
-import type { ImageFacts } from './thread-replies.ts';
 
 /** Annotation files read and parsed at once. */
 const READS_AT_ONCE = 32;
@@ -73,7 +72,7 @@ async function prepareSlice(run: TaskRun, slice: Slice, meta: ProjectMeta, threa
   const hashes = annotated.map((s) => s.item.a!);
   const imageHashes = [...new Set(slice.map((s) => s.item.h))];
   let preparations: Preparation[];
-  let blobs: Map<string, ImageFacts>;
+  let blobs: Map<string, staging.ImageFacts>;
   if (threads && run.ctx.db.dialect === 'sqlite') {
     // On SQLite a thread looks the blobs up too: the query would wait on the task's thread for the
     // commit before it (one connection), and then hold that thread up.
