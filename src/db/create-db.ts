@@ -107,6 +107,12 @@ function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS): Db {
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
+  // A statement that writes many rows inside a transaction (a batch of an import inserts a thousand
+  // images in one) keeps the pages it changes in a statement journal, which SQLite spills to a file in
+  // /var/tmp past 64 KiB: for an import of 100,000 images, 100,000 writes of a page each. In memory it
+  // holds at most the pages one statement changes (a few megabytes, freed when it ends). Our other
+  // temporary structures (IN lists, the rows of one page of a listing) are small.
+  connection.pragma('temp_store = MEMORY');
   // A second process (an `annostore worker`, a CLI call) may hold the write lock for a moment.
   connection.pragma('busy_timeout = 5000');
   const changes = new SqliteChangeStamp(connection);

@@ -9,7 +9,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
 import { createDb } from '../../src/db/create-db.ts';
-import { DEFAULT_CHECKPOINT_PAGES, bulkWriteHolds } from '../../src/db/sqlite-checkpoints.ts';
+import { BULK_CACHE_KIB, DEFAULT_CHECKPOINT_PAGES, bulkWriteHolds } from '../../src/db/sqlite-checkpoints.ts';
 import { tempDir } from '../helpers/dialects.ts';
 
 const RESTART_PAGES = 100;
@@ -43,6 +43,7 @@ describe('SQLite checkpoints during bulk writes', () => {
   });
 
   const autocheckpoint = () => connection.pragma('wal_autocheckpoint', { simple: true }) as number;
+  const cacheSize = () => connection.pragma('cache_size', { simple: true }) as number;
   /** Frames in the log since it last started anew (a passive checkpoint answers it, copying them). */
   const framesInLog = () => (connection.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
 
@@ -68,6 +69,29 @@ describe('SQLite checkpoints during bulk writes', () => {
     // Once the thread has copied the rest and ended, the connection checkpoints itself again.
     await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
     assert.equal(connection.prepare('select count(*) from rows').pluck().get(), (written / 12) * 4);
+  });
+
+  test('the writer keeps more pages in memory while any hold lasts, and gives them back after the last', async () => {
+    connection.pragma('cache_size = -3000');
+    const hold = bulkWriteHolds(connection, file, { restartPages: RESTART_PAGES, pauseMs: 5 });
+    const first = hold();
+    const second = hold();
+    assert.equal(cacheSize(), -BULK_CACHE_KIB);
+    first();
+    assert.equal(cacheSize(), -BULK_CACHE_KIB, 'one hold is still in place');
+    second();
+    assert.equal(cacheSize(), -3000);
+    await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
+  });
+
+  test('the database keeps statement journals and temporary tables in memory', async () => {
+    const db = await createDb(loadConfig({}, { dataDir: dir }));
+    try {
+      const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(db.kysely);
+      assert.equal(rows[0]!.temp_store, 2);
+    } finally {
+      await db.close();
+    }
   });
 
   test("the database's transactions that read before they write are not refused while the log is restarted", async () => {
