@@ -32,8 +32,9 @@ export interface Db {
   readonly copyOut?: (statement: CompiledQuery) => Promise<Buffer[]>;
   /**
    * Marks a long run of write transactions (a large import) until the answer is called. SQLite then
-   * checkpoints its write-ahead log from a thread of its own (sqlite-checkpoints.ts), not in the
-   * writer's commits. PostgreSQL: nothing to do.
+   * checkpoints its write-ahead log from a thread of its own, not in the writer's commits, and the
+   * writer keeps more pages and its statement journals in memory (sqlite-checkpoints.ts). PostgreSQL:
+   * nothing to do.
    */
   holdBulkWrites(): () => void;
   /** Answers when the database answers; used by /healthz. */
@@ -107,12 +108,6 @@ function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS): Db {
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
-  // A statement that writes many rows inside a transaction (a batch of an import inserts a thousand
-  // images in one) keeps the pages it changes in a statement journal, which SQLite spills to a file in
-  // /var/tmp past 64 KiB: for an import of 100,000 images, 100,000 writes of a page each. In memory it
-  // holds at most the pages one statement changes (a few megabytes, freed when it ends). Our other
-  // temporary structures (IN lists, the rows of one page of a listing) are small.
-  connection.pragma('temp_store = MEMORY');
   // A second process (an `annostore worker`, a CLI call) may hold the write lock for a moment.
   connection.pragma('busy_timeout = 5000');
   const changes = new SqliteChangeStamp(connection);

@@ -2,7 +2,8 @@
 // checkpoint runs inside the commit that crosses its step, on the writer's thread: for a large import,
 // about two seconds of fsyncs and copying in which the task (and every request of the process) waits.
 // While bulk writes are held, a thread of its own checkpoints instead, and the writer's connection
-// does not; the writer's connection also keeps more pages in memory (BULK_CACHE_KIB).
+// does not. The writer's connection also keeps more pages (BULK_CACHE_KIB) and its statement journals
+// in memory meanwhile.
 import type SQLite from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
 import { CountedHold } from '../counted-hold.ts';
@@ -15,7 +16,8 @@ export const DEFAULT_CHECKPOINT_PAGES = 1000;
 export type BulkCheckpoints = Omit<CheckpointThreadData, 'file'>;
 
 export const BULK_CHECKPOINTS: BulkCheckpoints = {
-  // 20,000 pages of 8 KiB: the log stays under about 160 MB on disk.
+  // 20,000 pages of 8 KiB: 160 MB, and what the writer appends during one pause: the log stays under
+  // about 240 MB on disk.
   restartPages: 20_000,
   // A page that several batches change (the hash index takes each image at a random place) is copied
   // once per checkpoint: an import of 100,000 images copied 77,000 pages with a pause of 50 ms, 57,000
@@ -24,14 +26,19 @@ export const BULK_CHECKPOINTS: BulkCheckpoints = {
 };
 
 /**
- * The writer connection's page cache while bulk writes are held, in KiB (SQLite's default is 2,000).
- * Each image an import writes is looked up in the blobs' primary key (its foreign key) and added to
- * the images' hash index, both at random places: for 100,000 images those two indexes take about
- * 2,200 pages of 8 KiB, and with the default cache every batch read them again from the file (75,000
- * reads per import). 32 MiB hold them for a store of about 150,000 blobs; the cache shrinks back when
- * the last hold is released.
+ * The writer connection's page cache while bulk writes are held, in KiB (better-sqlite3's default is
+ * 16,000). Each image an import writes is looked up in the blobs' primary key (its foreign key) and
+ * added to the images' hash index, both at random places. For 100,000 images the pages read that way
+ * came to about 2,100 of 8 KiB (two thirds of them the blobs' key), a little more than the default
+ * holds: every batch read them again from the file, 75,000 reads per import. 32 MiB hold them; the
+ * cache shrinks back when the last hold is released.
  */
 export const BULK_CACHE_KIB = 32_768;
+
+/** temp_store = MEMORY. */
+const TEMP_STORE_MEMORY = 2;
+/** How soon a refused setting is tried again. */
+const RETRY_MS = 100;
 
 /** The thread keeps a connection and little else. */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 };
@@ -39,19 +46,54 @@ const THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 
 /**
  * Counts the holds of bulk writes on `connection` (the database in `file`): while any is held, the
  * checkpoint thread runs and the connection's own checkpoints are off, until the thread has ended
- * after the last hold. Should the thread fail, the connection checkpoints itself again, in steps of
- * the thread's restart length.
+ * after the last hold, and the connection's cache is larger and its statement journals in memory.
+ * Should the thread fail, the connection checkpoints itself again, in steps of the thread's restart
+ * length.
  */
 export function bulkWriteHolds(connection: SQLite.Database, file: string, settings = BULK_CHECKPOINTS): () => () => void {
   let thread: Worker | null = null;
 
   /** The connection's cache size as it was before the first hold (the pragma's own form). */
   let cacheSize: number | null = null;
+  /** The connection's temp_store before the first hold, while the hold's setting is in place. */
+  let tempStore: number | null = null;
+
+  // A batch of an import inserts its images 500 a statement inside its transaction. SQLite keeps the
+  // pages such a statement changes in a statement journal, and spills it to a temporary file past
+  // 64 KiB: for 100,000 images, 100,000 writes of a page. In memory it holds the pages one statement
+  // changes, a few megabytes freed when it ends. Only while bulk writes are held: with temp_store in
+  // memory every sort and temporary index is held whole (renaming a tag sorts the objects of every
+  // image that uses it). The change applies from the connection's next transaction, and drops the
+  // connection's temporary tables (we keep none). SQLite refuses it
+  // while the connection's temporary database is in a transaction: a hold then goes without it, and
+  // at the end the setting is put back once it can be.
+  const setTempStore = (value: number): boolean => {
+    try {
+      connection.pragma(`temp_store = ${value}`);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const keepJournalsInMemory = () => {
+    if (tempStore !== null) return;
+    const previous = connection.pragma('temp_store', { simple: true }) as number;
+    if (setTempStore(TEMP_STORE_MEMORY)) tempStore = previous;
+  };
+  const restoreTempStore = () => {
+    if (tempStore === null || holds.held) return;
+    if (!connection.open || setTempStore(tempStore)) {
+      tempStore = null;
+      return;
+    }
+    setTimeout(restoreTempStore, RETRY_MS).unref();
+  };
 
   const start = () => {
     connection.pragma('wal_autocheckpoint = 0');
     cacheSize = connection.pragma('cache_size', { simple: true }) as number;
     connection.pragma(`cache_size = ${-BULK_CACHE_KIB}`);
+    keepJournalsInMemory();
     const data: CheckpointThreadData = { file, ...settings };
     const started = startModuleThread(new URL('./sqlite-checkpoint-thread.ts', import.meta.url), { workerData: data, resourceLimits: THREAD_LIMITS });
     started.on('error', () => {
@@ -76,6 +118,7 @@ export function bulkWriteHolds(connection: SQLite.Database, file: string, settin
 
   const stop = () => {
     shrinkCache();
+    restoreTempStore();
     const stopping = thread;
     thread = null;
     if (!stopping) return checkpointItself();

@@ -84,14 +84,36 @@ describe('SQLite checkpoints during bulk writes', () => {
     await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
   });
 
-  test('the database keeps statement journals and temporary tables in memory', async () => {
-    const db = await createDb(loadConfig({}, { dataDir: dir }));
-    try {
-      const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(db.kysely);
-      assert.equal(rows[0]!.temp_store, 2);
-    } finally {
-      await db.close();
-    }
+  test('statement journals are kept in memory while bulk writes are held, and only then', async () => {
+    const tempStore = () => connection.pragma('temp_store', { simple: true }) as number;
+    const hold = bulkWriteHolds(connection, file, { restartPages: RESTART_PAGES, pauseMs: 5 });
+    const release = hold();
+    assert.equal(tempStore(), 2);
+    release();
+    assert.equal(tempStore(), 0);
+    // SQLite refuses the change while the connection's temporary database is in a transaction.
+    connection.exec('create temp table scratch (x)');
+    connection.exec('begin immediate');
+    connection.exec('insert into scratch values (1)');
+    const refused = hold();
+    assert.equal(tempStore(), 0, 'not changed inside that transaction');
+    connection.prepare('insert into rows (body) values (?)').run('x');
+    connection.exec('commit');
+    refused();
+    assert.equal(tempStore(), 0);
+    // Released inside such a transaction: put back once it has ended.
+    const again = hold();
+    assert.equal(tempStore(), 2);
+    // (The change closed the temporary database: its tables are gone.)
+    connection.exec('create temp table scratch (x)');
+    connection.exec('begin immediate');
+    connection.exec('insert into scratch values (2)');
+    again();
+    assert.equal(tempStore(), 2);
+    connection.exec('commit');
+    await until(() => tempStore() === 0);
+    assert.equal(connection.prepare('select count(*) from rows').pluck().get(), 1);
+    await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
   });
 
   test("the database's transactions that read before they write are not refused while the log is restarted", async () => {
