@@ -142,10 +142,12 @@ describe('SQLite checkpoints during bulk writes', () => {
   });
 
   test('a thread that cannot run leaves the checkpoints to the connection, in steps of the restart length', async () => {
+    const before = cacheSize();
     const hold = bulkWriteHolds(connection, path.join(dir, 'missing', 'db.sqlite'), { restartPages: RESTART_PAGES, pauseMs: 5 });
     const release = hold();
     await until(() => autocheckpoint() === RESTART_PAGES);
     release();
     await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
+    assert.equal(cacheSize(), before, 'the cache is given back too');
   });
 });
