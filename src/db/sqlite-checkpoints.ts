@@ -21,7 +21,8 @@ export const BULK_CHECKPOINTS: BulkCheckpoints = {
   restartPages: 20_000,
   // A page that several batches change (the hash index takes each image at a random place) is copied
   // once per checkpoint: an import of 100,000 images copied 77,000 pages with a pause of 50 ms, 57,000
-  // with a pause of 1 s. The log grows by about 75 MB between two checkpoints 500 ms apart.
+  // to 59,000 with a pause of 500 ms or 1 s. The log grows by about 75 MB between two checkpoints
+  // 500 ms apart.
   pauseMs: 500,
 };
 
@@ -64,9 +65,9 @@ export function bulkWriteHolds(connection: SQLite.Database, file: string, settin
   // changes, a few megabytes freed when it ends. Only while bulk writes are held: with temp_store in
   // memory every sort and temporary index is held whole (renaming a tag sorts the objects of every
   // image that uses it). The change applies from the connection's next transaction, and drops the
-  // connection's temporary tables (we keep none). SQLite refuses it
-  // while the connection's temporary database is in a transaction: a hold then goes without it, and
-  // at the end the setting is put back once it can be.
+  // connection's temporary tables (we keep none). SQLite refuses it while the connection's temporary
+  // database is in a transaction: a hold then goes without it, and at the end the setting is put back
+  // once it can be.
   const setTempStore = (value: number): boolean => {
     try {
       connection.pragma(`temp_store = ${value}`);
