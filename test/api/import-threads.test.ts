@@ -2,6 +2,7 @@
 // on the task's own thread stores: the same project imported both ways, on fresh databases, reads
 // back byte for byte the same, with the same warnings.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import type { TaskRunner } from '../../src/tasks/runner.ts';
@@ -91,6 +92,28 @@ for (const dialect of dialects) {
       const records = JSON.parse(threaded!.page) as { data: { tags: string[]; objects: { tags: string[]; points: { exterior: number[][] } }[] } }[];
       assert.equal(records.length, 34);
       assert.deepEqual(records[1]!.data.objects[1]!.points.exterior, [[2, 3], [8, 6]], 'rectangle corners put in order');
+    });
+
+    test('an annotation file gone from the store fails its import, and the threads go on with the next', async () => {
+      const { t } = apps[0]!;
+      const files = await project();
+      const refs = await uploadProject(t, files);
+      const gonePath = 'north/ann/frame-030.png.json';
+      await t.ctx.blobs.delete(createHash('sha256').update(files.find((f) => f.path === gonePath)!.content).digest('base64'));
+      const start = async (title: string, list: typeof refs) => {
+        const res = await t.request({ method: 'POST', url: '/v1/tasks/import', payload: { project: { id: null, title }, preset: 1, onConflict: 'ignore', files: list } });
+        assert.equal(res.statusCode, 200, res.body);
+        return waitForTask(t, json<{ taskId: number }>(res).taskId);
+      };
+      const failed = await start('Missing a file', refs);
+      assert.equal(failed.status, 'error');
+      assert.equal(failed.meta.error.code, 'INTERNAL');
+      assert.doesNotMatch(JSON.stringify(failed.meta), /objects\//, 'no path of the store reaches the task');
+
+      // Without that file its image comes without objects, and the same threads import all the rest.
+      const task = await start('Without it', refs.filter((r) => r.path !== gonePath));
+      assert.equal(task.status, 'finished', JSON.stringify(task.meta));
+      assert.deepEqual([task.meta.imported, task.meta.failed], [34, 6]);
     });
   });
 }

@@ -318,7 +318,12 @@ async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]
   const threads = settings.importThreads > 0 && annotated >= settings.importThreadMinImages ? annotationThreads(settings.importThreads) : null;
   const prepareFrom = (start: number) => {
     const slice: Slice = pending.slice(start, start + batchSize).map((index) => ({ item: items[index]!, index }));
-    return { slice, batch: input.format === 'local' ? prepareCopies(run, slice) : prepareSlice(run, slice, meta, threads) };
+    const batch = input.format === 'local' ? prepareCopies(run, slice) : prepareSlice(run, slice, meta, threads);
+    // A batch prepared ahead may fail (a file gone from the store) before its turn to be awaited comes,
+    // or never come to it (a stop, an earlier failure): without a handler meanwhile, its rejection
+    // would be unhandled, which ends the process. Awaited, it still throws.
+    batch.catch(() => {});
+    return { slice, batch };
   };
 
   // The next batches are prepared while this one commits.
@@ -329,24 +334,19 @@ async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]
   };
   prepareAhead();
   let finished = total - pending.length;
-  try {
-    while (ahead.length > 0) {
-      const { slice, batch: preparing } = ahead.shift()!;
-      const batch = await preparing;
-      prepareAhead();
-      await commitBatch(run, input, batch, tagIds, counts);
-      finished += slice.length;
-      for (const p of batch) if (p.warning && warnings.length < MAX_WARNINGS) warnings.push(p.warning);
-      const last = ahead.length === 0;
-      const changed = counts.skipped !== written.skipped || counts.failed !== written.failed || warnings.length !== written.warnings;
-      if (last || changed || Date.now() - written.at >= CHECKPOINT_MS) {
-        await run.checkpoint({ done: finished, total }, { ...counts, warnings });
-        written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
-      }
+  while (ahead.length > 0) {
+    const { slice, batch: preparing } = ahead.shift()!;
+    const batch = await preparing;
+    prepareAhead();
+    await commitBatch(run, input, batch, tagIds, counts);
+    finished += slice.length;
+    for (const p of batch) if (p.warning && warnings.length < MAX_WARNINGS) warnings.push(p.warning);
+    const last = ahead.length === 0;
+    const changed = counts.skipped !== written.skipped || counts.failed !== written.failed || warnings.length !== written.warnings;
+    if (last || changed || Date.now() - written.at >= CHECKPOINT_MS) {
+      await run.checkpoint({ done: finished, total }, { ...counts, warnings });
+      written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
     }
-  } finally {
-    // Batches prepared for commits that will not come (a stop, a failure) fail quietly.
-    for (const { batch } of ahead) batch.catch(() => {});
   }
 
   if (counts.imported === 0 && counts.failed > 0) {
