@@ -97,6 +97,9 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/** 64 MiB: eight times the log between two of the connection's own checkpoints (1,000 pages of 8 KiB). */
+const LOG_FILE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS): Db {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = sqliteFile(dataDir);
@@ -107,6 +110,9 @@ function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS): Db {
   connection.pragma('page_size = 8192');
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
+  // The log's file keeps the length it once reached: a large import grows it to hundreds of megabytes
+  // (sqlite-checkpoints.ts). Past this, SQLite cuts it back when the log next starts anew.
+  connection.pragma(`journal_size_limit = ${LOG_FILE_LIMIT_BYTES}`);
   connection.pragma('foreign_keys = ON');
   // A second process (an `annostore worker`, a CLI call) may hold the write lock for a moment.
   connection.pragma('busy_timeout = 5000');

@@ -1,8 +1,9 @@
 // Checkpoints during a long run of write transactions (a large import) on SQLite. SQLite's own
 // checkpoint runs inside the commit that crosses its step, on the writer's thread: for a large import,
 // about two seconds of fsyncs and copying in which the task (and every request of the process) waits.
-// While bulk writes are held, a thread of its own checkpoints instead, and the writer's connection
-// does not. The writer's connection also keeps more pages (BULK_CACHE_KIB) and its statement journals
+// While bulk writes are held, the writer's connection does not checkpoint: the log grows, and a thread
+// of its own copies it into the database file only when it is long (BULK_CHECKPOINTS) and once the
+// holds end. The writer's connection also keeps more pages (BULK_CACHE_KIB) and its statement journals
 // in memory meanwhile.
 import type SQLite from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
@@ -16,13 +17,15 @@ export const DEFAULT_CHECKPOINT_PAGES = 1000;
 export type BulkCheckpoints = Omit<CheckpointThreadData, 'file'>;
 
 export const BULK_CHECKPOINTS: BulkCheckpoints = {
-  // 20,000 pages of 8 KiB: 160 MB, and what the writer appends during one pause: the log stays under
-  // about 240 MB on disk.
-  restartPages: 20_000,
-  // A page that several batches change (the hash index takes each image at a random place) is copied
-  // once per checkpoint: an import of 100,000 images copied 77,000 pages with a pause of 50 ms, 57,000
-  // to 59,000 with a pause of 500 ms or 1 s. The log grows by about 75 MB between two checkpoints
-  // 500 ms apart.
+  // 131,072 pages of 8 KiB: 1 GiB. A checkpoint copies every page the log holds and then syncs the
+  // database file, and the writer slows meanwhile; a page that many batches change (the hash index
+  // takes each image at a random place) is copied again by every checkpoint. Copying every 500 ms, an
+  // import of 100,000 images copied 57,000 pages, and its task took 8.1 s (a mean of eight rounds);
+  // with its log copied after it, 6.2 to 6.9 s. So the log grows while bulk writes are held, up to
+  // this length (that import's reached about 900 MB), and is copied once they end; the writer's
+  // journal_size_limit (create-db.ts) gives the room back.
+  restartPages: 131_072,
+  // How often the thread looks at the log's length: a stat of its file.
   pauseMs: 500,
 };
 

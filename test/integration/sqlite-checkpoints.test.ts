@@ -71,6 +71,57 @@ describe('SQLite checkpoints during bulk writes', () => {
     assert.equal(connection.prepare('select count(*) from rows').pluck().get(), (written / 12) * 4);
   });
 
+  test('a log shorter than the restart length is left to grow while bulk writes are held, and copied after', async () => {
+    const size = (name: string) => fs.statSync(name, { throwIfNoEntry: false })?.size ?? 0;
+    const before = size(file);
+    const hold = bulkWriteHolds(connection, file, { restartPages: 10_000, pauseMs: 5 });
+    const release = hold();
+    const insert = connection.prepare('insert into rows (body) values (?)');
+    // About 300 pages of 4 KiB, in transactions of about 12.
+    for (let i = 0; i < 25; i += 1) {
+      connection.transaction(() => {
+        for (let k = 0; k < 4; k += 1) insert.run('y'.repeat(12_000));
+      })();
+      await sleep(2);
+    }
+    await sleep(50);
+    assert.equal(size(file), before, 'nothing was copied into the database file');
+    assert.ok(size(`${file}-wal`) > 300 * 4096, 'the log holds it all');
+    release();
+    await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
+    assert.ok(size(file) >= before + 300 * 4096, `the database file holds the rows once the thread ended (${size(file)} bytes)`);
+  });
+
+  test("a log the holds let grow long is cut back to the database's limit once it starts anew", async () => {
+    const db = await createDb(loadConfig({}, { dataDir: dir }), { bulkCheckpoints: { restartPages: 1_000_000, pauseMs: 5 } });
+    const log = path.join(dir, 'annostore.sqlite-wal');
+    try {
+      await sql`create table notes (id integer primary key, body text not null)`.execute(db.kysely);
+      const release = db.holdBulkWrites();
+      const body = 'z'.repeat(1 << 20);
+      // 80 MB, past the database's limit of 64 MiB for the log's file.
+      for (let i = 0; i < 8; i += 1) {
+        await db.kysely.transaction().execute(async (trx) => {
+          for (let k = 0; k < 10; k += 1) await sql`insert into notes (body) values (${body})`.execute(trx);
+        });
+      }
+      const grown = fs.statSync(log).size;
+      assert.ok(grown > 80e6, `the log grew to ${grown} bytes`);
+      release();
+      // Once the thread has copied it all, a transaction starts the log anew, and SQLite cuts it back.
+      const deadline = Date.now() + 10_000;
+      while (fs.statSync(log).size > 64 * 1024 * 1024) {
+        if (Date.now() > deadline) assert.fail(`the log's file still has ${fs.statSync(log).size} bytes`);
+        await sql`insert into notes (body) values ('after')`.execute(db.kysely);
+        await sleep(20);
+      }
+      const { rows } = await sql<{ n: number }>`select count(*) as n from notes where body = ${body}`.execute(db.kysely);
+      assert.equal(rows[0]!.n, 80);
+    } finally {
+      await db.close();
+    }
+  });
+
   test('the writer keeps more pages in memory while any hold lasts, and gives them back after the last', async () => {
     connection.pragma('cache_size = -3000');
     const hold = bulkWriteHolds(connection, file, { restartPages: RESTART_PAGES, pauseMs: 5 });
