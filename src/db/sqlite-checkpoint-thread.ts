@@ -9,8 +9,8 @@ import SQLite from 'better-sqlite3';
 export interface CheckpointThreadData {
   /** The database file. */
   file: string;
-  /** The log's length, in pages, from which it is copied and the next writer starts it anew. */
-  restartPages: number;
+  /** The log file's length, in bytes, from which the log is copied and started anew. */
+  restartBytes: number;
   /** The pause between two looks at the log's length. */
   pauseMs: number;
 }
@@ -21,10 +21,7 @@ interface CheckpointResult {
   checkpointed: number;
 }
 
-const { file, restartPages, pauseMs } = workerData as CheckpointThreadData;
-/** The bytes of a log file's header, and of each frame's besides its page (SQLite's file format). */
-const WAL_HEADER = 32;
-const WAL_FRAME_HEADER = 24;
+const { file, restartBytes, pauseMs } = workerData as CheckpointThreadData;
 const connection = new SQLite(file);
 // A truncation (a restart that also empties the file) waits for the writer's transaction in progress
 // (a few milliseconds), then holds the write lock while it copies what is left and waits for readers to
@@ -35,13 +32,12 @@ connection.pragma('busy_timeout = 200');
 const checkpoint = (mode: 'PASSIVE' | 'TRUNCATE') => (connection.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[])[0]!;
 
 const log = `${file}-wal`;
-const frameBytes = (connection.pragma('page_size', { simple: true }) as number) + WAL_FRAME_HEADER;
 /**
- * The log's length in pages, read from its file's size, which costs no lock and copies nothing. The
- * thread truncates the file whenever it starts the log anew, so the size is the log's length; a file
- * longer than its log (left so by a checkpoint before the holds) only brings the first copy forward.
+ * The log file's length, which costs no lock and copies nothing to read. The thread truncates the file
+ * whenever it starts the log anew, and the writer's journal_size_limit cuts it back when the writer
+ * does, so it is the log's length give or take that limit.
  */
-const framesInLog = () => Math.floor(Math.max(0, (fs.statSync(log, { throwIfNoEntry: false })?.size ?? 0) - WAL_HEADER) / frameBytes);
+const logBytes = () => fs.statSync(log, { throwIfNoEntry: false })?.size ?? 0;
 
 let running = true;
 parentPort!.on('message', () => {
@@ -52,7 +48,7 @@ while (running) {
   // Passive: copies what the log holds now without stopping the writer, which may append meanwhile.
   // The log only starts anew once all of it is copied: a second passive copies what was appended
   // during the first, and the truncation what is left (little) while it holds the writers back.
-  if (framesInLog() >= restartPages) {
+  if (logBytes() >= restartBytes) {
     checkpoint('PASSIVE');
     checkpoint('PASSIVE');
     checkpoint('TRUNCATE');

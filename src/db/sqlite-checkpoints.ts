@@ -17,14 +17,14 @@ export const DEFAULT_CHECKPOINT_PAGES = 1000;
 export type BulkCheckpoints = Omit<CheckpointThreadData, 'file'>;
 
 export const BULK_CHECKPOINTS: BulkCheckpoints = {
-  // 131,072 pages of 8 KiB: 1 GiB. A checkpoint copies every page the log holds and then syncs the
-  // database file, and the writer slows meanwhile; a page that many batches change (the hash index
-  // takes each image at a random place) is copied again by every checkpoint. Copying every 500 ms, an
-  // import of 100,000 images copied 57,000 pages, and its task took 8.1 s (a mean of eight rounds);
-  // with its log copied after it, 6.2 to 6.9 s. So the log grows while bulk writes are held, up to
-  // this length (that import's reached about 900 MB), and is copied once they end; the writer's
-  // journal_size_limit (create-db.ts) gives the room back.
-  restartPages: 131_072,
+  // 1 GiB. A checkpoint copies every page the log holds and then syncs the database file, and the
+  // writer slows meanwhile; a page that many batches change (the hash index takes each image at a
+  // random place) is copied again by every checkpoint. Copying every 500 ms, an import of 100,000
+  // images copied 57,000 pages, and its task took 8.1 s (a mean of eight rounds); with its log copied
+  // after it, 6.2 to 6.9 s. So the log grows while bulk writes are held, up to this length (that
+  // import's reached about 900 MB), and is copied once they end; the writer's journal_size_limit
+  // (create-db.ts) gives the room back.
+  restartBytes: 1024 * 1024 * 1024,
   // How often the thread looks at the log's length: a stat of its file.
   pauseMs: 500,
 };
@@ -51,8 +51,8 @@ const THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 
  * Counts the holds of bulk writes on `connection` (the database in `file`): while any is held, the
  * checkpoint thread runs and the connection's own checkpoints are off, until the thread has ended
  * after the last hold, and the connection's cache is larger and its statement journals in memory.
- * Should the thread fail, the connection checkpoints itself again, in steps of the thread's restart
- * length.
+ * Should the thread fail, the connection checkpoints itself again, in its usual steps: a step of the
+ * thread's length would copy a gigabyte inside one commit.
  */
 export function bulkWriteHolds(connection: SQLite.Database, file: string, settings = BULK_CHECKPOINTS): () => () => void {
   let thread: Worker | null = null;
@@ -101,7 +101,7 @@ export function bulkWriteHolds(connection: SQLite.Database, file: string, settin
     const data: CheckpointThreadData = { file, ...settings };
     const started = startModuleThread(new URL('./sqlite-checkpoint-thread.ts', import.meta.url), { workerData: data, resourceLimits: THREAD_LIMITS });
     started.on('error', () => {
-      if (thread === started) connection.pragma(`wal_autocheckpoint = ${settings.restartPages}`);
+      if (thread === started) connection.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
     });
     started.on('exit', () => {
       if (thread === started) thread = null;

@@ -12,7 +12,9 @@ import { createDb } from '../../src/db/create-db.ts';
 import { BULK_CACHE_KIB, DEFAULT_CHECKPOINT_PAGES, bulkWriteHolds } from '../../src/db/sqlite-checkpoints.ts';
 import { tempDir } from '../helpers/dialects.ts';
 
+/** The restart length of most tests: 100 pages of 4 KiB. */
 const RESTART_PAGES = 100;
+const RESTART_BYTES = RESTART_PAGES * 4096;
 
 async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -48,7 +50,7 @@ describe('SQLite checkpoints during bulk writes', () => {
   const framesInLog = () => (connection.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
 
   test('the log is copied and restarted by the thread, and the connection checkpoints itself again after', async () => {
-    const hold = bulkWriteHolds(connection, file, { restartPages: RESTART_PAGES, pauseMs: 5 });
+    const hold = bulkWriteHolds(connection, file, { restartBytes: RESTART_BYTES, pauseMs: 5 });
     const release = hold();
     assert.equal(autocheckpoint(), 0, 'the writer does not checkpoint while bulk writes are held');
     const insert = connection.prepare('insert into rows (body) values (?)');
@@ -74,43 +76,55 @@ describe('SQLite checkpoints during bulk writes', () => {
   test('a log shorter than the restart length is left to grow while bulk writes are held, and copied after', async () => {
     const size = (name: string) => fs.statSync(name, { throwIfNoEntry: false })?.size ?? 0;
     const before = size(file);
-    const hold = bulkWriteHolds(connection, file, { restartPages: 10_000, pauseMs: 5 });
+    const hold = bulkWriteHolds(connection, file, { restartBytes: 64 * 1024 * 1024, pauseMs: 5 });
     const release = hold();
-    const insert = connection.prepare('insert into rows (body) values (?)');
-    // About 300 pages of 4 KiB, in transactions of about 12.
-    for (let i = 0; i < 25; i += 1) {
-      connection.transaction(() => {
-        for (let k = 0; k < 4; k += 1) insert.run('y'.repeat(12_000));
-      })();
-      await sleep(2);
+    try {
+      const insert = connection.prepare('insert into rows (body) values (?)');
+      // Transactions of about 12 pages of 4 KiB, for a second and more: time for the thread to start
+      // and look at the log many times.
+      const started = Date.now();
+      let written = 0;
+      while (Date.now() - started < 1000) {
+        connection.transaction(() => {
+          for (let k = 0; k < 4; k += 1) insert.run('y'.repeat(12_000));
+        })();
+        written += 12;
+        await sleep(20);
+      }
+      assert.equal(size(file), before, 'nothing was copied into the database file');
+      assert.ok(size(`${file}-wal`) > written * 4096, 'the log holds it all');
+      release();
+      await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
+      assert.ok(size(file) >= before + written * 4096, `the database file holds the rows once the thread ended (${size(file)} bytes)`);
+    } finally {
+      release();
     }
-    await sleep(50);
-    assert.equal(size(file), before, 'nothing was copied into the database file');
-    assert.ok(size(`${file}-wal`) > 300 * 4096, 'the log holds it all');
-    release();
-    await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
-    assert.ok(size(file) >= before + 300 * 4096, `the database file holds the rows once the thread ended (${size(file)} bytes)`);
   });
 
   test("a log the holds let grow long is cut back to the database's limit once it starts anew", async () => {
-    const db = await createDb(loadConfig({}, { dataDir: dir }), { bulkCheckpoints: { restartPages: 1_000_000, pauseMs: 5 } });
+    const db = await createDb(loadConfig({}, { dataDir: dir }), { bulkCheckpoints: { restartBytes: 1024 * 1024 * 1024, pauseMs: 5 } });
     const log = path.join(dir, 'annostore.sqlite-wal');
+    const checkpointsItself = async () => (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db.kysely)).rows[0]!.wal_autocheckpoint > 0;
     try {
       await sql`create table notes (id integer primary key, body text not null)`.execute(db.kysely);
       const release = db.holdBulkWrites();
       const body = 'z'.repeat(1 << 20);
-      // 80 MB, past the database's limit of 64 MiB for the log's file.
-      for (let i = 0; i < 8; i += 1) {
-        await db.kysely.transaction().execute(async (trx) => {
-          for (let k = 0; k < 10; k += 1) await sql`insert into notes (body) values (${body})`.execute(trx);
-        });
+      try {
+        // 80 MB, past the database's limit of 64 MiB for the log's file.
+        for (let i = 0; i < 8; i += 1) {
+          await db.kysely.transaction().execute(async (trx) => {
+            for (let k = 0; k < 10; k += 1) await sql`insert into notes (body) values (${body})`.execute(trx);
+          });
+        }
+        const grown = fs.statSync(log).size;
+        assert.ok(grown > 80e6, `the log grew to ${grown} bytes`);
+      } finally {
+        release();
       }
-      const grown = fs.statSync(log).size;
-      assert.ok(grown > 80e6, `the log grew to ${grown} bytes`);
-      release();
-      // Once the thread has copied it all, a transaction starts the log anew, and SQLite cuts it back.
+      // Once the thread has copied it all and ended, a transaction starts the log anew, and SQLite
+      // cuts its file back.
       const deadline = Date.now() + 10_000;
-      while (fs.statSync(log).size > 64 * 1024 * 1024) {
+      while (!(await checkpointsItself()) || fs.statSync(log).size > 64 * 1024 * 1024) {
         if (Date.now() > deadline) assert.fail(`the log's file still has ${fs.statSync(log).size} bytes`);
         await sql`insert into notes (body) values ('after')`.execute(db.kysely);
         await sleep(20);
@@ -124,7 +138,7 @@ describe('SQLite checkpoints during bulk writes', () => {
 
   test('the writer keeps more pages in memory while any hold lasts, and gives them back after the last', async () => {
     connection.pragma('cache_size = -3000');
-    const hold = bulkWriteHolds(connection, file, { restartPages: RESTART_PAGES, pauseMs: 5 });
+    const hold = bulkWriteHolds(connection, file, { restartBytes: RESTART_BYTES, pauseMs: 5 });
     const first = hold();
     const second = hold();
     assert.equal(cacheSize(), -BULK_CACHE_KIB);
@@ -137,7 +151,7 @@ describe('SQLite checkpoints during bulk writes', () => {
 
   test('statement journals are kept in memory while bulk writes are held, and only then', async () => {
     const tempStore = () => connection.pragma('temp_store', { simple: true }) as number;
-    const hold = bulkWriteHolds(connection, file, { restartPages: RESTART_PAGES, pauseMs: 5 });
+    const hold = bulkWriteHolds(connection, file, { restartBytes: RESTART_BYTES, pauseMs: 5 });
     const release = hold();
     assert.equal(tempStore(), 2);
     release();
@@ -168,7 +182,7 @@ describe('SQLite checkpoints during bulk writes', () => {
   });
 
   test("the database's transactions that read before they write are not refused while the log is restarted", async () => {
-    const db = await createDb(loadConfig({}, { dataDir: dir }), { bulkCheckpoints: { restartPages: 1, pauseMs: 1 } });
+    const db = await createDb(loadConfig({}, { dataDir: dir }), { bulkCheckpoints: { restartBytes: 1, pauseMs: 1 } });
     try {
       await sql`create table notes (id integer primary key, body text not null)`.execute(db.kysely);
       const release = db.holdBulkWrites();
@@ -192,11 +206,11 @@ describe('SQLite checkpoints during bulk writes', () => {
     }
   });
 
-  test('a thread that cannot run leaves the checkpoints to the connection, in steps of the restart length', async () => {
+  test('a thread that cannot run leaves the checkpoints to the connection, in its usual steps', async () => {
     const before = cacheSize();
-    const hold = bulkWriteHolds(connection, path.join(dir, 'missing', 'db.sqlite'), { restartPages: RESTART_PAGES, pauseMs: 5 });
+    const hold = bulkWriteHolds(connection, path.join(dir, 'missing', 'db.sqlite'), { restartBytes: RESTART_BYTES, pauseMs: 5 });
     const release = hold();
-    await until(() => autocheckpoint() === RESTART_PAGES);
+    await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
     release();
     await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
     assert.equal(cacheSize(), before, 'the cache is given back too');
