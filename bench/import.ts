@@ -483,29 +483,25 @@ async function benchImport(withImport: boolean, withCheck: boolean): Promise<voi
     await resetToSeeded();
     // Nothing of the floor's writes or the reset's is still to be written back during the round.
     settleDisk();
-    const server = await startAnnostore(`import-${DB}-server`, seedDir(), seedSchema);
-    const sampler = new RssSampler(server.pid);
-    sampler.start();
-    try {
+    /** Runs `use` on a server of the seeded store, its RSS sampled into peakMb; then stops it. */
+    const onSeededServer = async (name: string, use: (server: ChildServer) => Promise<void>) => {
+      const server = await startAnnostore(name, seedDir(), seedSchema);
+      const sampler = new RssSampler(server.pid);
+      sampler.start();
+      try {
+        await use(server);
+      } finally {
+        peakMb = Math.max(peakMb, stopSampler(sampler));
+        await server.stop();
+      }
+    };
+    await onSeededServer(`import-${DB}-server`, async (server) => {
       ours.push((await importOnce(server, seeded, round)).seconds);
-    } finally {
-      peakMb = Math.max(peakMb, stopSampler(sampler));
-      await server.stop();
-    }
+    });
     // check-images against the store the import made, on a server started again: the one that
     // imported copies the import's log into the database file for a few seconds after the task ends
     // (src/db/sqlite-checkpoints.ts), and its queries share the machine with that meanwhile.
-    if (round === 1 && withCheck) {
-      const again = await startAnnostore(`import-${DB}-check-server`, seedDir(), seedSchema);
-      const checkSampler = new RssSampler(again.pid);
-      checkSampler.start();
-      try {
-        await benchCheck(again, seeded);
-      } finally {
-        peakMb = Math.max(peakMb, stopSampler(checkSampler));
-        await again.stop();
-      }
-    }
+    if (round === 1 && withCheck) await onSeededServer(`import-${DB}-check-server`, (server) => benchCheck(server, seeded));
   }
   if (!withImport) return;
   const o = spread(ours, false);

@@ -15,12 +15,6 @@ export interface CheckpointThreadData {
   pauseMs: number;
 }
 
-interface CheckpointResult {
-  busy: number;
-  log: number;
-  checkpointed: number;
-}
-
 const { file, restartBytes, pauseMs } = workerData as CheckpointThreadData;
 const connection = new SQLite(file);
 // A truncation (a restart that also empties the file) waits for the writer's transaction in progress
@@ -29,7 +23,7 @@ const connection = new SQLite(file);
 // while it waits for the writer; a reader that stays (a long stream) makes it give up after this long,
 // having copied all it could.
 connection.pragma('busy_timeout = 200');
-const checkpoint = (mode: 'PASSIVE' | 'TRUNCATE') => (connection.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[])[0]!;
+const checkpoint = (mode: 'PASSIVE' | 'TRUNCATE') => connection.pragma(`wal_checkpoint(${mode})`);
 
 const log = `${file}-wal`;
 /**
