@@ -362,7 +362,8 @@ async function readVoc(r: Reading): Promise<ReadResult> {
     for (const l of read.labels) colors.set(l.name, hexColor(l.color));
   }
   const annotationOf = new Map(xmls.map((x) => [x.path, x.annotation]));
-  const datasets = planVoc(r.imagePaths, xmls, paths.filter(isMaskPath), splits);
+  const { datasets, warnings } = planVoc(r.imagePaths, xmls, paths.filter(isMaskPath), splits);
+  r.warnings.push(...warnings);
   const placed: Placed[] = [];
   const labels: string[] = [];
   for (const d of datasets) {
