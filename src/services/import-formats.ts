@@ -14,6 +14,7 @@ import {
   CocoFormatError,
   type CocoIndexFile,
   type CocoSurvey,
+  cocoSubsets,
   imageCandidates,
   readCocoIndex,
   readCocoObjects,
@@ -238,6 +239,7 @@ function checkSize(r: Reading, imagePath: string): { width: number; height: numb
 
 async function readCoco(r: Reading): Promise<ReadResult> {
   const jsonPaths = [...r.files.values()].filter((f) => f.fileId && /\.json$/i.test(f.path)).map((f) => f.path).sort();
+  const subsets = cocoSubsets(jsonPaths);
   const finder = imageFinder(r.imagePaths);
   const used = new Set<string>();
   const images: PlacedImage[] = [];
@@ -253,7 +255,7 @@ async function readCoco(r: Reading): Promise<ReadResult> {
     let file;
     let survey;
     try {
-      file = await readCocoIndex(open, path);
+      file = await readCocoIndex(open, path, subsets.get(path));
       for (const image of file.index.images.values()) {
         const imagePath = finder(path, file.subset, image.fileName);
         if (!imagePath) {
@@ -360,7 +362,8 @@ async function readVoc(r: Reading): Promise<ReadResult> {
     for (const l of read.labels) colors.set(l.name, hexColor(l.color));
   }
   const annotationOf = new Map(xmls.map((x) => [x.path, x.annotation]));
-  const datasets = planVoc(r.imagePaths, xmls, paths.filter(isMaskPath), splits);
+  const { datasets, warnings } = planVoc(r.imagePaths, xmls, paths.filter(isMaskPath), splits);
+  r.warnings.push(...warnings);
   const placed: Placed[] = [];
   const labels: string[] = [];
   for (const d of datasets) {

@@ -7,19 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import { isImageName } from '../../src/formats/supervisely/index.ts';
 import type { TaskRunner } from '../../src/tasks/runner.ts';
 import { dialects } from '../helpers/dialects.ts';
-import { startImportRunner, waitForTask, type TaskBody } from '../helpers/importing.ts';
-import { multipartBody, pngImage } from '../helpers/multipart.ts';
+import { type Imported, type ImportedImage, type ProjectFile, importAndRead, startImportRunner, uploadProject } from '../helpers/importing.ts';
+import { pngImage } from '../helpers/multipart.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 import { PEER } from '../helpers/peer-fixtures.ts';
 
 const PRESET = { coco: 3, pascal_voc: 4, yolo: 5 } as const;
 type Format = keyof typeof PRESET;
 
-interface Obj { classTitle: string; tags: string[]; bitmap: { origin: number[]; data: string } | null; points: { exterior: number[][]; interior: number[][][] } }
-interface Image { name: string; size: { width: number; height: number }; objects: Obj[] }
-interface Result { task: TaskBody; classes: Map<string, string>; datasets: Map<string, Image[]> }
-
-interface Upload { path: string; content: Buffer; type: 'image' | 'annotation' }
+type Upload = ProjectFile & { type: 'image' | 'annotation' };
 
 function fixtureFiles(dir: string, under = ''): Upload[] {
   const root = path.join(PEER, dir);
@@ -47,43 +43,16 @@ describe('COCO, Pascal VOC and YOLO import of the peer fixtures', () => {
     await t?.close();
   });
 
-  async function upload(files: Upload[], format: Format) {
-    const refs: ({ path: string; hash: string } | { path: string; fileId: string })[] = [];
-    for (let i = 0; i < files.length; i += 100) {
-      const batch = files.slice(i, i + 100);
-      const res = await t.request({
-        method: 'POST',
-        url: '/v1/tasks/import/files',
-        ...multipartBody(batch.map((f, j) => ({ key: `f${j}`, metadata: { id: f.path, type: f.type, format }, content: f.content }))),
-      });
-      assert.equal(res.statusCode, 200, res.body);
-      json<{ hash?: string; fileId?: string; errors: unknown[] }[]>(res).forEach((r, j) => {
-        assert.deepEqual(r.errors, [], batch[j]!.path);
-        refs.push(r.hash ? { path: batch[j]!.path, hash: r.hash } : { path: batch[j]!.path, fileId: r.fileId! });
-      });
-    }
-    return refs;
-  }
+  const upload = (files: Upload[], format: Format) => uploadProject(t, files.map((f) => ({ ...f, format })));
 
-  async function importAs(files: Upload[], format: Format, preset: number): Promise<Result> {
-    const refs = await upload(files, format);
-    const res = await t.request({ method: 'POST', url: '/v1/tasks/import', payload: { project: { id: null, title: `${format} ${preset}` }, preset, files: refs } });
-    assert.equal(res.statusCode, 200, res.body);
-    const task = await waitForTask(t, json<{ taskId: number }>(res).taskId);
-    assert.equal(task.status, 'finished', JSON.stringify(task.meta));
-    assert.equal(task.meta.format, format);
-    const projectId = task.meta.project.id as number;
-    const [project] = json<{ classes: { title: string; shape: string }[] }[]>(await t.request({ method: 'GET', url: `/v1/projects?projectId=${projectId}` }));
-    const datasets = new Map<string, Image[]>();
-    for (const d of task.meta.datasets as { id: number; title: string }[]) {
-      const records = json<{ data: Image }[]>(await t.request({ method: 'GET', url: `/v1/annotations?projectId=${projectId}&datasetIds=${d.id}` }));
-      datasets.set(d.title, records.map((r) => r.data));
-    }
-    return { task, classes: new Map(project!.classes.map((c) => [c.title, c.shape])), datasets };
+  async function importAs(files: Upload[], format: Format, preset: number): Promise<Imported> {
+    const result = await importAndRead(t, files.map((f) => ({ ...f, format })), preset, `${format} ${preset}`);
+    assert.equal(result.task.meta.format, format);
+    return result;
   }
 
   /** Imports with the format's preset and with preset 0, checks both agree, answers the first. */
-  async function importBoth(files: Upload[], format: Format): Promise<Result> {
+  async function importBoth(files: Upload[], format: Format): Promise<Imported> {
     const explicit = await importAs(files, format, PRESET[format]);
     const detected = await importAs(files, format, 0);
     assert.deepEqual([...detected.classes], [...explicit.classes]);
@@ -91,8 +60,8 @@ describe('COCO, Pascal VOC and YOLO import of the peer fixtures', () => {
     return explicit;
   }
 
-  const counts = (r: Result) => [...r.datasets].map(([d, images]) => [d, images.map((i) => [i.name, i.size.width, i.size.height, i.objects.length])]);
-  const warningsOf = (r: Result) => ((r.task.meta.warnings ?? []) as { path: string; message: string }[]);
+  const counts = (r: Imported) => [...r.datasets].map(([d, images]) => [d, images.map((i) => [i.name, i.size.width, i.size.height, i.objects.length])]);
+  const warningsOf = (r: Imported) => r.warnings;
 
   test('datumaro coco_instances: two subsets, polygon, crowd RLE bitmap, box', async () => {
     const r = await importBoth(fixtureFiles('datumaro/coco/coco_instances'), 'coco');
@@ -194,8 +163,8 @@ describe('COCO, Pascal VOC and YOLO import of the peer fixtures', () => {
     const coco = await importBoth(fixtureFiles('labelformat/coco/object_detection'), 'coco');
     const voc = await importBoth([...fixtureFiles('labelformat/voc/object_detection'), ...cocoImages.map((f) => ({ ...f, path: `JPEGImages/${path.basename(f.path)}` }))], 'pascal_voc');
     const yolo = await importBoth(fixtureFiles('labelformat/yolo/object_detection'), 'yolo');
-    type Boxes = [string, Image['size'], [string, number[]][]][];
-    const boxes = (r: Result): Boxes =>
+    type Boxes = [string, ImportedImage['size'], [string, number[]][]][];
+    const boxes = (r: Imported): Boxes =>
       [...r.datasets.values()].flat().sort((a, b) => (a.name < b.name ? -1 : 1)).map((i) => [i.name, i.size, i.objects.map((o): [string, number[]] => [o.classTitle, o.points.exterior.flat()])]);
     const [c, v, y] = [boxes(coco), boxes(voc), boxes(yolo)];
     assert.equal(c.flatMap((i) => i[2]).length, 16);

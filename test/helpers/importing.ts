@@ -11,6 +11,8 @@ export interface ProjectFile {
   path: string;
   content: Buffer;
   type: 'image' | 'annotation' | 'class';
+  /** The format the upload declares for the file; `supervisely` unless given. */
+  format?: string;
 }
 
 export interface TaskBody {
@@ -36,7 +38,7 @@ export async function uploadProject(t: TestApp, files: ProjectFile[], key?: stri
     const batch = files.slice(i, i + 100);
     const parts: UploadPart[] = batch.map((f, j) => ({
       key: `f${j}`,
-      metadata: { id: f.path, type: f.type, format: 'supervisely' },
+      metadata: { id: f.path, type: f.type, format: f.format ?? 'supervisely' },
       content: f.content,
     }));
     const res = await t.request({ method: 'POST', url: '/v1/tasks/import/files', ...multipartBody(parts), ...(key ? { key } : {}) });
@@ -59,4 +61,46 @@ export async function waitForTask(t: TestApp, taskId: number, statuses = ['finis
     if (Date.now() > deadline) assert.fail(`task ${taskId} still ${task.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+export interface ImportedObject {
+  classTitle: string;
+  tags: string[];
+  bitmap: { origin: number[]; data: string } | null;
+  points: { exterior: number[][]; interior: number[][][] };
+}
+
+export interface ImportedImage {
+  name: string;
+  size: { width: number; height: number };
+  objects: ImportedObject[];
+}
+
+export interface Imported {
+  task: TaskBody;
+  /** The project's classes: title → shape. */
+  classes: Map<string, string>;
+  /** Each dataset's annotation records, by dataset title, in the order the task lists them. */
+  datasets: Map<string, ImportedImage[]>;
+  warnings: { path: string; message: string }[];
+}
+
+/**
+ * Uploads the files, imports them into a new project with `preset`, waits until the task has
+ * finished and reads back what a user sees: the project's classes and each dataset's annotations.
+ */
+export async function importAndRead(t: TestApp, files: ProjectFile[], preset: number, title = `preset ${preset}`): Promise<Imported> {
+  const refs = await uploadProject(t, files);
+  const res = await t.request({ method: 'POST', url: '/v1/tasks/import', payload: { project: { id: null, title }, preset, files: refs } });
+  assert.equal(res.statusCode, 200, res.body);
+  const task = await waitForTask(t, json<{ taskId: number }>(res).taskId);
+  assert.equal(task.status, 'finished', JSON.stringify(task.meta));
+  const projectId = task.meta.project.id as number;
+  const [project] = json<{ classes: { title: string; shape: string }[] }[]>(await t.request({ method: 'GET', url: `/v1/projects?projectId=${projectId}` }));
+  const datasets = new Map<string, ImportedImage[]>();
+  for (const d of task.meta.datasets as { id: number; title: string }[]) {
+    const records = json<{ data: ImportedImage }[]>(await t.request({ method: 'GET', url: `/v1/annotations?projectId=${projectId}&datasetIds=${d.id}` }));
+    datasets.set(d.title, records.map((r) => r.data));
+  }
+  return { task, classes: new Map(project!.classes.map((c) => [c.title, c.shape])), datasets, warnings: (task.meta.warnings ?? []) as Imported['warnings'] };
 }

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { type ShapedObject, settleClasses } from '../../src/formats/canonical.ts';
-import { CocoFormatError, cocoSubset, decodeRle, detect, imageCandidates, maskToBitmap, readCocoFile } from '../../src/formats/coco/index.ts';
+import { CocoFormatError, cocoSubset, cocoSubsets, decodeRle, detect, imageCandidates, maskToBitmap, readCocoFile } from '../../src/formats/coco/index.ts';
 import { defaultClassColor, readMaskSize } from '../../src/formats/supervisely/index.ts';
 import { PEER } from '../helpers/peer-fixtures.ts';
 
@@ -129,6 +129,11 @@ describe('COCO reader', () => {
   test('subsets, detection and image places', () => {
     assert.equal(cocoSubset('annotations/instances_val2017.json'), 'val2017');
     assert.equal(cocoSubset('train.json'), 'train');
+    // Roboflow's splits share one file name: the folder names them; a lone file keeps its own name.
+    const roboflow = cocoSubsets(['test/_annotations.coco.json', 'train/_annotations.coco.json', 'valid/_annotations.coco.json', 'annotations/instances_val2017.json']);
+    assert.deepEqual([...roboflow.values()], ['test', 'train', 'valid', 'val2017']);
+    assert.deepEqual([...cocoSubsets(['a/annotations/instances_train.json', 'b/annotations/instances_train.json', 'instances_val.json']).values()], ['a', 'b', 'val']);
+    assert.deepEqual([...cocoSubsets(['_annotations.coco.json', 'valid/_annotations.coco.json']).values()], ['_annotations.coco', 'valid']);
     assert.equal(detect(['a/train.json', 'data/x.jpg']), true);
     assert.equal(detect(['meta.json', 'ds/ann/x.jpg.json']), false);
     const places = imageCandidates('annotations/instances_val.json', 'val', 'b.jpg');

@@ -71,12 +71,42 @@ describe('Pascal VOC reader', () => {
     assert.deepEqual(lists, ['ImageSets/Main/test.txt', 'ImageSets/Main/train.txt']);
     assert.deepEqual(splitFiles(files('datumaro/voc/voc_dataset2')), ['ImageSets/Main/trainval.txt']);
     const splits = lists.map((p) => ({ name: path.basename(p, '.txt'), ids: readSplitList(text(`datumaro/voc/voc_dataset1/${p}`)) }));
-    const datasets = planVoc(paths.filter((p) => p.endsWith('.jpg') || p.endsWith('.png')), [{ path: 'Annotations/2007_000001.xml', filename: '2007_000001.jpg' }], paths.filter(isMaskPath), splits);
+    const { datasets } = planVoc(paths.filter((p) => p.endsWith('.jpg') || p.endsWith('.png')), [{ path: 'Annotations/2007_000001.xml', filename: '2007_000001.jpg' }], paths.filter(isMaskPath), splits);
     assert.deepEqual(datasets, [
       { name: 'test', images: [{ name: '2007_000002.jpg', imagePath: 'JPEGImages/2007_000002.jpg', xmlPath: null, maskPath: null, classMaskPath: null }] },
       { name: 'train', images: [{ name: '2007_000001.jpg', imagePath: 'JPEGImages/2007_000001.jpg', xmlPath: 'Annotations/2007_000001.xml', maskPath: 'SegmentationObject/2007_000001.png', classMaskPath: 'SegmentationClass/2007_000001.png' }] },
     ]);
-    assert.deepEqual(planVoc(['x/b.jpg'], [{ path: 'y/b.xml', filename: null }], [], [])[0], { name: 'ds0', images: [{ name: 'b.jpg', imagePath: 'x/b.jpg', xmlPath: 'y/b.xml', maskPath: null, classMaskPath: null }] });
+    assert.deepEqual(planVoc(['x/b.jpg'], [{ path: 'y/b.xml', filename: null }], [], []).datasets[0], { name: 'ds0', images: [{ name: 'b.jpg', imagePath: 'x/b.jpg', xmlPath: 'y/b.xml', maskPath: null, classMaskPath: null }] });
+  });
+
+  test('pairing: the XML\'s name first, then <filename>, then either without case; never one image twice', () => {
+    const pairs = (images: string[], xmls: { path: string; filename: string | null }[]) => {
+      const { datasets, warnings } = planVoc(images, xmls, [], []);
+      const paired = datasets.flatMap((d) => d.images).filter((i) => i.xmlPath).map((i) => [i.xmlPath, i.imagePath]);
+      return { paired, warned: warnings.map((w) => w.path) };
+    };
+    // Roboflow's chess export: 0af.xml names 0af.jpg, the image is 0AF.jpg; 1be.xml names "1be".
+    assert.deepEqual(pairs(['0AF.jpg', '1be.jpg', '5c1.jpg'], [{ path: '0af.xml', filename: '0af.jpg' }, { path: '1be.xml', filename: '1be' }]), {
+      paired: [['0af.xml', '0AF.jpg'], ['1be.xml', '1be.jpg']],
+      warned: [],
+    });
+    // mmdetection's 000001.xml says <filename>000002.jpg</filename>: VOC pairs by the XML's name.
+    assert.deepEqual(pairs(['JPEGImages/000001.jpg', 'JPEGImages/000002.jpg'], [{ path: 'Annotations/000001.xml', filename: '000002.jpg' }]).paired, [['Annotations/000001.xml', 'JPEGImages/000001.jpg']]);
+    // <filename> when the XML's name matches nothing.
+    assert.deepEqual(pairs(['photo.png'], [{ path: 'renamed.xml', filename: 'photo.png' }]).paired, [['renamed.xml', 'photo.png']]);
+    // An exact match is never taken by another XML's case-insensitive one.
+    assert.deepEqual(pairs(['a.jpg', 'A.jpg'], [{ path: 'A.xml', filename: null }, { path: 'a.xml', filename: null }]).paired, [['A.xml', 'A.jpg'], ['a.xml', 'a.jpg']]);
+    // Two images of the name beside the XML, <filename> naming neither: ambiguous, paired with none.
+    assert.deepEqual(pairs(['B.jpg', 'B.png'], [{ path: 'b.xml', filename: null }]), { paired: [], warned: ['b.xml'] });
+    // ... unless <filename> tells them apart.
+    assert.deepEqual(pairs(['c.jpg', 'c.png'], [{ path: 'c.xml', filename: 'c.png' }]).paired, [['c.xml', 'c.png']]);
+    // Two XMLs for one image: the second is named, not dropped in silence; an XML with no image too.
+    const { datasets, warnings } = planVoc(['JPEGImages/d.jpg'], [{ path: 'Annotations/d.xml', filename: 'd.jpg' }, { path: 'copy/e.xml', filename: 'd.jpg' }, { path: 'f.xml', filename: 'f.jpg' }], [], []);
+    assert.equal(datasets[0]!.images[0]!.xmlPath, 'Annotations/d.xml');
+    assert.deepEqual(warnings, [
+      { path: 'copy/e.xml', message: 'its image JPEGImages/d.jpg is already paired with Annotations/d.xml; its objects are not imported' },
+      { path: 'f.xml', message: 'no uploaded image matches its name or its <filename> "f.jpg"; its objects are not imported' },
+    ]);
   });
 
   test('instance masks (RGB PNG) become bitmaps of their XML objects', async () => {

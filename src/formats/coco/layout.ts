@@ -1,4 +1,6 @@
-// Where a COCO file's images are: next to it by `file_name`, or in the usual image folders.
+// Where a COCO file's images are: next to it by `file_name`, or in the usual image folders; which
+// dataset each of several COCO files is.
+import { cocoSubset } from './reader.ts';
 
 /** Whether the relative paths hold something that can be a COCO instances file. */
 export function detect(paths: readonly string[]): boolean {
@@ -34,4 +36,25 @@ export function imageCandidates(jsonPath: string, subset: string, fileName: stri
     for (const folder of folders) candidates.push(joinPath(base, folder, name));
   }
   return [...new Set(candidates.filter((c): c is string => c !== null && c !== ''))];
+}
+
+const fileKey = (p: string) => p.slice(p.lastIndexOf('/') + 1).toLowerCase();
+
+/**
+ * The dataset of each COCO file: the subset its file name gives (`instances_val2017.json` →
+ * `val2017`), unless other files share that file name. Then the name says nothing (Roboflow writes
+ * `train/_annotations.coco.json`, `valid/…`, `test/…`) and the folder the file is in names its split,
+ * passing over an `annotations` folder; a file at the root keeps its file name.
+ */
+export function cocoSubsets(jsonPaths: readonly string[]): Map<string, string> {
+  const sharing = new Map<string, number>();
+  for (const p of jsonPaths) sharing.set(fileKey(p), (sharing.get(fileKey(p)) ?? 0) + 1);
+  const subsets = new Map<string, string>();
+  for (const p of jsonPaths) {
+    const folders = p.split('/').slice(0, -1);
+    if (folders.length > 0 && folders[folders.length - 1]!.toLowerCase() === 'annotations') folders.pop();
+    const folder = folders[folders.length - 1];
+    subsets.set(p, sharing.get(fileKey(p))! > 1 && folder ? folder : cocoSubset(p));
+  }
+  return subsets;
 }

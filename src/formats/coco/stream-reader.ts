@@ -63,8 +63,11 @@ async function pass(
   return seen;
 }
 
-/** Pass 1. Throws CocoFormatError when the file is not a COCO dataset, JsonLocationError when it is not JSON. */
-export async function readCocoIndex(open: ByteSource, path: string): Promise<CocoIndexFile> {
+/**
+ * Pass 1. `subset` is the file's dataset (see cocoSubsets), by default the one its file name gives.
+ * Throws CocoFormatError when the file is not a COCO dataset, JsonLocationError when it is not JSON.
+ */
+export async function readCocoIndex(open: ByteSource, path: string, subset = cocoSubset(path)): Promise<CocoIndexFile> {
   const warnings: FormatWarning[] = [];
   const warn = (message: string) => warnings.push({ path, message });
   const index = newCocoIndex();
@@ -73,7 +76,7 @@ export async function readCocoIndex(open: ByteSource, path: string): Promise<Coc
     else addCategory(index, value, i, warn);
   });
   if (!seen.has('images')) throw new CocoFormatError(path, 'images', 'must be an array');
-  return { path, subset: cocoSubset(path), index, warnings };
+  return { path, subset, index, warnings };
 }
 
 /** Pass 2, over the annotations of the images `wanted` (the others are only checked and warned about). */

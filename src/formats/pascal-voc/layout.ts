@@ -1,5 +1,7 @@
 // A Pascal VOC import by its paths: XMLs paired with images, ImageSets split lists as datasets, the
 // instance masks of SegmentationObject/ and the class masks of SegmentationClass/.
+import type { FormatWarning } from '../canonical.ts';
+
 const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 const stemOf = (p: string) => baseName(p).replace(/\.[^.]*$/, '');
 const dirOf = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '');
@@ -56,29 +58,18 @@ export function readSplitList(text: string): string[] {
 }
 
 /**
- * Pairs images with XMLs (by `<filename>`, else by name without extension) and masks, and puts them
- * in one dataset per split list (an image in several lists is in each); without lists, or for an
- * image no list names, the dataset is `ds0`.
+ * Pairs images with XMLs (see pairXmls) and masks, and puts them in one dataset per split list (an
+ * image in several lists is in each); without lists, or for an image no list names, the dataset is
+ * `ds0`. The warnings name each XML that was paired with no image.
  */
 export function planVoc(
   imagePaths: readonly string[],
   xmls: readonly { path: string; filename: string | null }[],
   maskPaths: readonly string[],
   splits: readonly { name: string; ids: string[] }[],
-): VocDataset[] {
+): { datasets: VocDataset[]; warnings: FormatWarning[] } {
   const images = imagePaths.filter((p) => !isMaskPath(p));
-  const byName = groupBy(images, baseName);
-  const byStem = groupBy(images, stemOf);
-  const xmlOf = new Map<string, string>();
-  for (const xml of xmls) {
-    const near = (list: string[] | undefined) => {
-      if (!list?.length) return undefined;
-      const root = dirOf(dirOf(xml.path));
-      return list.find((p) => dirOf(p) === dirOf(xml.path)) ?? list.find((p) => dirOf(p) === (root ? `${root}/JPEGImages` : 'JPEGImages')) ?? list[0];
-    };
-    const image = near(xml.filename ? byName.get(baseName(xml.filename)) : undefined) ?? near(byStem.get(stemOf(xml.path)));
-    if (image && !xmlOf.has(image)) xmlOf.set(image, xml.path);
-  }
+  const { xmlOf, warnings } = pairXmls(images, xmls);
   const masks = new Map(maskPaths.filter((p) => /SegmentationObject\//i.test(p)).map((p) => [stemOf(p), p]));
   const classMasks = new Map(maskPaths.filter((p) => /SegmentationClass\//i.test(p)).map((p) => [stemOf(p), p]));
   const datasets = new Map<string, VocDataset>();
@@ -93,7 +84,73 @@ export function planVoc(
     if (listed.length === 0) place('ds0', imagePath);
     for (const s of listed) place(s.name, imagePath);
   }
-  return [...datasets.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { datasets: [...datasets.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), warnings };
+}
+
+/**
+ * The XML of each image. VOC's own tools find an annotation's image by the XML's name (the image id:
+ * `Annotations/<id>.xml` → `JPEGImages/<id>.jpg`), so that comes first, then the image `<filename>`
+ * names. Only when neither matches exactly are names compared without case: exports made on
+ * case-insensitive disks pair `0af.xml` with `0AF.jpg` there. Each round pairs only the XMLs the
+ * rounds before found no candidate for. Among several images of the name, the one beside the XML (or
+ * in the `JPEGImages` folder beside its own) wins, and among several there the one `<filename>`
+ * names; an XML that still has several is ambiguous and paired with none. An image gets one XML, an
+ * XML one image; every XML left without an image is a warning.
+ */
+function pairXmls(images: readonly string[], xmls: readonly { path: string; filename: string | null }[]): { xmlOf: Map<string, string>; warnings: FormatWarning[] } {
+  const folded = (p: string) => p.toLowerCase();
+  const byStem = groupBy(images, stemOf);
+  const byName = groupBy(images, baseName);
+  const byFoldedStem = groupBy(images, (p) => folded(stemOf(p)));
+  const byFoldedName = groupBy(images, (p) => folded(baseName(p)));
+  const rounds: ((xml: { path: string; filename: string | null }) => string[] | undefined)[] = [
+    (xml) => byStem.get(stemOf(xml.path)),
+    (xml) => (xml.filename ? byName.get(baseName(xml.filename)) : undefined),
+    (xml) => byFoldedStem.get(folded(stemOf(xml.path))),
+    (xml) => (xml.filename ? byFoldedName.get(folded(baseName(xml.filename))) : undefined),
+  ];
+  const xmlOf = new Map<string, string>();
+  const warnings: FormatWarning[] = [];
+  let left = [...xmls];
+  for (const candidatesOf of rounds) {
+    const next = [];
+    for (const xml of left) {
+      const candidates = candidatesOf(xml);
+      if (!candidates?.length) {
+        next.push(xml);
+        continue;
+      }
+      const image = chooseImage(xml, candidates);
+      const other = image === null ? undefined : xmlOf.get(image);
+      if (image === null) {
+        const shown = candidates.slice(0, 3).join(', ') + (candidates.length > 3 ? ', …' : '');
+        warnings.push({ path: xml.path, message: `it matches ${candidates.length} uploaded images (${shown}) and which is its own cannot be told, so it is paired with none; its objects are not imported` });
+      } else if (other !== undefined) {
+        warnings.push({ path: xml.path, message: `its image ${image} is already paired with ${other}; its objects are not imported` });
+      } else xmlOf.set(image, xml.path);
+    }
+    left = next;
+  }
+  for (const xml of left) {
+    const named = xml.filename ? ` or its <filename> ${JSON.stringify(xml.filename)}` : '';
+    warnings.push({ path: xml.path, message: `no uploaded image matches its name${named}; its objects are not imported` });
+  }
+  return { xmlOf, warnings };
+}
+
+/** The one image of `candidates` an XML belongs to (see pairXmls), or null when several are as likely. */
+function chooseImage(xml: { path: string; filename: string | null }, candidates: readonly string[]): string | null {
+  const root = dirOf(dirOf(xml.path));
+  const jpegImages = root ? `${root}/JPEGImages` : 'JPEGImages';
+  const beside = candidates.filter((p) => dirOf(p) === dirOf(xml.path));
+  const inJpegImages = candidates.filter((p) => dirOf(p) === jpegImages);
+  let likely = beside.length > 0 ? beside : inJpegImages.length > 0 ? inJpegImages : candidates;
+  if (likely.length > 1 && xml.filename) {
+    const name = baseName(xml.filename);
+    const named = likely.filter((p) => baseName(p) === name);
+    likely = named.length > 0 ? named : likely.filter((p) => baseName(p).toLowerCase() === name.toLowerCase());
+  }
+  return likely.length === 1 ? likely[0]! : null;
 }
 
 /** The label map among the paths (`labelmap.txt`, the one nearest the root), or null. */
