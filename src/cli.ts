@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT_CODES_HELP, runImportCommand } from './client/import-command.ts';
 import { ON_CONFLICT_MODES, type OnConflictT } from './client/client.ts';
-import { loadClientSettings, loadConfig } from './config.ts';
+import { ConfigError, loadClientSettings, loadConfig } from './config.ts';
 import type { Context } from './context.ts';
 import { configureHeapGrowth } from './heap-growth.ts';
 
@@ -177,5 +177,6 @@ const importCommand = program
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`annostore: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = 1;
+  // A setting out of its rule is a usage error, as the import command counts them.
+  process.exitCode = error instanceof ConfigError ? 2 : 1;
 });

@@ -1,6 +1,7 @@
 // The one place that reads the environment: everything else receives a frozen Config.
 import os from 'node:os';
 import path from 'node:path';
+import { API_KEY_RULE, isUsableApiKey } from './api-key-format.ts';
 
 export interface Limits {
   /** Largest JSON body accepted by any route, in bytes. */
@@ -121,6 +122,13 @@ function parseSchemaName(raw: string | undefined): string | undefined {
   return raw;
 }
 
+function parseApiKey(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  // Registered, such a key would answer 401 to every request: better no start than a key that never works.
+  if (!isUsableApiKey(raw)) throw new ConfigError(`ANNOSTORE_API_KEY must be ${API_KEY_RULE}; the one set (${raw.length} characters) could never be used`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const deprecatedAt = parseDate('V1_DEPRECATED_AT', env.V1_DEPRECATED_AT, '2026-01-01T00:00:00Z');
   const sunsetAt = parseDate('V1_SUNSET_AT', env.V1_SUNSET_AT, '2027-12-31T00:00:00Z');
@@ -132,7 +140,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
     databaseSchema: parseSchemaName(env.DATABASE_SCHEMA),
     storageUrl: parseStorageUrl(env.STORAGE_URL),
-    bootstrapApiKey: env.ANNOSTORE_API_KEY || undefined,
+    bootstrapApiKey: parseApiKey(env.ANNOSTORE_API_KEY),
     logLevel: env.LOG_LEVEL || 'info',
     heapGrowthPercent: parseCount('HEAP_GROWTH_PERCENT', env.HEAP_GROWTH_PERCENT, 20, 1000, 0),
     deprecation: {

@@ -39,7 +39,7 @@ import {
   readVocXml,
   splitFiles,
 } from '../formats/pascal-voc/index.ts';
-import { defaultClassColor, isImageName } from '../formats/supervisely/index.ts';
+import { defaultClassColor, hasSuperviselyFiles, isImageName } from '../formats/supervisely/index.ts';
 import {
   YoloFormatError,
   type YoloConfig,
@@ -76,7 +76,8 @@ export function detectForeignFormat(paths: readonly string[], declared: Readonly
   const named = FOREIGN_FORMATS.filter((f) => declared.has(f));
   if (named.length === 1) return named[0]!;
   if (named.length > 1) return null;
-  if (paths.includes('meta.json') || paths.includes('classes.json')) return null;
+  // A Supervisely meta or annotation file says what the folder is more surely than any path below.
+  if (hasSuperviselyFiles(paths)) return null;
   if (detectVoc(paths)) return 'pascal_voc';
   if (detectYolo(paths)) return 'yolo';
   if (detectCoco(paths)) return 'coco';

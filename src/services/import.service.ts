@@ -4,9 +4,9 @@
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database, DatasetRow } from '../db/types.ts';
-import { conflict, notFound, validation } from '../errors.ts';
+import { notFound, validation } from '../errors.ts';
 import type { ClassDefinition, TagDefinition } from '../formats/canonical.ts';
-import { SuperviselyFormatError, isImageName, parseProjectMeta, planProject } from '../formats/supervisely/index.ts';
+import { type ProjectMeta, SuperviselyFormatError, hasSuperviselyFiles, isImageName, parseProjectMeta, planProject } from '../formats/supervisely/index.ts';
 import * as datasets from '../repositories/datasets.repository.ts';
 import * as importRepo from '../repositories/import.repository.ts';
 import type { ImportItem } from '../repositories/import.repository.ts';
@@ -104,7 +104,7 @@ function choosePreset(request: ImportRequest, staged: Map<string, { kind: string
   if ((['coco', 'yolo', 'pascal_voc'] as const).filter((f) => formats.has(f)).length > 1) {
     throw fail('files of several annotation formats were uploaded; import them separately or choose a preset', 'files');
   }
-  return paths.includes('meta.json') || paths.includes('classes.json') ? 'supervisely' : 'images';
+  return hasSuperviselyFiles(paths) ? 'supervisely' : 'images';
 }
 
 async function makePlan(ctx: Context, teamId: number, request: ImportRequest, { byPath, staged }: CheckedFiles): Promise<Plan> {
@@ -118,22 +118,17 @@ async function makePlan(ctx: Context, teamId: number, request: ImportRequest, { 
   }
   let layout;
   try {
-    layout = planProject(paths);
+    // A new project takes its classes from the meta; an existing one has them already, and its
+    // annotations are checked against them when no meta comes (import.handler.ts reads the project's).
+    layout = planProject(paths, { requireMeta: request.project.id === null });
   } catch (error) {
     if (error instanceof SuperviselyFormatError) throw fail(error.message);
     throw error;
   }
-  const metaFile = byPath.get(layout.metaPath)!;
-  if (!metaFile.fileId) throw fail(`${layout.metaPath} must be an uploaded class file (fileId)`, layout.metaPath);
-  let meta;
-  try {
-    meta = parseProjectMeta(await readJsonBlob(ctx, staged.get(metaFile.fileId)!.hash, layout.metaPath));
-  } catch (error) {
-    if (error instanceof SuperviselyFormatError) throw fail(`${layout.metaPath}: ${error.message}`, layout.metaPath);
-    throw error;
-  }
+  const { metaPath } = layout;
+  const meta = metaPath === null ? NO_META : await readMeta(ctx, byPath, staged, metaPath);
   const warnings = [
-    ...meta.unsupported.map((c) => ({ path: layout.metaPath, message: `class "${c.title}" has shape "${c.shape}", which is not supported: its objects are skipped` })),
+    ...meta.unsupported.map((c) => ({ path: metaPath ?? '', message: `class "${c.title}" has shape "${c.shape}", which is not supported: its objects are skipped` })),
     ...layout.datasets.flatMap((d) => d.annotationsWithoutImage.map((path) => ({ path, message: 'annotation without an image of that name' }))),
   ];
   return {
@@ -144,6 +139,29 @@ async function makePlan(ctx: Context, teamId: number, request: ImportRequest, { 
     datasets: layout.datasets.map((d) => ({ title: d.name, images: d.images })),
     warnings,
   };
+}
+
+/** What an import without a meta adds to its project: nothing. */
+const NO_META: ProjectMeta = { classes: [], tags: [], unsupported: [] };
+
+/** The project meta of a Supervisely import, from the uploaded class file at `metaPath`. */
+async function readMeta(ctx: Context, byPath: Map<string, ImportFile>, staged: Map<string, staging.StagedFile>, metaPath: string): Promise<ProjectMeta> {
+  const metaFile = byPath.get(metaPath)!;
+  if (!metaFile.fileId) throw fail(`${metaPath} must be an uploaded class file (fileId)`, metaPath);
+  try {
+    return parseProjectMeta(await readJsonBlob(ctx, staged.get(metaFile.fileId)!.hash, metaPath));
+  } catch (error) {
+    if (error instanceof SuperviselyFormatError) throw fail(`${metaPath}: ${error.message}`, metaPath);
+    throw error;
+  }
+}
+
+/**
+ * Refuses an import that brings a class the project has with another shape (the objects of a class
+ * keep one geometry): the contract answers 400, naming each such class.
+ */
+function refuseClassClashes(clashes: string[]): void {
+  if (clashes.length) throw validation(`classes exist in the project with another shape: ${clashes.join(', ')}`, { classes: clashes });
 }
 
 /** The project an import writes into: a new one titled `title` when `id` is null, else the team's `id`. */
@@ -284,7 +302,7 @@ export async function startImport(ctx: Context, principal: Principal, request: I
     const isNew = request.project.id === null;
     const { projectId, projectTitle } = await targetProject(trx, principal.teamId, request.project.id, request.project.title);
     const clashes = await importRepo.ensureClasses(trx, projectId, plan.classes);
-    if (clashes.length) throw conflict(`classes exist with another shape: ${clashes.join(', ')}`, { classes: clashes });
+    refuseClassClashes(clashes);
     for (const tag of plan.tags) {
       await tags.ensureTag(trx, { projectId, scope: tag.scope, title: tag.title, hotkey: '', createdBy: principal.userId });
     }
@@ -339,7 +357,7 @@ export async function startLocalImport(ctx: Context, principal: Principal, reque
     for (const sourceProjectId of new Set(sources.map((d) => d.project_id))) {
       if (sourceProjectId === projectId) continue;
       const clashes = await importRepo.ensureClasses(trx, projectId, await importRepo.classDefinitions(trx, sourceProjectId));
-      if (clashes.length) throw conflict(`classes exist with another shape: ${clashes.join(', ')}`, { classes: clashes });
+      refuseClassClashes(clashes);
       for (const tag of await importRepo.tagDefinitions(trx, sourceProjectId)) {
         await tags.ensureTag(trx, { projectId, scope: tag.scope, title: tag.title, hotkey: tag.hotkey, createdBy: principal.userId });
       }

@@ -1,6 +1,7 @@
 // API keys: random, shown once, stored as a SHA-256 digest, compared in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { API_KEY_RULE, isUsableApiKey } from '../api-key-format.ts';
 import { StampedCache } from '../db/stamped-cache.ts';
 import type { Database } from '../db/types.ts';
 import * as teams from '../repositories/teams.repository.ts';
@@ -29,6 +30,7 @@ export async function registerKey(
   key: string,
   owner: { team: string; user: string; readOnly?: boolean },
 ): Promise<void> {
+  if (!isUsableApiKey(key)) throw new Error(`an API key must be ${API_KEY_RULE}`);
   const teamId = await teams.ensureTeam(db, owner.team);
   const userId = await teams.ensureUser(db, teamId, owner.user);
   await teams.insertKey(db, { userId, prefix: keyPrefix(key), digest: digestOf(key), readOnly: owner.readOnly ?? false });
@@ -42,8 +44,6 @@ export async function createKey(
   await registerKey(db, key, owner);
   return key;
 }
-
-const plausibleKey = (key: string): boolean => key.length >= 8 && key.length <= 512;
 
 async function findPrincipal(db: Kysely<Database>, prefix: string, digestHex: string): Promise<Principal | null> {
   const digest = Buffer.from(digestHex, 'hex');
@@ -72,7 +72,7 @@ export class Authenticator {
 
   /** The key's owner or null: at once when kept, otherwise once the database answered. */
   authenticate(key: string, changeStamp: number | undefined): Principal | null | Promise<Principal | null> {
-    if (!plausibleKey(key)) return null;
+    if (!isUsableApiKey(key)) return null;
     const digest = digestOf(key);
     const kept = this.principals.get(changeStamp, digest);
     if (kept !== undefined) return kept;

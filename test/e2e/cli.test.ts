@@ -1,11 +1,12 @@
 // The `annostore` command as a user runs it: keys, the catalogue, and a server that honours them.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config.ts';
-import { dialects } from '../helpers/dialects.ts';
+import { dialects, tempDir } from '../helpers/dialects.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 
 const run = promisify(execFile);
@@ -96,3 +97,31 @@ for (const dialect of dialects) {
     });
   });
 }
+
+describe('annostore serve with an ANNOSTORE_API_KEY no request could use', () => {
+  test('stops before it starts, with exit code 2 and the rule on stderr; the shortest usable key serves', { timeout: 120_000 }, async () => {
+    const dataDir = tempDir('api-key');
+    try {
+      for (const key of ['k1', ' padded-key ']) {
+        const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ANNOSTORE_API_KEY: key };
+        // A server that does start never exits by itself: the time limit ends it, and the test fails.
+        const failure = await run(process.execPath, [BIN, 'serve'], { env, timeout: 20_000 }).then(
+          () => assert.fail('the command succeeded'),
+          (error: { code: number | null; signal: string | null; stderr: string }) => error,
+        );
+        assert.equal(failure.code, 2, `${JSON.stringify(key)}: ${failure.signal ?? ''} ${failure.stderr}`);
+        assert.match(failure.stderr, /^annostore: ANNOSTORE_API_KEY must be 8 to 512 printable ASCII characters, without a space at either end/m);
+        assert.ok(!failure.stderr.includes(key.trim()), 'the key is not printed');
+        assert.deepEqual(fs.readdirSync(dataDir), [], 'nothing is created');
+      }
+      const server = await startServerProcess({ DATA_DIR: dataDir, ANNOSTORE_API_KEY: 'abcdefgh' });
+      try {
+        assert.equal((await fetch(`${server.url}/v1/projects`, { headers: { 'x-api-key': 'abcdefgh' } })).status, 200);
+      } finally {
+        await server.kill();
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -12,6 +12,7 @@ import {
   SuperviselyFormatError,
   defaultClassColor,
   detect,
+  hasSuperviselyFiles,
   parseAnnotation,
   parseProjectMeta,
   planProject,
@@ -618,6 +619,20 @@ describe('detect and planProject', () => {
     const plan = planProject(['classes.json', 'meta.json', 'ds/img/a.gif']);
     assert.equal(plan.metaPath, 'meta.json');
     assert.deepEqual(plan.ignored, ['classes.json']);
+  });
+
+  test('Supervisely files: a meta at the root or a dataset annotation, each alone enough', () => {
+    assert.equal(hasSuperviselyFiles(['ds/ann/a.jpg.json', 'ds/img/a.jpg']), true);
+    assert.equal(hasSuperviselyFiles(['classes.json', 'ds/a.jpg']), true);
+    assert.equal(hasSuperviselyFiles(['ds/img/a.jpg', 'ds/b.png', 'a.png']), false);
+    assert.equal(hasSuperviselyFiles(['sub/meta.json', 'ds/annotations/a.jpg.json', 'ann/a.jpg.json', 'a/b/ann/c.json']), false);
+  });
+
+  test('a meta that is not required may be missing: the datasets are planned all the same', () => {
+    const plan = planProject(['ds/img/a.jpg', 'ds/ann/a.jpg.json', 'ds/b.jpg'], { requireMeta: false });
+    assert.equal(plan.metaPath, null);
+    assert.deepEqual(plan.datasets.map((d) => d.images.map((i) => [i.imagePath, i.annotationPath])), [[['ds/img/a.jpg', 'ds/ann/a.jpg.json'], ['ds/b.jpg', null]]]);
+    assert.equal(planProject(['meta.json', 'ds/img/a.jpg'], { requireMeta: false }).metaPath, 'meta.json');
   });
 
   test('no meta, or one image name twice in a dataset, is an error', () => {

@@ -10,4 +10,4 @@ export {
   type SkippedObject,
 } from './annotation-reader.ts';
 export { readMaskSize, MAX_MASK_INFLATED_BYTES } from './bitmap.ts';
-export { detect, planProject, isImageName, type PlannedDataset, type PlannedImage, type ProjectPlan } from './layout.ts';
+export { detect, hasSuperviselyFiles, planProject, isImageName, type PlannedDataset, type PlannedImage, type ProjectPlan } from './layout.ts';

@@ -18,7 +18,8 @@ export interface PlannedDataset {
 }
 
 export interface ProjectPlan {
-  metaPath: string;
+  /** Null only when the meta was not required (see planProject). */
+  metaPath: string | null;
   datasets: PlannedDataset[];
   /** Paths that play no part in the project (other files at the root, masks, nested folders…). */
   ignored: string[];
@@ -30,20 +31,32 @@ export function isImageName(name: string): boolean {
   return dot > 0 && IMAGE_EXTENSIONS.has(name.slice(dot + 1).toLowerCase());
 }
 
+const isMetaPath = (p: string): boolean => (META_FILES as readonly string[]).includes(p);
+const isAnnotationPath = (p: string): boolean => classify(p)?.kind === 'annotation';
+
 /** Whether relative paths look like a Supervisely project: a meta at the root and a `<dataset>/ann/*.json`. */
 export function detect(paths: readonly string[]): boolean {
-  const hasMeta = paths.some((p) => (META_FILES as readonly string[]).includes(p));
-  return hasMeta && paths.some((p) => classify(p)?.kind === 'annotation');
+  return paths.some(isMetaPath) && paths.some(isAnnotationPath);
+}
+
+/**
+ * Whether relative paths carry anything of Supervisely's own: a meta at the root or a
+ * `<dataset>/ann/*.json`. Annotation files without a meta are still Supervisely annotations (a second
+ * import into a project that has its classes), not a folder of images whose extra files are ignored.
+ */
+export function hasSuperviselyFiles(paths: readonly string[]): boolean {
+  return paths.some((p) => isMetaPath(p) || isAnnotationPath(p));
 }
 
 /**
  * Maps a project's relative paths (already checked to be safe) to its meta file and datasets, with
  * `<dataset>/img/<name>` or `<dataset>/<name>` images paired with `<dataset>/ann/<name>.json`.
- * Throws SuperviselyFormatError when there is no meta or a dataset has two images of one name.
+ * Throws SuperviselyFormatError when a dataset has two images of one name, or when there is no meta
+ * and `requireMeta` (the default) says there must be one.
  */
-export function planProject(paths: readonly string[]): ProjectPlan {
-  const metaPath = META_FILES.find((name) => paths.includes(name));
-  if (!metaPath) throw new SuperviselyFormatError('', 'no meta.json or classes.json at the root of the project');
+export function planProject(paths: readonly string[], { requireMeta = true }: { requireMeta?: boolean } = {}): ProjectPlan {
+  const metaPath = META_FILES.find((name) => paths.includes(name)) ?? null;
+  if (!metaPath && requireMeta) throw new SuperviselyFormatError('', 'no meta.json or classes.json at the root of the project');
 
   const datasets = new Map<string, DatasetFiles>();
   const ignored: string[] = [];
