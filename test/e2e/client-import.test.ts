@@ -2,7 +2,6 @@
 // as the files say, a second run sends no image, an interrupted run resumes with only what is missing,
 // and each way of failing has its exit code and a message that says what to do.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,9 +11,8 @@ import { AnnostoreClient } from '../../src/client/index.ts';
 import type { ImportSummary } from '../../src/client/import-folder.ts';
 import type { Config } from '../../src/config.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
-import { type ServerProcess, freePort, startServerProcess } from '../helpers/server-process.ts';
+import { type Run, type ServerProcess, freePort, runImport, startServerProcess } from '../helpers/server-process.ts';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/annostore.js');
 const KEY = 'ak_client-import-test-key-0123456789';
 
 function envOf(config: Config): Record<string, string> {
@@ -70,29 +68,6 @@ async function makeProject(dir: string, count: number, seed: number, size = 64):
   }
   fs.writeFileSync(path.join(dir, 'README.txt'), 'not part of the import');
   return expected;
-}
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `annostore import …`; `watch` sees stdout as it comes and may kill the child. */
-function runImport(args: string[], watch?: (stdout: string, child: ChildProcess) => void): Promise<Run> {
-  const env = { ...process.env };
-  delete env.ANNOSTORE_URL;
-  delete env.ANNOSTORE_API_KEY;
-  const child = spawn(process.execPath, [BIN, 'import', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    watch?.(stdout, child);
-  });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
 
 /** The --json summary of a run that got as far as a project. */
