@@ -68,5 +68,7 @@ export function nothingToImport(root: string, format: FolderFormat, preset: numb
     const tried = format === 'images' && !preset ? Object.values(LAYOUTS) : [LAYOUTS[format]];
     return `${root} is not a project: no images found${why}(looked for ${tried.join('; ')})`;
   }
-  return `${root} has no image to import as ${FORMAT_NAMES[format]}${why}(expected ${LAYOUTS[format]})`;
+  // Found by a file that may be a stray (a notes.json among photos): the images alone may be what was meant.
+  const otherwise = preset ? '' : '; to import the images alone use --preset 2';
+  return `${root} has no image to import as ${FORMAT_NAMES[format]}${why}(expected ${LAYOUTS[format]})${otherwise}`;
 }

@@ -169,6 +169,7 @@ describe('annostore import of COCO, Pascal VOC and YOLO folders', () => {
     const run = await cli(dir);
     assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /has no image to import as COCO:\n {2}instances_val2014_fakesegm100_results\.json: this is a COCO results list/);
+    assert.match(run.stderr, /to import the images alone use --preset 2/);
     assert.equal((await client.listProjects()).length, before, 'nothing was created');
     await assert.rejects(serverImport(dir, 'coco', 'results'), (error) => error instanceof ApiError && error.status === 400 && /results list/.test(error.message));
   });
