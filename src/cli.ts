@@ -1,6 +1,6 @@
 // The `annostore` command: parses the command line and hands over. Nothing else lives here.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { EXIT_CODES_HELP, runImportCommand } from './client/import-command.ts';
+import { EXIT_CODES_HELP, FOLDERS_HELP, runImportCommand } from './client/import-command.ts';
 import { ON_CONFLICT_MODES, type OnConflictT } from './client/client.ts';
 import { ConfigError, loadClientSettings, loadConfig } from './config.ts';
 import type { Context } from './context.ts';
@@ -143,15 +143,17 @@ program
 
 const importCommand = program
   .command('import <dir>')
-  .description('import a Supervisely project folder (or a folder of images) through the API; a second run sends no image twice')
+  .description(
+    'import a folder through the API: a Supervisely project, a COCO, Pascal VOC or YOLO dataset, or a folder of images; a second run sends no image twice',
+  )
   .option('--url <url>', 'server address, e.g. http://127.0.0.1:8080 (default: $ANNOSTORE_URL)')
   .option('--key <key>', 'API key (default: $ANNOSTORE_API_KEY)')
   .option('--project <title>', 'project title: imports into the project of that title, or a new one (default: the folder name)')
   .addOption(new Option('--project-id <id>', 'import into this existing project').argParser(positiveInt).conflicts('project'))
   .addOption(new Option('--on-conflict <mode>', 'when an image name already exists in the dataset').choices(ON_CONFLICT_MODES))
   .addOption(
-    new Option('--preset <n>', '0 or none: decide from the folder; 1 Supervisely; 2 images only').argParser((value) => {
-      if (!['0', '1', '2'].includes(value)) throw new InvalidArgumentError('must be 0, 1 or 2');
+    new Option('--preset <n>', '0 or none: decide from the folder; 1 Supervisely; 2 images only; 3 COCO; 4 Pascal VOC; 5 YOLO').argParser((value) => {
+      if (!/^[0-5]$/.test(value)) throw new InvalidArgumentError('must be 0, 1, 2, 3, 4 or 5');
       return Number(value);
     }),
   )
@@ -164,7 +166,7 @@ const importCommand = program
     }),
   )
   .option('--json', 'print one JSON summary on stdout (progress goes to stderr)')
-  .addHelpText('after', EXIT_CODES_HELP)
+  .addHelpText('after', FOLDERS_HELP + EXIT_CODES_HELP)
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
   .action(async (dir: string, o: { url?: string; key?: string; project?: string; projectId?: number; onConflict?: OnConflictT; preset?: number; concurrency: number; batchFiles: number; json?: boolean }) => {
     const defaults = loadClientSettings();

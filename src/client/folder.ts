@@ -1,12 +1,9 @@
-// Reads an import folder: a Supervisely project (meta.json or classes.json at the root,
-// <dataset>/img/<image>, <dataset>/ann/<image>.json) or a plain folder of images, one dataset per
-// subfolder. Only regular files inside the folder are read: a link that leads out of it, or anything
-// else that is not a file, stops the import before a byte is sent.
+// Reads an import folder's files. Only regular files inside the folder are read: a link that leads out
+// of it, or anything else that is not a file, stops the import before a byte is sent.
 import { createHash } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { isImageName } from '../formats/supervisely/layout.ts';
 
 export type FileKind = 'image' | 'annotation' | 'class';
 
@@ -19,31 +16,21 @@ export interface FolderFile {
   kind: FileKind;
 }
 
-export interface FolderContent {
-  root: string;
-  format: 'supervisely' | 'images';
-  /** The preset the import is started with: 1 Supervisely, 2 images only. */
-  preset: 1 | 2;
-  files: FolderFile[];
-  /** Files that are neither images, annotations nor the class file (left out). */
-  ignored: string[];
-}
-
 /** The folder is not something we can import, or a file of it cannot be read. */
 export class FolderError extends Error {
   override readonly name = 'FolderError';
 }
 
-const META_FILES = ['meta.json', 'classes.json'];
-
-interface Found {
-  path: string;
-  absolute: string;
-  size: number;
+/** The FolderError of a file or folder that cannot be read, with the system's reason. */
+export function cannotRead(what: string, error: unknown): FolderError {
+  return new FolderError(`${what} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
 }
 
-async function walk(root: string, realRoot: string): Promise<Found[]> {
-  const found: Found[] = [];
+/** A file of the folder, before the import has chosen it. */
+export type FoundFile = Omit<FolderFile, 'kind'>;
+
+async function walk(root: string, realRoot: string): Promise<FoundFile[]> {
+  const found: FoundFile[] = [];
   const problems: string[] = [];
   const visit = async (dir: string, rel: string) => {
     let entries;
@@ -91,56 +78,17 @@ async function walk(root: string, realRoot: string): Promise<Found[]> {
   return found;
 }
 
-function classifySupervisely(p: string): FileKind | null {
-  const parts = p.split('/');
-  if (parts.length === 2) return isImageName(parts[1]!) ? 'image' : null;
-  if (parts.length !== 3) return null;
-  if (parts[1] === 'img' && isImageName(parts[2]!)) return 'image';
-  if (parts[1] === 'ann' && parts[2]!.toLowerCase().endsWith('.json') && parts[2]!.length > 5) return 'annotation';
-  return null;
-}
-
-function classifyImages(p: string): FileKind | null {
-  const parts = p.split('/');
-  const name = parts[parts.length - 1]!;
-  if (!isImageName(name)) return null;
-  if (parts.length <= 2 || (parts.length === 3 && parts[1] === 'img')) return 'image';
-  return null;
-}
-
-/**
- * Lists what an import of `dir` sends. `preset` 1 insists on a Supervisely project, 2 takes the images
- * alone; without one (or 0) the folder decides: a class file at the root makes it Supervisely.
- */
-export async function readFolder(dir: string, preset?: number): Promise<FolderContent> {
+/** Every regular file of the folder `dir`, by path inside it, in the order of a sorted walk. */
+export async function listFolder(dir: string): Promise<{ root: string; found: FoundFile[] }> {
   const root = path.resolve(dir);
   let stat;
   try {
     stat = await fsp.stat(root);
   } catch (error) {
-    throw new FolderError(`${root} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw cannotRead(root, error);
   }
   if (!stat.isDirectory()) throw new FolderError(`${root} is not a folder`);
-  const found = await walk(root, await fsp.realpath(root));
-
-  const metaPath = META_FILES.find((name) => found.some((f) => f.path === name));
-  if (preset === 1 && !metaPath) {
-    throw new FolderError(`${root} is not a Supervisely project: no meta.json or classes.json at its root (for a folder of images use --preset 2)`);
-  }
-  const format = preset === 2 || !metaPath ? 'images' : 'supervisely';
-  const files: FolderFile[] = [];
-  const ignored: string[] = [];
-  for (const f of found) {
-    const kind = format === 'images' ? classifyImages(f.path) : f.path === metaPath ? 'class' : classifySupervisely(f.path);
-    if (kind) files.push({ ...f, kind });
-    else ignored.push(f.path);
-  }
-  if (!files.some((f) => f.kind === 'image')) {
-    throw new FolderError(
-      `${root} is not a project: no images found (expected meta.json with <dataset>/img/<image> and <dataset>/ann/<image>.json, or image files in subfolders)`,
-    );
-  }
-  return { root, format, preset: format === 'supervisely' ? 1 : 2, files, ignored };
+  return { root, found: await walk(root, await fsp.realpath(root)) };
 }
 
 /** Read buffers for hashing, reused: hashing a folder allocates nothing per file for the GC to collect. */
@@ -164,7 +112,7 @@ export async function hashFile(file: string, onBytes?: (n: number) => void): Pro
       await handle.close();
     }
   } catch (error) {
-    throw new FolderError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw cannotRead(file, error);
   } finally {
     hashBuffers.push(buffer);
   }
@@ -179,6 +127,6 @@ export async function fileContent(file: FolderFile): Promise<Buffer | Blob> {
   try {
     return file.size <= IN_MEMORY_BYTES ? await fsp.readFile(file.absolute) : await openAsBlob(file.absolute);
   } catch (error) {
-    throw new FolderError(`${file.absolute} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw cannotRead(file.absolute, error);
   }
 }

@@ -2,6 +2,7 @@
 // and an exit code (EXIT_CODES).
 import { AnnostoreClient, type OnConflictT } from './client.ts';
 import { ApiError, ConnectionError } from './errors.ts';
+import { LAYOUTS, PRESETS } from './folder-format.ts';
 import { FolderError } from './folder.ts';
 import { EXIT_CODES, type ImportSummary, ImportUsageError, UploadRejectedError, importFolder } from './import-folder.ts';
 import { type Progress, bytes, createProgress } from './progress.ts';
@@ -87,13 +88,23 @@ export async function runImportCommand(options: ImportCommandOptions): Promise<n
   }
 }
 
+/** How DIR is read, from the same descriptions the error messages give. */
+export const FOLDERS_HELP = `
+DIR is one of (by its --preset):
+${(['supervisely', 'coco', 'pascal_voc', 'yolo', 'images'] as const).map((f) => `  ${PRESETS[f]}  ${LAYOUTS[f]}`).join('\n')}
+Without --preset (or with 0) the folder decides: a class file at the root makes a Supervisely
+project, the files of one annotation format make that format, none a folder of images; a folder with
+the files of several formats is refused. Only the files the format's import reads are sent.
+`;
+
 export const EXIT_CODES_HELP = `
 Exit codes:
   0  the import task finished
   1  the task ended in error or was stopped, or the server refused the import
   2  usage error (options, or a project title that several projects share)
-  3  the folder is not a project, a file cannot be read or is not a regular file inside the folder,
-     or the server refused a file (not a decodable image, not valid JSON of the format)
+  3  the folder is not a project (no images, files of several formats, not of the --preset's format),
+     a file cannot be read or is not a regular file inside the folder, or the server refused a file
+     (not a decodable image, not valid JSON of the format)
   4  authentication failed: the key is unknown or revoked (401) or read-only (403)
   5  the server cannot be reached (after retries)
   130  interrupted; run the same command again to resume`;

@@ -5,7 +5,9 @@
 import path from 'node:path';
 import { mapLimited } from '../concurrency.ts';
 import { type AnnostoreClient, type ImportBody, type ImportFileRef, type OnConflictT, type TaskT, type UploadFile } from './client.ts';
-import { type FolderFile, fileContent, hashFile, readFolder } from './folder.ts';
+import { readFolder } from './folder-content.ts';
+import { FORMAT_NAMES } from './folder-format.ts';
+import { type FolderFile, fileContent, hashFile } from './folder.ts';
 import { type Progress, bytes } from './progress.ts';
 
 export interface ImportFolderOptions {
@@ -13,7 +15,7 @@ export interface ImportFolderOptions {
   /** An existing project by id, or a project by title (the folder's name when neither is given). */
   project?: { id: number } | { title: string };
   onConflict?: OnConflictT;
-  /** 0 or none: decided by the folder; 1 Supervisely; 2 images only. */
+  /** 0 or none: decided by the folder; 1 Supervisely; 2 images only; 3 COCO; 4 Pascal VOC; 5 YOLO. */
   preset?: number;
   /** Upload requests in flight. */
   concurrency?: number;
@@ -27,7 +29,10 @@ export interface ImportFolderOptions {
 }
 
 export interface ImportSummary {
+  /** Files sent or checked: the images and the files the format's import reads. */
   files: number;
+  /** The folder's other files, left out. */
+  filesIgnored: number;
   imagesUploaded: number;
   /** Images not sent because the server already stores their content. */
   imagesSkipped: number;
@@ -91,18 +96,6 @@ function batches(groups: FolderFile[][], maxFiles: number, maxBytes: number): Fo
   return out;
 }
 
-/** The annotation of each image of a Supervisely folder (`<dataset>/ann/<image name>.json`), by image path. */
-function annotationsOf(images: readonly FolderFile[], documents: readonly FolderFile[]): Map<FolderFile, FolderFile> {
-  const byPath = new Map(documents.filter((d) => d.kind === 'annotation').map((d) => [d.path, d]));
-  const pairs = new Map<FolderFile, FolderFile>();
-  for (const image of images) {
-    const parts = image.path.split('/');
-    const annotation = byPath.get(`${parts[0]}/ann/${parts[parts.length - 1]}.json`);
-    if (annotation) pairs.set(image, annotation);
-  }
-  return pairs;
-}
-
 export async function importFolder(client: AnnostoreClient, options: ImportFolderOptions): Promise<ImportSummary> {
   const started = Date.now();
   const { progress } = options;
@@ -117,10 +110,11 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
   state.imageBytes = images.reduce((sum, f) => sum + f.size, 0);
   const project = await resolveProject(client, options.project, folder.root);
   progress.note(
-    `${folder.format === 'supervisely' ? 'Supervisely project' : 'folder of images'}: ${images.length} images (${bytes(state.imageBytes)}), ` +
+    `${FORMAT_NAMES[folder.format]}: ${images.length} images (${bytes(state.imageBytes)}), ` +
       `${documents.length} class and annotation files${folder.ignored.length ? `, ${folder.ignored.length} other files left out` : ''}; ` +
       `into ${project.id === null ? `a new project "${project.title}"` : `project ${project.id}`}`,
   );
+  for (const note of folder.notes) progress.note(`left out: ${note}`);
 
   // A pipeline: images are hashed a chunk at a time, each chunk's missing hashes are asked for, and
   // its missing images go into upload requests while the next chunk is hashed. The first chunk is
@@ -136,7 +130,6 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
   const maxFiles = Math.min(100, options.batchFiles ?? 100);
   const maxBytes = options.batchBytes ?? 32 * 1024 * 1024;
   const chunkSize = Math.min(CHECK_CHUNK, Math.max(maxFiles * concurrency, 400));
-  const annotations = annotationsOf(images, documents);
   const sent = new Set<FolderFile>();
   const queue = (files: readonly FolderFile[]) => {
     for (const f of files) sent.add(f);
@@ -166,11 +159,12 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
       }
       imagesUploaded += toUpload.length;
       for (const f of toUpload) imageBytesUploaded += f.size;
+      // A file that belongs to two images (x.jpg and x.png share x.txt) goes with the first.
       const groups = toUpload.map((image) => {
-        const annotation = annotations.get(image);
-        return annotation ? [image, annotation] : [image];
+        const group = [image, ...(folder.companions.get(image) ?? []).filter((f) => !sent.has(f))];
+        queue(group);
+        return group;
       });
-      queue(groups.flat());
       if (state.phase === 'hash' && toUpload.length > 0) state.phase = 'upload';
       yield* batches(groups, maxFiles, maxBytes);
     }
@@ -182,7 +176,7 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
 
   const fileIds = new Map<string, string>();
   const rejected: UploadRejectedError['rejected'] = [];
-  const format = folder.format === 'supervisely' ? 'supervisely' : 'images';
+  const format = folder.format;
   const upload = async (batch: FolderFile[]) => {
     const parts: UploadFile[] = await Promise.all(
       batch.map(async (file) => ({
@@ -248,6 +242,7 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
   const meta = task.meta as { project?: { id?: number }; error?: { code: string; message: string } };
   return {
     files: folder.files.length,
+    filesIgnored: folder.ignored.length,
     imagesUploaded,
     imagesSkipped: images.length - imagesUploaded,
     bytesUploaded: state.uploadBytes,

@@ -15,18 +15,17 @@ import {
   type CocoIndexFile,
   type CocoSurvey,
   cocoSubsets,
-  imageCandidates,
+  imageFinder,
   readCocoIndex,
   readCocoObjects,
   surveyCocoAnnotations,
-  detect as detectCoco,
 } from '../formats/coco/index.ts';
+import { type ForeignFormat, isForeignImagePath } from '../formats/detect-format.ts';
 import { JsonLocationError } from '../formats/json-members.ts';
 import {
   type LabelColor,
   VOC_LABELS,
   VocFormatError,
-  detect as detectVoc,
   hexColor,
   isBackgroundLabel,
   isMaskPath,
@@ -39,23 +38,17 @@ import {
   readVocXml,
   splitFiles,
 } from '../formats/pascal-voc/index.ts';
-import { defaultClassColor, hasSuperviselyFiles, isImageName } from '../formats/supervisely/index.ts';
+import { defaultClassColor } from '../formats/supervisely/index.ts';
 import {
   YoloFormatError,
   type YoloConfig,
-  detect as detectYolo,
-  findDescriptions,
   planYolo,
-  readDataYaml,
+  readDescription,
   readLabelFile,
-  readNamesFile,
-  readObjData,
+  splitListFiles,
 } from '../formats/yolo/index.ts';
 import * as staging from '../repositories/staging.repository.ts';
 import { AnnotationBlobWriter } from './annotation-blobs.ts';
-
-export const FOREIGN_FORMATS = ['coco', 'pascal_voc', 'yolo'] as const;
-export type ForeignFormat = (typeof FOREIGN_FORMATS)[number];
 
 export interface ForeignFile {
   path: string;
@@ -69,19 +62,6 @@ export interface ForeignPlan {
   tags: TagDefinition[];
   datasets: { title: string; images: { name: string; imagePath: string; annotationPath: null; annotationHash: string | null }[] }[];
   warnings: { path: string; message: string }[];
-}
-
-/** The format of preset 0 from the files: their declared `format` first, then their paths. */
-export function detectForeignFormat(paths: readonly string[], declared: ReadonlySet<string>): ForeignFormat | null {
-  const named = FOREIGN_FORMATS.filter((f) => declared.has(f));
-  if (named.length === 1) return named[0]!;
-  if (named.length > 1) return null;
-  // A Supervisely meta or annotation file says what the folder is more surely than any path below.
-  if (hasSuperviselyFiles(paths)) return null;
-  if (detectVoc(paths)) return 'pascal_voc';
-  if (detectYolo(paths)) return 'yolo';
-  if (detectCoco(paths)) return 'coco';
-  return null;
 }
 
 const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
@@ -129,7 +109,7 @@ export async function planForeignImport(
   files: readonly ForeignFile[],
   staged: ReadonlyMap<string, { hash: string }>,
 ): Promise<ForeignPlan> {
-  const imagePaths = files.filter((f) => f.hash && isImageName(f.path) && !isMaskPath(f.path)).map((f) => f.path);
+  const imagePaths = files.filter((f) => f.hash && isForeignImagePath(f.path)).map((f) => f.path);
   const facts = await staging.blobsByHash(ctx.db.kysely, [...new Set(files.flatMap((f) => (f.hash ? [f.hash] : [])))]);
   const sizes = new Map<string, { width: number; height: number }>();
   for (const f of files) {
@@ -311,29 +291,6 @@ async function readCoco(r: Reading): Promise<ReadResult> {
   };
 }
 
-/**
- * Finds the uploaded image a COCO file names: at one of the usual places, else the one upload whose
- * path ends with the name, else the one with the same base name.
- */
-function imageFinder(imagePaths: readonly string[]): (jsonPath: string, subset: string, fileName: string) => string | null {
-  const imageSet = new Set(imagePaths);
-  const byBase = new Map<string, string[]>();
-  for (const p of imagePaths) {
-    const list = byBase.get(baseName(p));
-    if (list) list.push(p);
-    else byBase.set(baseName(p), [p]);
-  }
-  return (jsonPath, subset, fileName) => {
-    for (const c of imageCandidates(jsonPath, subset, fileName)) if (imageSet.has(c)) return c;
-    const name = fileName.replace(/\\/g, '/');
-    // A path that ends with the name has its base name, so the list of that base name holds them all.
-    const sameBase = byBase.get(baseName(name)) ?? [];
-    const bySuffix = sameBase.filter((p) => p === name || p.endsWith(`/${name}`));
-    if (bySuffix.length === 1) return bySuffix[0]!;
-    return sameBase.length === 1 ? sameBase[0]! : null;
-  };
-}
-
 async function readVoc(r: Reading): Promise<ReadResult> {
   const paths = [...r.files.keys()];
   const xmls: { path: string; filename: string | null; annotation: ReturnType<typeof readVocXml> | null }[] = [];
@@ -401,17 +358,9 @@ async function readVoc(r: Reading): Promise<ReadResult> {
 async function readYolo(r: Reading): Promise<ReadResult> {
   const paths = [...r.files.keys()].filter((p) => r.files.get(p)!.fileId);
   const text = async (path: string) => (await bytesOf(r, path)).toString('utf8');
-  const descriptions = findDescriptions(paths);
   let config: YoloConfig | null = null;
   try {
-    const yamls = [...descriptions.yaml].sort((a, b) => Number(baseName(b) === 'data.yaml') - Number(baseName(a) === 'data.yaml'));
-    if (yamls.length > 0) config = readDataYaml(await text(yamls[0]!), yamls[0]!);
-    else if (descriptions.objData.length > 0) config = readObjData(await text(descriptions.objData[0]!), descriptions.objData[0]!);
-    if (config && config.names.length === 0) {
-      const namesPath = descriptions.names.find((p) => config!.namesPath?.endsWith(p)) ?? descriptions.names.find((p) => config!.namesPath && baseName(p) === baseName(config!.namesPath)) ?? descriptions.names[0];
-      if (namesPath) config.names = readNamesFile(await text(namesPath));
-    }
-    if (!config && descriptions.names.length > 0) config = { path: descriptions.names[0]!, names: readNamesFile(await text(descriptions.names[0]!)), splits: [] };
+    config = await readDescription(paths, text);
   } catch (error) {
     if (!(error instanceof YoloFormatError)) throw error;
     r.warnings.push({ path: error.path, ...(error.line ? { line: error.line } : {}), message: `${error.message.slice(error.message.indexOf(': ') + 2)}; class names and splits are not known` });
@@ -420,15 +369,7 @@ async function readYolo(r: Reading): Promise<ReadResult> {
   if (names.length === 0) r.warnings.push({ path: '', message: 'no class names were found (data YAML, obj.data or obj.names); every label line is ignored' });
   const texts = paths.filter((p) => /\.txt$/i.test(p));
   const lists = new Map<string, string>();
-  for (const split of config?.splits ?? []) {
-    for (const entry of split.entries.filter((e) => /\.txt$/i.test(e))) {
-      const parts = entry.split('/');
-      for (let i = 0; i < parts.length; i++) {
-        const candidate = parts.slice(i).join('/');
-        if (texts.includes(candidate) && !lists.has(candidate)) lists.set(candidate, await text(candidate));
-      }
-    }
-  }
+  for (const path of splitListFiles(config, new Set(texts))) lists.set(path, await text(path));
   const planned = planYolo(r.imagePaths, texts, config, (p) => lists.get(p));
   r.warnings.push(...planned.warnings);
   const placed: Placed[] = [];

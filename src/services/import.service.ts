@@ -6,6 +6,7 @@ import type { Context } from '../context.ts';
 import type { Database, DatasetRow } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
 import type { ClassDefinition, TagDefinition } from '../formats/canonical.ts';
+import { type ForeignFormat, detectForeignFormat } from '../formats/detect-format.ts';
 import { type ProjectMeta, SuperviselyFormatError, hasSuperviselyFiles, isImageName, parseProjectMeta, planProject } from '../formats/supervisely/index.ts';
 import * as datasets from '../repositories/datasets.repository.ts';
 import * as importRepo from '../repositories/import.repository.ts';
@@ -15,7 +16,7 @@ import * as staging from '../repositories/staging.repository.ts';
 import * as tags from '../repositories/tags.repository.ts';
 import * as tasks from '../repositories/tasks.repository.ts';
 import { isSafeRelativePath, isValidHash } from './identifiers.ts';
-import { type ForeignFormat, detectForeignFormat, planForeignImport } from './import-formats.ts';
+import { planForeignImport } from './import-formats.ts';
 import type { Principal } from './keys.service.ts';
 
 export const ON_CONFLICT = ['ignore', 'replace', 'rename'] as const;

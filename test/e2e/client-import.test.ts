@@ -2,7 +2,6 @@
 // as the files say, a second run sends no image, an interrupted run resumes with only what is missing,
 // and each way of failing has its exit code and a message that says what to do.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,9 +11,8 @@ import { AnnostoreClient } from '../../src/client/index.ts';
 import type { ImportSummary } from '../../src/client/import-folder.ts';
 import type { Config } from '../../src/config.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
-import { type ServerProcess, freePort, startServerProcess } from '../helpers/server-process.ts';
+import { type Run, type ServerProcess, freePort, runImport, startServerProcess } from '../helpers/server-process.ts';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/annostore.js');
 const KEY = 'ak_client-import-test-key-0123456789';
 
 function envOf(config: Config): Record<string, string> {
@@ -70,29 +68,6 @@ async function makeProject(dir: string, count: number, seed: number, size = 64):
   }
   fs.writeFileSync(path.join(dir, 'README.txt'), 'not part of the import');
   return expected;
-}
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `annostore import …`; `watch` sees stdout as it comes and may kill the child. */
-function runImport(args: string[], watch?: (stdout: string, child: ChildProcess) => void): Promise<Run> {
-  const env = { ...process.env };
-  delete env.ANNOSTORE_URL;
-  delete env.ANNOSTORE_API_KEY;
-  const child = spawn(process.execPath, [BIN, 'import', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    watch?.(stdout, child);
-  });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
 
 /** The --json summary of a run that got as far as a project. */
@@ -214,6 +189,40 @@ for (const dialect of dialects) {
       assert.deepEqual(names, ['p0.png', 'p1.png', 'p2.png']);
     });
 
+    test('a second folder without meta.json adds its images and annotations to an existing project, never to a new one', { timeout: 120_000 }, async () => {
+      const firstDir = path.join(work, 'with-meta');
+      await makeProject(firstDir, 3, 11_000);
+      const first = await runImport([firstDir, '--url', server.url, '--key', KEY, '--json']);
+      assert.equal(first.code, 0, first.stderr);
+      const projectId = summaryOf(first).projectId;
+      const secondDir = path.join(work, 'more');
+      const more = await makeProject(secondDir, 4, 12_000);
+      fs.rmSync(path.join(secondDir, 'meta.json'));
+      // Names of their own, so that none is taken for an image the project has already.
+      for (const e of more) {
+        fs.renameSync(path.join(secondDir, e.dataset, 'img', e.name), path.join(secondDir, e.dataset, 'img', `more-${e.name}`));
+        fs.renameSync(path.join(secondDir, e.dataset, 'ann', `${e.name}.json`), path.join(secondDir, e.dataset, 'ann', `more-${e.name}.json`));
+        e.name = `more-${e.name}`;
+      }
+
+      const intoNew = await runImport([secondDir, '--url', server.url, '--key', KEY, '--project', 'More']);
+      assert.equal(intoNew.code, 1, intoNew.stderr);
+      assert.match(intoNew.stderr, /no meta\.json or classes\.json at the root of the project/);
+      assert.ok(!(await client.listProjects()).some((p) => p.title === 'More'), 'no project was made');
+
+      const intoExisting = await runImport([secondDir, '--url', server.url, '--key', KEY, '--project-id', String(projectId), '--json']);
+      assert.equal(intoExisting.code, 0, intoExisting.stderr);
+      assert.equal(summaryOf(intoExisting).files, 4 * 2, 'the images and their annotations are sent as a Supervisely project');
+      const byName = new Map<string, { objects: { points: { exterior: number[][] } }[] }>();
+      for await (const record of client.allAnnotations({ projectId })) byName.set(record.data.name, record.data);
+      assert.equal(byName.size, 3 + 4);
+      for (const e of more) {
+        const data = byName.get(e.name);
+        assert.ok(data, `${e.name} was imported`);
+        assert.deepEqual(data.objects.map((o) => o.points.exterior), e.annotation.objects.map((o) => o.points.exterior), `${e.name} kept its objects`);
+      }
+    });
+
     if (dialect.name === 'sqlite') {
       test('a wrong key exits 4 and says so', { timeout: 60_000 }, async () => {
         const dir = path.join(work, 'wrong-key');
@@ -255,9 +264,9 @@ for (const dialect of dialects) {
         assert.match(escaping.stderr, /train\/img\/secret\.png: a link that leads out of the folder/);
         assert.equal((await client.listProjects()).length, before);
 
-        const noMeta = await runImport([empty, '--url', server.url, '--key', KEY, '--preset', '1']);
-        assert.equal(noMeta.code, 3);
-        assert.match(noMeta.stderr, /not a Supervisely project/);
+        const noImage = await runImport([empty, '--url', server.url, '--key', KEY, '--preset', '1']);
+        assert.equal(noImage.code, 3);
+        assert.match(noImage.stderr, /is not a project: no images found/);
 
         const usage = await runImport([empty, '--url', server.url, '--key', KEY, '--on-conflict', 'overwrite']);
         assert.equal(usage.code, 2);

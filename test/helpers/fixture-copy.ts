@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { tempDir } from './dialects.ts';
-import { OUTSIDE } from './peer-fixtures.ts';
+import { OUTSIDE, PEER } from './peer-fixtures.ts';
 
 export interface MissingImage {
   /** Path inside the fixture, with forward slashes. */
@@ -50,6 +50,30 @@ export const OUTSIDE_MISSING_IMAGES: Readonly<Record<string, readonly MissingIma
   'tcotte-SuperviselyDatasets/supervisely/project_demo': [{ path: 'dataset/img/(77).jpg', width: 5184, height: 3456 }],
 };
 
+/** The images a COCO file of `fixture` lists that the folder lacks, beside the file, at the sizes it gives. */
+function imagesListedBy(fixture: string, jsonPath: string): MissingImage[] {
+  const json = JSON.parse(fs.readFileSync(path.join(fixture, ...jsonPath.split('/')), 'utf8')) as { images: { file_name: string; width: number; height: number }[] };
+  const dir = path.posix.dirname(jsonPath);
+  return json.images
+    .map((image) => ({ path: dir === '.' ? image.file_name : `${dir}/${image.file_name}`, width: image.width, height: image.height }))
+    .filter((image) => !fs.existsSync(path.join(fixture, ...image.path.split('/'))));
+}
+
+/**
+ * The images the peer fixtures lack (see `test/fixtures/peer/README.md`), by fixture folder under
+ * `test/fixtures/peer/`, from the fixture's folder: at the sizes its annotation files give, and where
+ * they give none (voc_dataset2) at a size that holds every box.
+ */
+export const PEER_MISSING_IMAGES: Readonly<Record<string, (fixture: string) => readonly MissingImage[]>> = {
+  'labelformat/coco/instance_segmentation': (fixture) => imagesListedBy(fixture, 'instances_with_binary_mask.json'),
+  'faster_coco_eval/coco/dataset': (fixture) => [...imagesListedBy(fixture, 'gt_ignore_test.json'), ...imagesListedBy(fixture, 'cocoapi/instances_val2014_100.json')],
+  'labelformat/voc/object_detection': () => [
+    { path: 'a-weird Filename.asdf.jpg', width: 640, height: 416 },
+    { path: 'aNother-weird__ filename.with.many.characters.jpg', width: 640, height: 428 },
+  ],
+  'datumaro/voc/voc_dataset2': () => ['@', 'a', 'b', 'c', 'd'].map((id) => ({ path: `JPEGImages/${id}.jpg`, width: 12, height: 10 })),
+};
+
 /** A real image of the given size, encoded as its extension says, whose pixels depend on `seed`. */
 export async function generatedImage(name: string, width: number, height: number, seed = 0): Promise<Buffer> {
   const image = sharp({ create: { width, height, channels: 3, background: { r: seed % 256, g: (seed >> 8) % 256, b: 128 } } });
@@ -79,4 +103,10 @@ export function outsideFixtureCopy(fixture: string): Promise<string> {
   const missing = OUTSIDE_MISSING_IMAGES[fixture];
   if (!missing) throw new Error(`${fixture} is not an outside fixture of the table`);
   return fixtureCopy(path.join(OUTSIDE, ...fixture.split('/')), missing);
+}
+
+/** fixtureCopy of a peer fixture, by its folder under `test/fixtures/peer/`, with the images PEER_MISSING_IMAGES gives. */
+export function peerFixtureCopy(fixture: string): Promise<string> {
+  const source = path.join(PEER, ...fixture.split('/'));
+  return fixtureCopy(source, PEER_MISSING_IMAGES[fixture]?.(source) ?? []);
 }

@@ -1,4 +1,5 @@
-// Runs the real `annostore` command as a child process, for tests where a process must die or restart.
+// Runs the real `annostore` command as a child process: a server, for tests where a process must die or
+// restart, and `annostore import` as a user runs it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
@@ -59,4 +60,27 @@ export async function startServerProcess(env: Record<string, string>, args = ['s
     }
   }
   return { url, child, kill, output: () => output };
+}
+
+export interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `annostore import …`; `watch` sees stdout as it comes and may kill the child. */
+export function runImport(args: string[], watch?: (stdout: string, child: ChildProcess) => void): Promise<Run> {
+  const env = { ...process.env };
+  delete env.ANNOSTORE_URL;
+  delete env.ANNOSTORE_API_KEY;
+  const child = spawn(process.execPath, [BIN, 'import', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    watch?.(stdout, child);
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
 }

@@ -2,5 +2,5 @@
 export { CocoFormatError } from './errors.ts';
 export { readCocoFile, cocoSubset, type CocoFile, type CocoImage } from './reader.ts';
 export { decodeRle, decodeCompressedCounts, maskToBitmap, MAX_MASK_PIXELS, type Mask } from './mask.ts';
-export { cocoSubsets, detect, imageCandidates } from './layout.ts';
+export { cocoSubsets, detect, imageCandidates, imageFinder, imagesNamed } from './layout.ts';
 export { type ByteSource, type CocoIndexFile, type CocoSurvey, readCocoIndex, readCocoObjects, surveyCocoAnnotations } from './stream-reader.ts';

@@ -2,6 +2,8 @@
 // dataset each of several COCO files is.
 import { cocoSubset } from './reader.ts';
 
+const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
 /** Whether the relative paths hold something that can be a COCO instances file. */
 export function detect(paths: readonly string[]): boolean {
   return paths.some((p) => /\.json$/i.test(p) && !/(^|\/)(meta|classes)\.json$/i.test(p) && !/(^|\/)ann\/[^/]+\.json$/i.test(p));
@@ -38,7 +40,7 @@ export function imageCandidates(jsonPath: string, subset: string, fileName: stri
   return [...new Set(candidates.filter((c): c is string => c !== null && c !== ''))];
 }
 
-const fileKey = (p: string) => p.slice(p.lastIndexOf('/') + 1).toLowerCase();
+const fileKey = (p: string) => baseName(p).toLowerCase();
 
 /**
  * The dataset of each COCO file: the subset its file name gives (`instances_val2017.json` →
@@ -57,4 +59,38 @@ export function cocoSubsets(jsonPaths: readonly string[]): Map<string, string> {
     subsets.set(p, sharing.get(fileKey(p))! > 1 && folder ? folder : cocoSubset(p));
   }
   return subsets;
+}
+
+/**
+ * Finds the uploaded image a COCO file names: at one of the usual places, else the one upload whose
+ * path ends with the name, else the one with the same base name.
+ */
+export function imageFinder(imagePaths: readonly string[]): (jsonPath: string, subset: string, fileName: string) => string | null {
+  const imageSet = new Set(imagePaths);
+  const byBase = new Map<string, string[]>();
+  for (const p of imagePaths) {
+    const list = byBase.get(baseName(p));
+    if (list) list.push(p);
+    else byBase.set(baseName(p), [p]);
+  }
+  return (jsonPath, subset, fileName) => {
+    for (const c of imageCandidates(jsonPath, subset, fileName)) if (imageSet.has(c)) return c;
+    const name = fileName.replace(/\\/g, '/');
+    // A path that ends with the name has its base name, so the list of that base name holds them all.
+    const sameBase = byBase.get(baseName(name)) ?? [];
+    const bySuffix = sameBase.filter((p) => p === name || p.endsWith(`/${name}`));
+    if (bySuffix.length === 1) return bySuffix[0]!;
+    return sameBase.length === 1 ? sameBase[0]! : null;
+  };
+}
+
+/**
+ * The images among `imagePaths` that imageFinder may answer for these file names: every image of a
+ * name's base name, since the finder looks at no other. An import sent these alone finds the same
+ * image for each name as one sent every image.
+ */
+export function imagesNamed(imagePaths: readonly string[], fileNames: Iterable<string>): string[] {
+  const bases = new Set<string>();
+  for (const name of fileNames) bases.add(baseName(name.replace(/\\/g, '/')));
+  return imagePaths.filter((p) => bases.has(baseName(p)));
 }

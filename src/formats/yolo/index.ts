@@ -1,4 +1,5 @@
 // The YOLO reader: dataset descriptions, label files and layout, as pure functions over text and paths.
 export { YoloFormatError, readDataYaml, readObjData, readNamesFile, resolveEntry, type YoloConfig, type YoloSplit } from './config.ts';
 export { readLabelFile, type LabelFile } from './labels.ts';
-export { detect, findDescriptions, labelFor, planYolo, type YoloDataset, type YoloImage } from './layout.ts';
+export { readDescription } from './description.ts';
+export { detect, findDescriptions, labelFor, planYolo, splitListFiles, type YoloDataset, type YoloImage } from './layout.ts';

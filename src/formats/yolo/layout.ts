@@ -109,6 +109,26 @@ export function planYolo(
   return { datasets: [...datasets.values()], warnings };
 }
 
+/**
+ * The list files the description's splits may name, all of which an import reads: for each `.txt`
+ * entry, each of its trailing paths that is among the texts (Darknet writes `data/train.txt` for a
+ * `train.txt` beside obj.data).
+ */
+export function splitListFiles(config: YoloConfig | null, texts: ReadonlySet<string>): string[] {
+  const found = new Set<string>();
+  for (const split of config?.splits ?? []) {
+    for (const entry of split.entries) {
+      if (!/\.txt$/i.test(entry)) continue;
+      const parts = entry.split('/');
+      for (let i = 0; i < parts.length; i++) {
+        const candidate = parts.slice(i).join('/');
+        if (texts.has(candidate)) found.add(candidate);
+      }
+    }
+  }
+  return [...found];
+}
+
 /** A split's list file as uploaded; Darknet's `data/` prefix is dropped when the file is not found with it. */
 function listFileFor(entry: string, texts: ReadonlySet<string>, listFile: (path: string) => string | undefined) {
   const parts = entry.split('/');
