@@ -2,6 +2,7 @@
 // `{error, details: {message}}`; 5xx answers never carry internal detail.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../../errors.ts';
+import { clientFault } from '../client-faults.ts';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'VALIDATION',
@@ -35,6 +36,8 @@ function describeValidation(error: FastifyError): ErrorReply {
 
 export function toErrorReply(error: unknown): ErrorReply {
   if (error instanceof AppError) return { status: error.status, body: { error: error.code, details: error.details } };
+  const fault = clientFault(error);
+  if (fault) return toErrorReply(fault);
   const fastifyError = error as FastifyError;
   if (fastifyError?.validation) return describeValidation(fastifyError);
   const status = fastifyError?.statusCode;
