@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Context } from './context.ts';
 import { parseQuery, registerArrayQuery } from './http/plugins/array-query.ts';
 import { registerDeprecationHeaders } from './http/plugins/deprecation.ts';
-import { registerErrorHandling } from './http/plugins/error-handler.ts';
+import { answerUnreadableRequest, registerErrorHandling } from './http/plugins/error-handler.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { registerValidation } from './http/plugins/validation.ts';
 import { registerHealth } from './http/health.ts';
@@ -18,6 +18,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     logger: options.logger ?? false,
     bodyLimit: ctx.config.limits.jsonBodyBytes,
     routerOptions: { querystringParser: parseQuery, ignoreTrailingSlash: true, maxParamLength: 200 },
+    clientErrorHandler: answerUnreadableRequest,
   });
   registerValidation(app);
   registerErrorHandling(app);
