@@ -133,6 +133,16 @@ for (const dialect of dialects) {
       }
     });
 
+    test('a path the router cannot read is 400 VALIDATION, with the contract body and the /v1 headers', async () => {
+      for (const url of ['/v1/projects/%ff', '/v1/projects/%', '/v1/projects/1/tags/%E0%A4%A', `/v1/projects/${'1'.repeat(201)}`]) {
+        const res = await t.request({ method: 'DELETE', url });
+        assert.equal(res.statusCode, 400, url);
+        assert.equal(json<{ error: string }>(res).error, 'VALIDATION', url);
+        assert.equal(typeof json<{ details: { message: string } }>(res).details.message, 'string', url);
+        assert.match(String(res.headers.deprecation), /^@\d+$/, url);
+      }
+    });
+
     test('/healthz, /openapi.json and /docs answer without a key', async () => {
       assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
       const doc = json<{ openapi: string; paths: Record<string, unknown> }>(await t.app.inject({ method: 'GET', url: '/openapi.json' }));

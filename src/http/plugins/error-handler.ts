@@ -2,7 +2,7 @@
 // `{error, details: {message}}`; 5xx answers never carry internal detail.
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode, validation } from '../../errors.ts';
 import { clientFault } from '../client-faults.ts';
 
@@ -50,12 +50,15 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
   return { status: ERROR_STATUS.INTERNAL, body: { error: 'INTERNAL', details: { message: 'internal error' } } };
 }
 
+/** Answers `error` with the contract's status and body; only a failure of ours is logged as one. */
+export function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body } = toErrorReply(error, request);
+  if (status >= 500) request.log.error({ err: error }, 'request failed');
+  void reply.code(status).type('application/json').send(body);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
-    const { status, body } = toErrorReply(error, request);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    void reply.code(status).type('application/json').send(body);
-  });
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) => {
     void reply
       .code(404)
