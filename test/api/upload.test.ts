@@ -180,12 +180,17 @@ for (const dialect of dialects) {
       }
     });
 
-    test('a malformed metadata part is a 400; a request that is not multipart is 415', async () => {
+    test('a malformed metadata part is a 400 (an id with a NUL too); a request that is not multipart is 415', async () => {
       const res = await upload([{ key: 'a', metadata: '{not json' }]);
       assert.equal(res.statusCode, 400);
       assert.equal(json<{ error: string }>(res).error, 'VALIDATION');
       const unknownMember = await upload([{ key: 'a', metadata: { id: 'a', type: 'image', format: 'images', admin: true } }]);
       assert.equal(unknownMember.statusCode, 400);
+      const stagedBefore = await t.ctx.db.kysely.selectFrom('staged_files').select('id').execute();
+      const nul = await upload([{ key: 'a', metadata: { id: 'ann\u0000.json', type: 'annotation', format: 'coco' }, content: Buffer.from('{"nul": 1}') }]);
+      assert.equal(nul.statusCode, 400);
+      assert.equal(json<{ error: string; details: { field: string } }>(nul).details.field, 'a');
+      assert.deepEqual(await t.ctx.db.kysely.selectFrom('staged_files').select('id').execute(), stagedBefore);
       const notMultipart = await t.request({ method: 'POST', url: '/v1/tasks/import/files', payload: { id: 1 } });
       assert.equal(notMultipart.statusCode, 415);
     });
