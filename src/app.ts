@@ -1,5 +1,5 @@
 // buildApp(ctx): every Fastify option, plugin and route. It never listens; server.ts does.
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { Context } from './context.ts';
 import { parseQuery, registerArrayQuery } from './http/plugins/array-query.ts';
 import { deprecationHeaders, isV1Url, registerDeprecationHeaders } from './http/plugins/deprecation.ts';
@@ -11,6 +11,8 @@ import { v1Routes } from './http/v1/index.ts';
 
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
+  /** Told of every route as it is registered, so that a caller can list them all. */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -27,6 +29,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       answerError(error, request, reply);
     },
   });
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   registerValidation(app);
   registerErrorHandling(app);
   registerArrayQuery(app);
