@@ -154,6 +154,15 @@ for (const dialect of dialects) {
       assert.notEqual(results[0]!.fileId, results[1]!.fileId);
     });
 
+    test('a metadata part sent as application/json is read like any other', async () => {
+      const ann = Buffer.from(JSON.stringify({ images: [], annotations: [], categories: [] }));
+      const res = await upload([{ key: 'c', metadata: { id: 'coco.json', type: 'annotation', format: 'coco' }, metadataType: 'application/json', content: ann }]);
+      assert.equal(res.statusCode, 200, res.body);
+      const [result] = json<Result[]>(res);
+      assert.deepEqual(result!.errors, []);
+      assert.match(result!.fileId ?? '', /^[A-Za-z0-9_-]{8,}$/);
+    });
+
     test('more than 100 files is 413 and nothing is stored', async () => {
       const parts: UploadPart[] = [];
       for (let i = 0; i < 101; i += 1) {

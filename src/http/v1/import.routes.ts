@@ -31,7 +31,8 @@ async function receiveParts(request: FastifyRequest, folder: StagingFolder, maxF
         throw new AppError('PAYLOAD_TOO_LARGE', `at most ${maxFiles} files per request`, { limit: maxFiles });
       }
       order.push(part.fieldname);
-      metadata.set(part.fieldname, String(part.value));
+      // A part sent as application/json arrives parsed: it is checked as the text the client sent.
+      metadata.set(part.fieldname, typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
     }
   }
   return order.map((key) => ({ key, metadata: metadata.get(key)!, file: files.get(key) }));
