@@ -17,7 +17,7 @@ const CONNECTION_LOST = new Set(['ECONNRESET', 'ERR_STREAM_PREMATURE_CLOSE', 'FS
 
 const matches = (patterns: RegExp[], message: string) => patterns.some((pattern) => pattern.test(message));
 
-/** The request's connection is closed: whatever it failed with, nobody is there to read an answer. */
+/** The request's connection is closed: nobody is there to read an answer. */
 function clientIsGone(request: FastifyRequest): boolean {
   return request.raw.destroyed || request.raw.socket?.destroyed === true;
 }
