@@ -78,6 +78,8 @@ export function parseMetadata(key: string, raw: string): Metadata | string {
   const unknown = Object.keys(m).find((k) => !METADATA_MEMBERS.has(k));
   if (unknown !== undefined) return `part "${key}" has unknown member "${unknown}"`;
   if (typeof m.id !== 'string' || m.id.length === 0 || m.id.length > 1024) return `part "${key}": id must be a non-empty string`;
+  // The id is kept as the staged file's name: text with a NUL is refused everywhere (see validation.ts).
+  if (m.id.includes('\0')) return `part "${key}": id must not contain the NUL character`;
   if (m.hash !== undefined && m.hash !== null && typeof m.hash !== 'string') return `part "${key}": hash must be a string or null`;
   if (typeof m.type !== 'string') return `part "${key}": type must be a string`;
   if (typeof m.format !== 'string') return `part "${key}": format must be a string`;

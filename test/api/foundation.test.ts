@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import * as teams from '../../src/repositories/teams.repository.ts';
 import { createKey, keyPrefix } from '../../src/services/keys.service.ts';
 import { dialects } from '../helpers/dialects.ts';
+import { newDataset, newImage, newProject, newTag } from '../helpers/factories.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 
 for (const dialect of dialects) {
@@ -131,6 +132,58 @@ for (const dialect of dialects) {
         assert.equal(res.statusCode, 400, `id ${id}`);
         assert.equal(json<{ error: string }>(res).error, 'VALIDATION');
       }
+    });
+
+    test('a path the router cannot read is 400 VALIDATION, with the contract body and the /v1 headers', async () => {
+      for (const url of ['/v1/projects/%ff', '/v1/projects/%', '/v1/projects/1/tags/%E0%A4%A', `/v1/projects/${'1'.repeat(201)}`]) {
+        const res = await t.request({ method: 'DELETE', url });
+        assert.equal(res.statusCode, 400, url);
+        assert.equal(json<{ error: string }>(res).error, 'VALIDATION', url);
+        assert.equal(typeof json<{ details: { message: string } }>(res).details.message, 'string', url);
+        assert.match(String(res.headers.deprecation), /^@\d+$/, url);
+      }
+    });
+
+    test('a NUL character in a text value is 400 VALIDATION naming the field, and nothing is stored', async () => {
+      const projectId = await newProject(t.ctx, { title: 'nul' });
+      const datasetId = await newDataset(t.ctx, projectId);
+      const image = await newImage(t.ctx, datasetId, { description: 'kept' });
+      const tagId = await newTag(t.ctx, projectId, { title: 'kept' });
+      const cases: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; payload?: unknown; field: string }[] = [
+        { method: 'POST', url: `/v1/projects/${projectId}/tags`, payload: { type: 'images', title: 'a\u0000b' }, field: 'title' },
+        { method: 'POST', url: `/v1/projects/${projectId}/tags`, payload: { type: 'images', title: 'fine', hotkey: '\u0000' }, field: 'hotkey' },
+        { method: 'PUT', url: `/v1/projects/${projectId}/tags/${tagId}`, payload: { type: 'images', title: '\u0000' }, field: 'title' },
+        { method: 'POST', url: `/v1/images/tags?imageId=${image.id}`, payload: { title: 'new\u0000', create: true }, field: 'title' },
+        { method: 'DELETE', url: `/v1/images/tags?imageId=${image.id}`, payload: [{ title: 'kept\u0000' }], field: '0.title' },
+        { method: 'PUT', url: `/v1/images/description?imageId=${image.id}`, payload: { value: 'changed\u0000' }, field: 'value' },
+        { method: 'GET', url: `/v1/images/tags?imageTitle=img%00.png&datasetId=${datasetId}`, field: 'imageTitle' },
+        { method: 'POST', url: '/v1/tasks/import/check-images', payload: ['\u0000'], field: '0' },
+        {
+          method: 'POST',
+          url: '/v1/tasks/import',
+          payload: { project: { id: null, title: 'p\u0000' }, preset: 0, files: [{ hash: image.hash, path: 'ds/img/a.png' }] },
+          field: 'project.title',
+        },
+        {
+          method: 'POST',
+          url: '/v1/tasks/import',
+          payload: { project: { id: projectId }, preset: 0, files: [{ hash: image.hash, path: 'ds/img/a.png' }, { fileId: 'f_\u0000', path: 'ds/ann/a.png.json' }] },
+          field: 'files.1.fileId',
+        },
+        { method: 'POST', url: '/v1/tasks/import/local', payload: { id: null, title: 'p\u0000', datasetsIds: [datasetId] }, field: 'title' },
+      ];
+      for (const { method, url, payload, field } of cases) {
+        const res = await t.request({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });
+        assert.equal(res.statusCode, 400, `${method} ${url}: ${res.body}`);
+        const body = json<{ error: string; details: { message: string; field?: string } }>(res);
+        assert.equal(body.error, 'VALIDATION', url);
+        assert.equal(body.details.field, field, url);
+      }
+      assert.deepEqual(await t.ctx.db.kysely.selectFrom('tasks').select('id').execute(), [], 'no task was created');
+      const tags = await t.ctx.db.kysely.selectFrom('project_tags').select('title').where('project_id', '=', projectId).execute();
+      assert.deepEqual(tags, [{ title: 'kept' }]);
+      const stored = await t.ctx.db.kysely.selectFrom('images').select('description').where('id', '=', image.id).executeTakeFirstOrThrow();
+      assert.equal(stored.description, 'kept');
     });
 
     test('/healthz, /openapi.json and /docs answer without a key', async () => {

@@ -6,6 +6,7 @@ import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { dialects } from '../helpers/dialects.ts';
 import { type StoreSetup, storeCases } from '../helpers/s3.ts';
+import { type CapturedLog, captureLog } from '../helpers/captured-log.ts';
 import { hashOf } from '../helpers/factories.ts';
 import { multipartBody, pngImage, type UploadPart } from '../helpers/multipart.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
@@ -44,9 +45,11 @@ for (const dialect of dialects) {
   for (const store of storeCases) describe(`upload on ${dialect.name} with the ${store.name} store`, { skip: dialect.skip }, () => {
     let t: TestApp;
     let storage: StoreSetup;
+    let log: CapturedLog;
     before(async () => {
       storage = await store.setup();
-      t = await startTestApp(dialect, storage.overrides);
+      log = captureLog();
+      t = await startTestApp(dialect, storage.overrides, { logger: log.logger });
     });
     after(async () => {
       await t?.close();
@@ -151,6 +154,15 @@ for (const dialect of dialects) {
       assert.notEqual(results[0]!.fileId, results[1]!.fileId);
     });
 
+    test('a metadata part sent as application/json is read like any other', async () => {
+      const ann = Buffer.from(JSON.stringify({ images: [], annotations: [], categories: [] }));
+      const res = await upload([{ key: 'c', metadata: { id: 'coco.json', type: 'annotation', format: 'coco' }, metadataType: 'application/json', content: ann }]);
+      assert.equal(res.statusCode, 200, res.body);
+      const [result] = json<Result[]>(res);
+      assert.deepEqual(result!.errors, []);
+      assert.match(result!.fileId ?? '', /^[A-Za-z0-9_-]{8,}$/);
+    });
+
     test('more than 100 files is 413 and nothing is stored', async () => {
       const parts: UploadPart[] = [];
       for (let i = 0; i < 101; i += 1) {
@@ -177,14 +189,49 @@ for (const dialect of dialects) {
       }
     });
 
-    test('a malformed metadata part is a 400; a request that is not multipart is 415', async () => {
+    test('a malformed metadata part is a 400 (an id with a NUL too); a request that is not multipart is 415', async () => {
       const res = await upload([{ key: 'a', metadata: '{not json' }]);
       assert.equal(res.statusCode, 400);
       assert.equal(json<{ error: string }>(res).error, 'VALIDATION');
       const unknownMember = await upload([{ key: 'a', metadata: { id: 'a', type: 'image', format: 'images', admin: true } }]);
       assert.equal(unknownMember.statusCode, 400);
+      const stagedBefore = await t.ctx.db.kysely.selectFrom('staged_files').select('id').execute();
+      const nul = await upload([{ key: 'a', metadata: { id: 'ann\u0000.json', type: 'annotation', format: 'coco' }, content: Buffer.from('{"nul": 1}') }]);
+      assert.equal(nul.statusCode, 400);
+      assert.equal(json<{ error: string; details: { field: string } }>(nul).details.field, 'a');
+      assert.deepEqual(await t.ctx.db.kysely.selectFrom('staged_files').select('id').execute(), stagedBefore);
       const notMultipart = await t.request({ method: 'POST', url: '/v1/tasks/import/files', payload: { id: 1 } });
       assert.equal(notMultipart.statusCode, 415);
+    });
+
+    test('a multipart body cut short or malformed is 400 VALIDATION: nothing is stored and no failure is logged', async () => {
+      log.clear();
+      const png = await pngImage(30, 20, 11);
+      const whole = multipartBody([{ key: 'a', metadata: { id: 'cut.png', type: 'image', format: 'images' }, content: png }]);
+      const contentType = whole.headers['content-type']!;
+      const closing = `--${contentType.split('boundary=')[1]}--\r\n`;
+      const fileStart = whole.payload.indexOf(png);
+      const bodies: Record<string, { payload: Buffer; contentType: string }> = {
+        'ends in the middle of a file': { payload: whole.payload.subarray(0, fileStart + png.length / 2), contentType },
+        'ends before its closing boundary': { payload: whole.payload.subarray(0, whole.payload.length - closing.length), contentType },
+        'is not multipart at all': { payload: Buffer.from('hello, not a form'), contentType },
+        'has a Content-Type without a boundary': { payload: whole.payload, contentType: 'multipart/form-data' },
+        'has an empty boundary': { payload: whole.payload, contentType: 'multipart/form-data; boundary=' },
+        'has a boundary longer than multipart allows': { payload: whole.payload, contentType: `multipart/form-data; boundary=${'b'.repeat(300)}` },
+      };
+      const staged = async () => (await t.ctx.db.kysely.selectFrom('staged_files').select('id').execute()).length;
+      const stagedBefore = await staged();
+      for (const [what, body] of Object.entries(bodies)) {
+        const res = await t.request({ method: 'POST', url: '/v1/tasks/import/files', payload: body.payload, headers: { 'content-type': body.contentType } });
+        assert.equal(res.statusCode, 400, `a body that ${what}: ${res.body}`);
+        const answer = json<{ error: string; details: { message: string } }>(res);
+        assert.equal(answer.error, 'VALIDATION', what);
+        assert.ok(answer.details.message.length > 0, what);
+      }
+      assert.equal(await staged(), stagedBefore);
+      assert.equal(await t.ctx.blobs.has(hashOf(png)), false);
+      assert.deepEqual(fs.readdirSync(path.join(t.config.dataDir, 'tmp', 'uploads')), [], 'temporary files are removed');
+      assert.deepEqual(log.failures(), []);
     });
 
     test('check-images: input order, no repeats, malformed hash 400, over 10,000 is 400', async () => {

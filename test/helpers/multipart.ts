@@ -7,6 +7,8 @@ export interface UploadPart {
   metadata: Record<string, unknown> | string;
   content?: Buffer;
   filename?: string;
+  /** A Content-Type for the metadata part (a form field has none unless the client gives one). */
+  metadataType?: string;
 }
 
 export function multipartBody(parts: UploadPart[]): { payload: Buffer; headers: Record<string, string> } {
@@ -14,7 +16,8 @@ export function multipartBody(parts: UploadPart[]): { payload: Buffer; headers: 
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const metadata = typeof part.metadata === 'string' ? part.metadata : JSON.stringify(part.metadata);
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.key}"\r\n\r\n${metadata}\r\n`));
+    const type = part.metadataType ? `Content-Type: ${part.metadataType}\r\n` : '';
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.key}"\r\n${type}\r\n${metadata}\r\n`));
     if (part.content) {
       chunks.push(
         Buffer.from(

@@ -1,6 +1,6 @@
 // The production app on a fresh database, with keys for two teams and helpers to seed data.
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { type AppOptions, buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { type Context, createContext } from '../../src/context.ts';
 import { createKey } from '../../src/services/keys.service.ts';
@@ -28,10 +28,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(dialect: DialectCase, overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function startTestApp(dialect: DialectCase, overrides: Partial<Config> = {}, appOptions: AppOptions = {}): Promise<TestApp> {
   const config = dialect.freshConfig(overrides);
   const ctx = await createContext(config);
-  const app = await buildApp(ctx);
+  const app = await buildApp(ctx, appOptions);
   await app.ready();
   const db = ctx.db.kysely;
   const key = await createKey(db, { team: 'alpha', user: 'alice' });

@@ -11,13 +11,13 @@ export function deprecationHeaders(policy: DeprecationPolicy): Record<string, st
   };
 }
 
+export const isV1Url = (url: string): boolean => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
+
 export function registerDeprecationHeaders(app: FastifyInstance, policy: DeprecationPolicy): void {
   const headers = deprecationHeaders(policy);
   // A callback hook: nothing here waits, and every request passes through it.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.url === '/v1' || request.url.startsWith('/v1/') || request.url.startsWith('/v1?')) {
-      void reply.headers(headers);
-    }
+    if (isV1Url(request.url)) void reply.headers(headers);
     done();
   });
 }

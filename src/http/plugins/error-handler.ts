@@ -1,7 +1,10 @@
 // One error handler and one not-found handler: every failure leaves as the contract's body
 // `{error, details: {message}}`; 5xx answers never carry internal detail.
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, ERROR_STATUS, type ErrorCode } from '../../errors.ts';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_STATUS, type ErrorCode, validation } from '../../errors.ts';
+import { clientFault } from '../client-faults.ts';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'VALIDATION',
@@ -33,8 +36,10 @@ function describeValidation(error: FastifyError): ErrorReply {
   return { status: 400, body: { error: 'VALIDATION', details } };
 }
 
-export function toErrorReply(error: unknown): ErrorReply {
+export function toErrorReply(error: unknown, request: FastifyRequest): ErrorReply {
   if (error instanceof AppError) return { status: error.status, body: { error: error.code, details: error.details } };
+  const fault = clientFault(error, request);
+  if (fault) return toErrorReply(fault, request);
   const fastifyError = error as FastifyError;
   if (fastifyError?.validation) return describeValidation(fastifyError);
   const status = fastifyError?.statusCode;
@@ -45,16 +50,55 @@ export function toErrorReply(error: unknown): ErrorReply {
   return { status: ERROR_STATUS.INTERNAL, body: { error: 'INTERNAL', details: { message: 'internal error' } } };
 }
 
+/** Answers `error` with the contract's status and body; only a failure of ours is logged as one. */
+export function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body } = toErrorReply(error, request);
+  if (status >= 500) request.log.error({ err: error }, 'request failed');
+  void reply.code(status).type('application/json').send(body);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
-    const { status, body } = toErrorReply(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    void reply.code(status).type('application/json').send(body);
-  });
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) => {
     void reply
       .code(404)
       .type('application/json')
       .send({ error: 'NOT_FOUND', details: { message: `no route ${request.method} ${request.url.split('?')[0]}` } });
   });
+}
+
+/** What Node's HTTP parser reports, by its code, in words for the client. */
+function describeUnreadableRequest(code: string | undefined): AppError {
+  switch (code) {
+    case 'HPE_INVALID_EOF_STATE':
+      return validation('the connection ended before the request was complete');
+    case 'HPE_HEADER_OVERFLOW':
+      return validation('the request line and headers are larger than the server accepts');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return validation('the request did not arrive in time');
+    default:
+      return validation('the request is not well-formed HTTP/1.1');
+  }
+}
+
+/**
+ * Fastify's clientErrorHandler: a connection whose bytes Node's HTTP parser cannot read (a broken
+ * head, a chunked body that stops, a body cut short by the client's end of the connection). No
+ * request exists to pass through the error handler, so the contract's answer is written here.
+ */
+export function answerUnreadableRequest(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  this.log.debug({ err: error }, 'unreadable request');
+  const fault = describeUnreadableRequest(error.code);
+  const body = JSON.stringify({ error: fault.code, details: fault.details });
+  // As Node's own handler does: an answer already under way on this socket must not be corrupted.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    socket.write(
+      `HTTP/1.1 ${fault.status} ${STATUS_CODES[fault.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -1,15 +1,55 @@
 // Request validation. Query strings and path parameters arrive as text, so they are coerced to the
 // schema's types; JSON bodies are not (a string where a number belongs is a 400, as the contract asks).
-// Unknown body members are rejected, never stripped.
-import { Ajv } from 'ajv';
+// Unknown body members are rejected, never stripped. No text value may hold a NUL character:
+// PostgreSQL cannot store one, and SQLite refuses it too so that both databases answer alike.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 
 const shared = { allErrors: false, strict: false, useDefaults: true, removeAdditional: false } as const;
+
+/** Where the first string holding a NUL character is, as Ajv names a place (`/files/3/path`), or null. */
+function nulPath(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? path : null;
+  if (typeof value !== 'object' || value === null) return null;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) {
+      const found = nulPath(value[index], `${path}/${index}`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    const found = nulPath((value as Record<string, unknown>)[key], `${path}/${key}`);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * The schema's validator, then the NUL check over what passed it (a value of the schema's shape, so
+ * of bounded depth). It reports as Ajv does, so the error handler words both alike.
+ */
+function refusingNul(validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    if (!validate(data, context)) {
+      checked.errors = validate.errors;
+      return false;
+    }
+    const path = nulPath(data);
+    if (path === null) return true;
+    const error: ErrorObject = { instancePath: path, schemaPath: '', keyword: 'nul', params: {}, message: 'must not contain the NUL character' };
+    checked.errors = [error];
+    return false;
+  }) as ValidateFunction;
+  // Fastify hands a validator with a schema environment the request, so that defaults reach the root.
+  Object.assign(checked, { schema: validate.schema, schemaEnv: validate.schemaEnv });
+  return checked;
+}
 
 export function registerValidation(app: FastifyInstance): void {
   const strictAjv = new Ajv({ ...shared, coerceTypes: false });
   const coercingAjv = new Ajv({ ...shared, coerceTypes: 'array' });
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? strictAjv.compile(schema) : coercingAjv.compile(schema),
+    refusingNul(httpPart === 'body' ? strictAjv.compile(schema) : coercingAjv.compile(schema)),
   );
 }

@@ -8,6 +8,7 @@ import { AppError, validation } from '../../errors.ts';
 import { missingHashes } from '../../services/check-images.service.ts';
 import { type UploadEntry, completeUpload, parseMetadata } from '../../services/upload.service.ts';
 import { StagingFolder } from '../../storage/staging.ts';
+import { checkMultipartBoundary } from '../multipart-boundary.ts';
 import { LARGE_IMPORT_BODY_BYTES, collectGarbage, holdHeapGrowth } from '../../heap-growth.ts';
 import { startImport, startLocalImport } from '../../services/import.service.ts';
 import { errorResponses } from '../schemas/common.ts';
@@ -30,7 +31,8 @@ async function receiveParts(request: FastifyRequest, folder: StagingFolder, maxF
         throw new AppError('PAYLOAD_TOO_LARGE', `at most ${maxFiles} files per request`, { limit: maxFiles });
       }
       order.push(part.fieldname);
-      metadata.set(part.fieldname, String(part.value));
+      // A part sent as application/json arrives parsed: it is checked as the text the client sent.
+      metadata.set(part.fieldname, typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
     }
   }
   return order.map((key) => ({ key, metadata: metadata.get(key)!, file: files.get(key) }));
@@ -80,6 +82,7 @@ export const importRoutes =
       },
       async (request) => {
         if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send multipart/form-data');
+        checkMultipartBoundary(request.headers['content-type']);
         // Files the store adopts as they are get flushed while the rest of the request streams in.
         const folder = await StagingFolder.create(path.join(ctx.config.dataDir, 'tmp', 'uploads'), { flush: ctx.blobs.adoptsLocalFiles });
         try {
