@@ -3,6 +3,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ArchiveEntry } from '../../src/formats/writer.ts';
+import { tempDir } from './dialects.ts';
+
+const scratch: string[] = [];
+process.on('exit', () => {
+  for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new temporary folder, removed when the test process ends. */
+export function scratchDir(label: string): string {
+  const dir = tempDir(label);
+  scratch.push(dir);
+  return dir;
+}
 
 /** Runs the records through the writer: the entries of every `add`, then those of `finish`. */
 export async function writeAll<R>(writer: { add(record: R): Promise<ArchiveEntry[]>; finish(): Promise<ArchiveEntry[]> }, records: Iterable<R>): Promise<ArchiveEntry[]> {

@@ -8,8 +8,8 @@ import { parseAnnotation, parseProjectMeta, planProject } from '../../src/format
 import { SuperviselyWriter } from '../../src/formats/supervisely/writer.ts';
 import type { ExportRecord } from '../../src/formats/writer.ts';
 import type { TaskRunner } from '../../src/tasks/runner.ts';
-import { listFiles, readJson, writeAll, writeEntries } from '../helpers/archive-folder.ts';
-import { dialects, tempDir } from '../helpers/dialects.ts';
+import { listFiles, readJson, scratchDir, writeAll, writeEntries } from '../helpers/archive-folder.ts';
+import { dialects } from '../helpers/dialects.ts';
 import { importFolder, readExport, storedImage } from '../helpers/export-round-trip.ts';
 import { SAMPLE_PROJECT, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
 import { startImportRunner } from '../helpers/importing.ts';
@@ -17,7 +17,7 @@ import { PEER } from '../helpers/peer-fixtures.ts';
 import { type TestApp, startTestApp } from '../helpers/test-app.ts';
 
 async function writeSample(records: ExportRecord[], includeImages = true): Promise<string> {
-  const dir = tempDir('sly-writer');
+  const dir = scratchDir('sly-writer');
   const writer = new SuperviselyWriter(SAMPLE_PROJECT, { includeImages });
   await writeEntries(await writeAll(writer, records), dir, sampleImages(records));
   await writer.close();
@@ -104,7 +104,7 @@ describe('Supervisely writer', () => {
     /** Writes a project read from the app and imports the folder: the import must give it back. */
     async function exportAndImport(projectId: number) {
       const first = await readExport(t, projectId);
-      const dir = tempDir('sly-writer');
+      const dir = scratchDir('sly-writer');
       const writer = new SuperviselyWriter(first.project, { includeImages: true });
       await writeEntries(await writeAll(writer, first.records), dir, storedImage(t));
       assert.deepEqual(writer.notices(), []);
