@@ -4,8 +4,11 @@
 // Coordinates are continuous, as the readers take them: pixel (x, y) covers [x, x+1) × [y, y+1), and
 // a polygon or rectangle sets the pixels whose centres lie inside it. So a box from 0 to 10 sets ten
 // pixels a row, as COCO's `[0, 0, 10, 10]` means, and a polygon traced along pixel edges (the outer
-// contour of a mask) draws that mask back exactly. Lines and points have no area: they set the
-// pixels they pass through.
+// contour of a mask) draws that mask back exactly. Lines have no area: they set the pixels they pass
+// through. A point sets its pixel and the four beside it, the disc of radius 1 Supervisely draws.
+//
+// Supervisely's own drawing takes coordinates as pixel indices instead: its rectangles include their
+// right column and bottom row, one pixel more each way than the same box here.
 import type { ClassShape, Point } from './canonical.ts';
 import { decodeBitmap } from './supervisely/bitmap.ts';
 
@@ -72,7 +75,6 @@ export function fillRectangle(r: Raster, corners: readonly Point[], value: numbe
 
 /** The pixels each segment passes through, one pixel wide (Bresenham between the pixels of its ends). */
 export function drawPolyline(r: Raster, points: readonly Point[], value: number, offset: Offset = ORIGIN): void {
-  if (points.length === 1) return drawPoint(r, points[0]!, value, offset);
   for (let i = 1; i < points.length; i++) {
     let x0 = Math.floor(points[i - 1]![0] - offset[0]);
     let y0 = Math.floor(points[i - 1]![1] - offset[1]);
@@ -99,9 +101,11 @@ export function drawPolyline(r: Raster, points: readonly Point[], value: number,
   }
 }
 
-/** The pixel the point lies in. */
+/** The pixel the point lies in and its four neighbours, so that a point shows in a mask. */
 export function drawPoint(r: Raster, [x, y]: Point, value: number, offset: Offset = ORIGIN): void {
-  setPixel(r, Math.floor(x - offset[0]), Math.floor(y - offset[1]), value);
+  const px = Math.floor(x - offset[0]);
+  const py = Math.floor(y - offset[1]);
+  for (const [dx, dy] of [[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]] as const) setPixel(r, px + dx, py + dy, value);
 }
 
 function setPixel(r: Raster, x: number, y: number, value: number): void {

@@ -23,6 +23,7 @@ export class SuperviselyWriter implements FormatWriter {
   private readonly notes = new Notices();
   private folder = '';
   private names = new UniqueNames('name');
+  private last = { folder: '', name: '' };
 
   constructor(
     private readonly project: ExportProject,
@@ -38,6 +39,7 @@ export class SuperviselyWriter implements FormatWriter {
     }
     const name = this.names.claim(pathSegment(record.name));
     if (name !== record.name) this.notes.add(RENAMED, record);
+    this.last = { folder: this.folder, name };
     const entries: ArchiveEntry[] = [];
     if (this.options.includeImages) entries.push({ path: `${this.folder}/img/${name}`, body: { blobHash: record.hash } });
     entries.push({ path: `${this.folder}/ann/${name}.json`, body: Buffer.from(JSON.stringify(this.annotation(record))) });
@@ -62,6 +64,11 @@ export class SuperviselyWriter implements FormatWriter {
         points: { exterior: o.points.exterior, interior: o.points.interior },
       })),
     };
+  }
+
+  /** The dataset folder and file name of the last record added, for files written beside it. */
+  placed(): { folder: string; name: string } {
+    return { ...this.last };
   }
 
   async finish(): Promise<ArchiveEntry[]> {
