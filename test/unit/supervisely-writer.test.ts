@@ -80,14 +80,6 @@ describe('Supervisely writer', () => {
     assert.deepEqual(writer.notices().map((n) => [n.count, n.first]), [[2, 'x/y/a.jpg']]);
   });
 
-  test('a dataset that comes back after another is refused', async () => {
-    const [a, , c] = sampleRecords();
-    const writer = new SuperviselyWriter(SAMPLE_PROJECT, { includeImages: false });
-    await writer.add(a!);
-    await writer.add(c!);
-    await assert.rejects(writer.add(a!), /must come together/);
-  });
-
   describe('through the app', () => {
     const [sqlite] = dialects;
     let t: TestApp;
