@@ -71,6 +71,9 @@ export interface FormatWriter {
   close(): Promise<void>;
 }
 
+/** The notice of every writer for an object whose class is not among the project's. */
+export const UNKNOWN_CLASS = 'objects of a class the project does not have are left out';
+
 /** Notices counted by message. */
 export class Notices {
   private readonly byMessage = new Map<string, WriterNotice>();

@@ -2,6 +2,7 @@
 // blob references only when asked for, records grouped by dataset, and a close that may come early.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { UNKNOWN_CLASS } from '../../src/formats/writer.ts';
 import { EXPORT_FORMATS, type ExportFormat, type WriterOptions, createFormatWriter } from '../../src/formats/writers.ts';
 import { scratchDir, writeAll } from '../helpers/archive-folder.ts';
 import { SAMPLE_PROJECT, sampleRecords } from '../helpers/export-samples.ts';
@@ -36,6 +37,15 @@ describe('every format writer', () => {
         assert.deepEqual(images.map((e) => (e.body as { blobHash: string }).blobHash), includeImages ? records.map((r) => r.hash) : []);
         for (const notice of writer.notices()) assert.ok(notice.count > 0 && notice.first.includes('/'));
       }
+    });
+
+    test(`${format}: an object of a class the project lacks is left out and counted once`, async () => {
+      const [, b] = sampleRecords();
+      const ghost = { ...b!.objects[0]!, classTitle: 'ghost' };
+      const writer = createFormatWriter(SAMPLE_PROJECT, options(format, false));
+      await writeAll(writer, [{ ...b!, objects: [...b!.objects, ghost] }]);
+      await writer.close();
+      assert.deepEqual(writer.notices().filter((n) => n.message === UNKNOWN_CLASS), [{ message: UNKNOWN_CLASS, count: 1, first: 'train/a.png' }]);
     });
 
     test(`${format}: a dataset that comes back after another is refused`, async () => {

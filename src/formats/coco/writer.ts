@@ -12,7 +12,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { UniqueNames, pathSegment } from '../archive-names.ts';
 import { TextSpool } from '../spool.ts';
-import { type ArchiveEntry, DatasetSequence, type ExportObject, type ExportProject, type ExportRecord, type FormatWriter, Notices, type WriterNotice, classIndex } from '../writer.ts';
+import { type ArchiveEntry, DatasetSequence, type ExportObject, type ExportProject, type ExportRecord, type FormatWriter, Notices, UNKNOWN_CLASS, type WriterNotice, classIndex } from '../writer.ts';
 import { cocoGeometry } from './geometry.ts';
 
 export interface CocoWriterOptions {
@@ -23,7 +23,6 @@ export interface CocoWriterOptions {
   now?: Date;
 }
 
-const UNKNOWN_CLASS = 'objects of a class the project does not have are left out';
 const RENAMED = 'images renamed to keep their file names apart (case-insensitive file systems) or safe in a path';
 
 interface OpenDataset {

@@ -22,7 +22,7 @@ import { pointsBox } from '../coco/geometry.ts';
 import { encodePng } from '../png.ts';
 import { type Raster, newRaster, paintObject } from '../raster.ts';
 import { readMaskSize } from '../supervisely/bitmap.ts';
-import { type ArchiveEntry, DatasetSequence, type ExportObject, type ExportProject, type ExportRecord, type FormatWriter, Notices, type WriterNotice, classIndex, colorValue } from '../writer.ts';
+import { type ArchiveEntry, DatasetSequence, type ExportObject, type ExportProject, type ExportRecord, type FormatWriter, Notices, UNKNOWN_CLASS, type WriterNotice, classIndex, colorValue } from '../writer.ts';
 import { vocColor } from './masks.ts';
 
 export interface VocWriterOptions {
@@ -30,7 +30,6 @@ export interface VocWriterOptions {
   segmentation: boolean;
 }
 
-const UNKNOWN_CLASS = 'objects of a class the project does not have are left out';
 const RENAMED = 'images renamed so that no two share a stem in JPEGImages (or to be safe in a path)';
 export const SKIPPED_LINE_OR_POINT = 'lines and points are left out: a VOC object is a box';
 export const SKIPPED_OUTSIDE = 'objects with nothing inside their image are left out';

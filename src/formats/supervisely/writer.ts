@@ -6,15 +6,14 @@
 // class says the shape.
 import type { TagDefinition } from '../canonical.ts';
 import { UniqueNames, pathSegment } from '../archive-names.ts';
-import { type ArchiveEntry, DatasetSequence, type ExportProject, type ExportRecord, type FormatWriter, Notices, type WriterNotice, classIndex } from '../writer.ts';
+import { type ArchiveEntry, DatasetSequence, type ExportProject, type ExportRecord, type FormatWriter, Notices, UNKNOWN_CLASS, type WriterNotice, classIndex } from '../writer.ts';
 import { defaultClassColor } from './meta-reader.ts';
 
 export interface SuperviselyWriterOptions {
   includeImages: boolean;
 }
 
-const UNKNOWN_CLASS = 'objects of a class the project does not have are left out';
-const RENAMED = 'images renamed to keep their file names apart (case-insensitive file systems)';
+const RENAMED = 'images renamed to keep their file names apart (case-insensitive file systems) or safe in a path';
 
 export class SuperviselyWriter implements FormatWriter {
   private readonly classes: ReturnType<typeof classIndex>;

@@ -13,7 +13,7 @@
 // later one is renamed `a_1.png`, its labels `a_1.txt`.
 import { stringify } from 'yaml';
 import { UniqueNames, pathSegment, stemOf } from '../archive-names.ts';
-import { type ArchiveEntry, DatasetSequence, type ExportProject, type ExportRecord, type FormatWriter, Notices, type WriterNotice, classIndex } from '../writer.ts';
+import { type ArchiveEntry, DatasetSequence, type ExportProject, type ExportRecord, type FormatWriter, Notices, UNKNOWN_CLASS, type WriterNotice, classIndex } from '../writer.ts';
 import { type YoloTask, yoloRows } from './rows.ts';
 
 export interface YoloWriterOptions {
@@ -24,7 +24,6 @@ export interface YoloWriterOptions {
 
 type Role = 'train' | 'val' | 'test';
 
-const UNKNOWN_CLASS = 'objects of a class the project does not have are left out';
 const RENAMED = 'images renamed so that no two share a label file (same stem, or case-insensitive file systems) or to be safe in a path';
 
 /** The split a dataset's name says it is; any other name is trained on. */
