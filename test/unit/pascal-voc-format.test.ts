@@ -59,6 +59,13 @@ describe('Pascal VOC reader', () => {
     assert.deepEqual(ann.objects[0]!.points.exterior, [[540, 295], [563, 313]]);
   });
 
+  test('CVAT attributes become tags with their values; one without a <value> is a tag without one', () => {
+    const xml = '<annotation><object><name>car</name><bndbox><xmin>1</xmin><ymin>2</ymin><xmax>3</xmax><ymax>4</ymax></bndbox>' +
+      '<attributes><attribute><name>color</name><value>red</value></attribute><attribute><name>parked</name></attribute>' +
+      '<attribute><name>seats</name><value>4</value></attribute></attributes></object></annotation>';
+    assert.deepEqual(readVocXml(xml, 'a.xml').objects[0]!.tags, [{ name: 'color', value: 'red' }, { name: 'parked', value: null }, { name: 'seats', value: 4 }]);
+  });
+
   test('malformed XML names its line', () => {
     assert.throws(() => readVocXml('<annotation>\n<object>\n</annotation>', 'bad.xml'), (e: unknown) => e instanceof VocFormatError && e.line === 3);
     assert.throws(() => readVocXml('<other/>', 'o.xml'), /not <annotation>/);

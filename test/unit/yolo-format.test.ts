@@ -39,6 +39,16 @@ describe('YOLO reader', () => {
     assert.deepEqual(plan(fixture, config).datasets.map((d) => [d.name, d.images.length]), [['train', 2], ['val', 1]]);
   });
 
+  test('a val that names the train folders adds no second split, so no image is imported twice', () => {
+    const yaml = 'path: .\ntrain: [images/a, images/b]\nval: [images/a, images/b]\ntest: images/c\nnames: {0: x}\n';
+    assert.deepEqual(readDataYaml(yaml, 'data.yaml').splits, [
+      { name: 'train', entries: ['images/a', 'images/b'] },
+      { name: 'test', entries: ['images/c'] },
+    ]);
+    const other = readDataYaml('train: images/a\nval: images/b\nnames: [x]\n', 'data.yaml');
+    assert.deepEqual(other.splits.map((s) => s.name), ['train', 'val']);
+  });
+
   test('Darknet obj.data with data/ prefixes, obj.names, train.txt', () => {
     const fixture = 'datumaro/yolo/strict';
     const config = readObjData(text(fixture, 'obj.data'), 'obj.data');

@@ -1,7 +1,9 @@
 // Binary masks: COCO run-length encodings in, Supervisely bitmaps (base64 of zlib of a PNG cropped to
-// the mask's bounding box) out. The PNG is 1-bit greyscale, written here with node:zlib.
+// the mask's bounding box) out, and back to run-length encodings for the COCO writer. The PNG is
+// 1-bit greyscale.
 import { deflateSync } from 'node:zlib';
 import type { CanonicalBitmap } from '../canonical.ts';
+import { encodePngSync } from '../png.ts';
 
 /** A mask of `width` × `height` pixels, row-major, one byte a pixel (0 or 1). */
 export interface Mask {
@@ -87,53 +89,67 @@ export function maskToBitmap(mask: Mask): CanonicalBitmap | null {
   if (right < 0) return null;
   const w = right - left + 1;
   const h = bottom - top + 1;
-  const stride = Math.ceil(w / 8) + 1;
-  const raw = Buffer.alloc(stride * h);
-  for (let y = 0; y < h; y++) {
-    const src = (top + y) * width + left;
-    const dst = y * stride + 1; // byte 0 of each row: filter type 0
-    for (let x = 0; x < w; x++) if (pixels[src + x]) raw[dst + (x >> 3)]! |= 0x80 >> (x & 7);
-  }
-  const png = encodePng(w, h, raw);
+  const crop = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) crop.set(pixels.subarray((top + y) * width + left, (top + y) * width + left + w), y * w);
+  const png = encodePngSync({ width: w, height: h, pixels: crop, kind: 'bits' });
   return { origin: [left, top], data: deflateSync(png).toString('base64'), width: w, height: h };
 }
 
-/** A 1-bit greyscale PNG from filtered scanlines. */
-function encodePng(width: number, height: number, scanlines: Buffer): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 1; // bit depth
-  header[9] = 0; // greyscale
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(scanlines)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+/** A mask as a COCO RLE of its whole image, with what the COCO writer puts beside it. */
+export interface EncodedRle {
+  /** Uncompressed counts, down the columns, starting with a run of zeros. */
+  counts: number[];
+  /** Pixels set inside the image. */
+  area: number;
+  /** `[x, y, width, height]` of the pixels set, or null when none is inside the image. */
+  bbox: [number, number, number, number] | null;
 }
 
-function chunk(type: string, data: Buffer): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, 'latin1');
-  data.copy(out, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
-  return out;
-}
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
+/**
+ * The COCO RLE of `mask` placed with its top-left pixel at (`left`, `top`) in an image of
+ * `imageWidth` × `imageHeight`; pixels outside the image are dropped. Columns the mask does not
+ * reach cost one run each, so a small object on a large image is cheap.
+ */
+export function encodeRle(mask: Mask, left: number, top: number, imageWidth: number, imageHeight: number): EncodedRle {
+  const counts: number[] = [];
+  let value = 0;
+  let run = 0;
+  const push = (v: number, n: number) => {
+    if (n === 0) return;
+    if (v === value) run += n;
+    else {
+      counts.push(run);
+      value = v;
+      run = n;
+    }
+  };
+  let area = 0;
+  let minX = imageWidth;
+  let minY = imageHeight;
+  let maxX = -1;
+  let maxY = -1;
+  const y0 = Math.max(0, top);
+  const y1 = Math.min(imageHeight, top + mask.height);
+  for (let x = 0; x < imageWidth; x++) {
+    const mx = x - left;
+    if (mx < 0 || mx >= mask.width || y1 <= y0) {
+      push(0, imageHeight);
+      continue;
+    }
+    push(0, y0);
+    for (let y = y0; y < y1; y++) {
+      const set = mask.pixels[(y - top) * mask.width + mx] ? 1 : 0;
+      push(set, 1);
+      if (set) {
+        area += 1;
+        if (x < minX) minX = x;
+        if (x > maxX) maxX = x;
+        if (y < minY) minY = y;
+        if (y > maxY) maxY = y;
+      }
+    }
+    push(0, imageHeight - y1);
   }
-  return table;
-})();
-
-function crc32(bytes: Buffer): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+  counts.push(run);
+  return { counts, area, bbox: maxX < 0 ? null : [minX, minY, maxX - minX + 1, maxY - minY + 1] };
 }

@@ -64,7 +64,9 @@ export function readVocXml(text: string, path: string): VocAnnotation {
     for (const action of child(element, 'actions')?.children ?? []) tags.push({ name: action.name, value: tagValue(action.text.trim()) });
     for (const attribute of child(element, 'attributes')?.children ?? []) {
       const attributeName = childText(attribute, 'name');
-      if (attributeName) tags.push({ name: attributeName, value: tagValue(childText(attribute, 'value') ?? '') });
+      // An attribute without a <value> is a tag without one.
+      const value = childText(attribute, 'value');
+      if (attributeName) tags.push({ name: attributeName, value: value === undefined ? null : tagValue(value) });
     }
     const box = readBox(element, path, `${at} (${name})`, warnings);
     if (box) objects.push({ classTitle: name, description: '', tags, bitmap: null, points: { exterior: box, interior: [] }, shape: 'rectangle' });

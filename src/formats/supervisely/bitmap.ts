@@ -1,5 +1,7 @@
-// Checks a Supervisely bitmap's data (base64 of zlib-compressed PNG) without decoding the pixels.
+// A Supervisely bitmap's data (base64 of zlib-compressed PNG): its size checked without decoding the
+// pixels, and its pixels decoded for the writers that draw masks.
 import { inflateSync } from 'node:zlib';
+import { loadSharp } from '../../sharp.ts';
 
 /** Inflated PNGs above this are refused, so a small zlib bomb cannot exhaust memory. */
 export const MAX_MASK_INFLATED_BYTES = 64 * 1024 * 1024;
@@ -12,19 +14,10 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * base64, not zlib, too large, not a PNG).
  */
 export function readMaskSize(data: string): { width: number; height: number } {
-  if (data.length === 0 || !BASE64.test(data) || data.length % 4 === 1) {
-    throw new Error('bitmap data is not base64');
-  }
-  const compressed = Buffer.from(data, 'base64');
-  let png: Buffer;
-  try {
-    png = inflateSync(compressed, { maxOutputLength: MAX_MASK_INFLATED_BYTES });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new Error(`bitmap data inflates to more than ${MAX_MASK_INFLATED_BYTES} bytes`);
-    }
-    throw new Error(`bitmap data is not valid zlib (${(error as Error).message})`);
-  }
+  return pngSize(inflateMask(data));
+}
+
+function pngSize(png: Buffer): { width: number; height: number } {
   // Signature, then the IHDR chunk: length 13, type, width, height.
   if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) {
     throw new Error('bitmap data does not inflate to a PNG');
@@ -38,4 +31,41 @@ export function readMaskSize(data: string): { width: number; height: number } {
     throw new Error(`bitmap data inflates to a PNG of invalid size ${width}x${height}`);
   }
   return { width, height };
+}
+
+function inflateMask(data: string): Buffer {
+  if (data.length === 0 || !BASE64.test(data) || data.length % 4 === 1) throw new Error('bitmap data is not base64');
+  try {
+    return inflateSync(Buffer.from(data, 'base64'), { maxOutputLength: MAX_MASK_INFLATED_BYTES });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new Error(`bitmap data inflates to more than ${MAX_MASK_INFLATED_BYTES} bytes`);
+    }
+    throw new Error(`bitmap data is not valid zlib (${(error as Error).message})`);
+  }
+}
+
+/** A bitmap's mask at the size of its PNG, row-major, one byte a pixel (0 or 1). */
+export interface BitmapMask {
+  width: number;
+  height: number;
+  pixels: Uint8Array;
+}
+
+/**
+ * The pixels of a bitmap's mask. A PNG with an alpha channel (the usual 1-bit palette with index 0
+ * transparent, or RGBA) is decoded by its alpha, any other by its grey value: set where not zero.
+ * Throws as readMaskSize does for data that is no mask.
+ */
+export async function decodeBitmap(data: string): Promise<BitmapMask> {
+  const png = inflateMask(data);
+  const { width, height } = pngSize(png);
+  const sharp = await loadSharp();
+  const limit = { limitInputPixels: width * height };
+  const { hasAlpha } = await sharp(png, limit).metadata();
+  const image = hasAlpha ? sharp(png, limit).ensureAlpha().extractChannel(3) : sharp(png, limit).greyscale();
+  const { data: raw, info } = await image.raw().toBuffer({ resolveWithObject: true });
+  const pixels = new Uint8Array(width * height);
+  for (let p = 0, k = 0; p < pixels.length; p++, k += info.channels) pixels[p] = raw[k]! > 0 ? 1 : 0;
+  return { width, height, pixels };
 }

@@ -60,7 +60,12 @@ export function readDataYaml(text: string, path: string): YoloConfig {
   for (const key of SPLIT_KEYS) {
     const value = d[key];
     const list = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-    if (list.length) splits.push({ name: key === 'valid' ? 'val' : key, entries: list.map((e) => resolveEntry(root, e)) });
+    if (list.length === 0) continue;
+    const entries = list.map((e) => resolveEntry(root, e));
+    // A split naming the same folders as an earlier one (`val` given as `train`, as Ultralytics needs
+    // some `val`) adds no images of its own: its images stay in the earlier split only.
+    if (splits.some((s) => s.entries.length === entries.length && s.entries.every((e, i) => e === entries[i]))) continue;
+    splits.push({ name: key === 'valid' ? 'val' : key, entries });
   }
   return { path, names, splits };
 }
