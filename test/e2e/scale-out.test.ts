@@ -307,9 +307,11 @@ describe('scale-out: two API replicas and two workers on PostgreSQL and S3', { s
     const api = procs.find((p) => p.name === 'api-b')!;
     const runner = procs.find((p) => p.name === 'api-c')!; // serves and runs a worker
     const hashes = await sql<{ hash: string }>('select distinct hash from images order by hash');
-    // Images only, by hash: already stored, so nothing is uploaded. Several copies make a long task.
+    // Images only, by hash: already stored, so nothing is uploaded. Many copies make a task that
+    // outlasts the worker's checkpoint interval (1.5 s) several times over on a fast machine; with 10
+    // copies a Node 22 worker could import them all before its first look at the stop.
     const files = [];
-    for (let copy = 0; copy < 10; copy += 1) for (const [i, { hash }] of hashes.entries()) files.push({ hash, path: `c${copy}/img/${i}.png` });
+    for (let copy = 0; copy < 40; copy += 1) for (const [i, { hash }] of hashes.entries()) files.push({ hash, path: `c${copy}/img/${i}.png` });
     const { taskId } = await call<{ taskId: number }>(api, 'POST', '/tasks/import', { project: { id: null, title: 'Long' }, preset: 2, files });
     await waitFor('the task to be running', async () => {
       const [t] = await call<TaskBody[]>(runner, 'GET', `/tasks?id=${taskId}`);
