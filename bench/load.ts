@@ -17,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import sharp from 'sharp';
-import { startS3LongKeepAlive } from '../test/helpers/s3-long-keepalive.ts';
+import { startS3 } from '../test/helpers/s3.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -199,7 +199,7 @@ function peakRssMb(pid: number): string {
 
 async function main(): Promise<void> {
   const schema = `load_${randomBytes(4).toString('hex')}`;
-  const s3 = await startS3LongKeepAlive();
+  const s3 = await startS3();
   const env = { DATABASE_URL, DATABASE_SCHEMA: schema, STORAGE_URL: s3.url, ANNOSTORE_API_KEY: KEY };
   try {
     console.log(`${CLIENTS} clients, ${DURATION_S} s per run; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);

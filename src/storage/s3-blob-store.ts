@@ -12,6 +12,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { type BlobStore, blobKey } from './blob-store.ts';
+import { isConnectionFault, s3RequestHandler } from './s3-connections.ts';
 
 export interface S3Location {
   bucket: string;
@@ -52,15 +53,8 @@ export function parseS3Url(url: string): S3Location {
   };
 }
 
+/** Sends of one file before its upload fails; only a lost connection earns another. */
 const PUT_FILE_ATTEMPTS = 3;
-
-/** A dropped or refused connection, or a 5xx: worth sending the same object again. */
-function isRetryableTransportError(error: unknown): boolean {
-  const e = error as { code?: string; name?: string; $metadata?: { httpStatusCode?: number } };
-  const status = e?.$metadata?.httpStatusCode;
-  if (status !== undefined && status >= 500) return true;
-  return ['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT'].includes(e?.code ?? '') || e?.name === 'TimeoutError' || /socket hang up/i.test(String((error as Error)?.message));
-}
 
 const isMissing = (error: unknown): boolean => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -86,6 +80,7 @@ export class S3BlobStore implements BlobStore {
       // Plain (not aws-chunked) uploads: some S3-compatible servers store chunk framing otherwise.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      requestHandler: s3RequestHandler,
     });
     return new S3BlobStore(location, client);
   }
@@ -96,23 +91,29 @@ export class S3BlobStore implements BlobStore {
   }
 
   async putFile(hash: string, localPath: string): Promise<void> {
+    const key = this.keyOf(hash);
     const { size } = await fsp.stat(localPath);
-    // The SDK cannot replay a stream body, so it never retries one: a request that lands on a
-    // connection the server has just closed fails at once. Retry here, with a fresh stream each time.
+    // The SDK cannot replay a stream body, so it never retries one: a request whose connection is
+    // lost fails at once. The client's idle timeout (s3-connections.ts) keeps it off connections the
+    // server is closing; for a connection lost all the same, the file is sent again from a fresh stream.
     for (let attempt = 1; ; attempt += 1) {
+      const body = fs.createReadStream(localPath);
       try {
         await this.client.send(
           new PutObjectCommand({
             Bucket: this.location.bucket,
-            Key: this.keyOf(hash),
-            Body: fs.createReadStream(localPath),
+            Key: key,
+            Body: body,
             ContentLength: size,
           }),
         );
         return;
       } catch (error) {
-        if (attempt >= PUT_FILE_ATTEMPTS || !isRetryableTransportError(error)) throw error;
+        if (attempt >= PUT_FILE_ATTEMPTS || !isConnectionFault(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      } finally {
+        // A stream whose request failed is left unread, holding its file open for good.
+        body.destroy();
       }
     }
   }
@@ -125,6 +126,7 @@ export class S3BlobStore implements BlobStore {
     await fsp.rm(localPath, { force: true });
   }
 
+  /** Unlike a stream, a Buffer body is one the SDK itself sends again when its connection is lost. */
   async putBytes(hash: string, bytes: Buffer): Promise<void> {
     await this.client.send(new PutObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(hash), Body: bytes }));
   }

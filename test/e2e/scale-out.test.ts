@@ -15,8 +15,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createContext } from '../../src/context.ts';
 import { TEST_DATABASE_URL, postgresSkipReason, tempDir } from '../helpers/dialects.ts';
 import { type UploadPart, multipartBody, pngImage } from '../helpers/multipart.ts';
-import type { S3Server } from '../helpers/s3.ts';
-import { startS3LongKeepAlive } from '../helpers/s3-long-keepalive.ts';
+import { type S3Server, startS3 } from '../helpers/s3.ts';
 import { freePort } from '../helpers/server-process.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/annostore.js');
@@ -121,7 +120,7 @@ describe('scale-out: two API replicas and two workers on PostgreSQL and S3', { s
   const pidOf = (owner: string) => Number(owner.split(':').at(-2));
 
   before(async () => {
-    s3 = await startS3LongKeepAlive();
+    s3 = await startS3();
     baseEnv = {
       DATABASE_URL: TEST_DATABASE_URL,
       DATABASE_SCHEMA: schema,

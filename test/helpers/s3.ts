@@ -1,13 +1,15 @@
 // Blob store tests run on each store: the local folder and S3, served by s3rver on loopback with its
 // own folder and bucket per start.
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
-import type http from 'node:http';
+import http from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../src/config.ts';
+import { parseS3Url } from '../../src/storage/s3-blob-store.ts';
 
 // s3rver ships without types; this is the part of it the tests use.
 interface S3rverOptions {
@@ -55,6 +57,30 @@ export async function startS3(): Promise<S3Server> {
       fs.rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * How long the server behind a STORAGE_URL keeps an idle kept-alive connection before closing it,
+ * measured on one request. Node's server (s3rver's) announces `Keep-Alive: timeout=5`, and Node 20
+ * closes the connection a second after that.
+ */
+export async function idleCloseMs(storageUrl: string): Promise<number> {
+  const endpoint = new URL(parseS3Url(storageUrl).endpoint!);
+  // No idle timeout of its own: the connection stays until the server closes it.
+  const agent = new http.Agent({ keepAlive: true });
+  try {
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const request = http.get({ host: endpoint.hostname, port: endpoint.port, path: '/', agent }, (response) => {
+        response.on('end', () => resolve(request.socket!)).resume();
+      });
+      request.on('error', reject);
+    });
+    const idleSince = Date.now();
+    await once(socket, 'close');
+    return Date.now() - idleSince;
+  } finally {
+    agent.destroy();
+  }
 }
 
 export interface StoreSetup {
