@@ -1,6 +1,7 @@
 // What `annostore import DIR` sends: the folder's format (folder-format.ts) and, of its files, the
 // ones an import of that format reads, each with its kind (folder-files.ts, foreign-files.ts).
 import fsp from 'node:fs/promises';
+import { type ForeignFormat, looksLike } from '../formats/detect-format.ts';
 import { type FolderFormat, PRESETS, chooseFormat, nothingToImport } from './folder-format.ts';
 import { type FileSource, type Selection, selectImages, selectSupervisely } from './folder-files.ts';
 import { type FolderFile, type FoundFile, FolderError, cannotRead, listFolder } from './folder.ts';
@@ -15,7 +16,7 @@ export interface FolderContent {
   companions: Map<FolderFile, FolderFile[]>;
   /** The folder's other files, left out. */
   ignored: string[];
-  /** Files that looked like the format's but are left out, and why. */
+  /** What the user should know of the folder's files: those left out and why, or how the folder was taken. */
   notes: string[];
 }
 
@@ -51,14 +52,23 @@ async function select(format: FolderFormat, paths: readonly string[], source: Fi
 }
 
 /**
- * Lists what an import of `dir` sends. `preset` 1 to 5 insists on that format; without one (or 0)
- * the folder decides (see chooseFormat).
+ * Lists what an import of `dir` sends. `preset` 1 to 5 chooses the format; without one (or 0) the
+ * folder decides (see chooseFormat), and a VOC or YOLO folder whose annotations pair with no image is
+ * taken as a folder of images.
  */
 export async function readFolder(dir: string, preset?: number): Promise<FolderContent> {
   const { root, found } = await listFolder(dir);
   const paths = found.map((f) => f.path);
-  const format = chooseFormat(root, paths, preset);
-  const selection = await select(format, paths, sourceOf(found));
+  let format = chooseFormat(root, paths, preset);
+  let selection = await select(format, paths, sourceOf(found));
+  if (!preset && (format === 'pascal_voc' || format === 'yolo') && selection.companions.size === 0) {
+    // Found by a stray file (a settings.xml, a CI workflow's .yml) that pairs with no image: the
+    // folder is a folder of images, and taken as VOC or YOLO it would lose its datasets.
+    const stray = paths.filter((p) => looksLike(format as ForeignFormat, [p])).slice(0, 3).join(', ');
+    format = 'images';
+    selection = selectImages(paths);
+    selection.notes.push(`${stray}: no image has an annotation of that format beside it; imported as a folder of images`);
+  }
   const files: FolderFile[] = [];
   const byPath = new Map<string, FolderFile>();
   const ignored: string[] = [];

@@ -1,7 +1,8 @@
 // Which files of a folder an import sends, by format: the Supervisely project and the folder of images
 // here, COCO, Pascal VOC and YOLO in foreign-files.ts. Everything else in the folder is left out.
-import { isImageName } from '../formats/supervisely/layout.ts';
-import type { FileKind } from './folder.ts';
+import { SuperviselyFormatError } from '../formats/supervisely/errors.ts';
+import { imagesOnlyDataset, planProject } from '../formats/supervisely/layout.ts';
+import { type FileKind, FolderError } from './folder.ts';
 
 /** What an import sends of a folder, by path. */
 export interface Selection {
@@ -9,7 +10,7 @@ export interface Selection {
   kinds: Map<string, FileKind>;
   /** By image, the files read for that image alone: they travel in the image's upload request. */
   companions: Map<string, string[]>;
-  /** Files that looked like the format's but are left out, and why. */
+  /** What the user should know of the folder's files: those left out and why, or how the folder was taken. */
   notes: string[];
 }
 
@@ -19,36 +20,37 @@ export interface FileSource {
   stream(path: string): Promise<AsyncIterable<Buffer>>;
 }
 
-const META_FILES = ['meta.json', 'classes.json'];
-
-/** `<dataset>/img/<image>` or `<dataset>/<image>`, `<dataset>/ann/<image>.json`, and the class file. */
+/**
+ * A Supervisely project as the server's import plans it (planProject): the class file when there is
+ * one, each image with its annotation, and annotations without an image (the import warns of them).
+ */
 export function selectSupervisely(paths: readonly string[]): Selection {
-  const metaPath = META_FILES.find((name) => paths.includes(name));
-  const kinds = new Map<string, FileKind>();
-  for (const p of paths) {
-    const parts = p.split('/');
-    if (p === metaPath) kinds.set(p, 'class');
-    else if (parts.length === 2 && isImageName(parts[1]!)) kinds.set(p, 'image');
-    else if (parts.length === 3 && parts[1] === 'img' && isImageName(parts[2]!)) kinds.set(p, 'image');
-    else if (parts.length === 3 && parts[1] === 'ann' && parts[2]!.toLowerCase().endsWith('.json') && parts[2]!.length > 5) kinds.set(p, 'annotation');
+  let plan;
+  try {
+    plan = planProject(paths, { requireMeta: false });
+  } catch (error) {
+    if (error instanceof SuperviselyFormatError) throw new FolderError(error.message);
+    throw error;
   }
+  const kinds = new Map<string, FileKind>();
   const companions = new Map<string, string[]>();
-  for (const [p, kind] of kinds) {
-    if (kind !== 'image') continue;
-    const parts = p.split('/');
-    const annotation = `${parts[0]}/ann/${parts[parts.length - 1]}.json`;
-    if (kinds.get(annotation) === 'annotation') companions.set(p, [annotation]);
+  if (plan.metaPath) kinds.set(plan.metaPath, 'class');
+  for (const dataset of plan.datasets) {
+    for (const image of dataset.images) {
+      kinds.set(image.imagePath, 'image');
+      if (image.annotationPath) {
+        kinds.set(image.annotationPath, 'annotation');
+        companions.set(image.imagePath, [image.annotationPath]);
+      }
+    }
+    for (const path of dataset.annotationsWithoutImage) kinds.set(path, 'annotation');
   }
   return { kinds, companions, notes: [] };
 }
 
-/** Images at the root, in `<dataset>/` or in `<dataset>/img/`. */
+/** Images at the root, in `<dataset>/` or in `<dataset>/img/`, as the server's images-only import takes them. */
 export function selectImages(paths: readonly string[]): Selection {
   const kinds = new Map<string, FileKind>();
-  for (const p of paths) {
-    const parts = p.split('/');
-    if (!isImageName(parts[parts.length - 1]!)) continue;
-    if (parts.length <= 2 || (parts.length === 3 && parts[1] === 'img')) kinds.set(p, 'image');
-  }
+  for (const p of paths) if (imagesOnlyDataset(p) !== null) kinds.set(p, 'image');
   return { kinds, companions: new Map(), notes: [] };
 }

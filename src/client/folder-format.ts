@@ -33,8 +33,8 @@ const FORMAT_OF_PRESET = new Map(Object.entries(PRESETS).map(([format, preset]) 
 const evidence = (format: ForeignFormat, paths: readonly string[]) => paths.find((p) => looksLike(format, [p]));
 
 /**
- * The format to import `root` as. `preset` 1 to 5 insists on that format and refuses a folder that
- * does not look like it; without one (or 0) the paths decide: a class file at the root makes a
+ * The format to import `root` as. `preset` 3 to 5 insists on that format and refuses a folder that
+ * does not look like it (1 and 2 are taken as given: the server tells what it cannot import); without one (or 0) the paths decide: a class file at the root makes a
  * Supervisely project, and so do `<dataset>/ann/*.json` files without one; the files of one
  * annotation format make that format, none a folder of images.
  */

@@ -29,8 +29,8 @@ async function selectCoco(paths: readonly string[], source: FileSource): Promise
       kinds.set(path, 'annotation');
       for (const image of file.index.images.values()) fileNames.push(image.fileName);
     } catch (error) {
-      if (error instanceof CocoFormatError) notes.push(error.message);
-      else if (error instanceof JsonLocationError) notes.push(`${path}: not valid JSON at line ${error.line}, column ${error.column} (${error.reason})`);
+      if (error instanceof CocoFormatError) notes.push(`${error.message}; left out`);
+      else if (error instanceof JsonLocationError) notes.push(`${path}: not valid JSON at line ${error.line}, column ${error.column} (${error.reason}); left out`);
       else throw error;
     }
   }
@@ -40,7 +40,7 @@ async function selectCoco(paths: readonly string[], source: FileSource): Promise
 
 /**
  * Pascal VOC: every image, the XML and masks paired with it (as the reader pairs them), the split
- * lists and the label map. An XML that pairs with no image is left out.
+ * lists and the label map. An XML that pairs with no image is sent too: the import's warnings name it.
  */
 async function selectVoc(paths: readonly string[], source: FileSource): Promise<Selection> {
   const xmls: { path: string; filename: string | null }[] = [];

@@ -114,7 +114,7 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
       `${documents.length} class and annotation files${folder.ignored.length ? `, ${folder.ignored.length} other files left out` : ''}; ` +
       `into ${project.id === null ? `a new project "${project.title}"` : `project ${project.id}`}`,
   );
-  for (const note of folder.notes) progress.note(`left out: ${note}`);
+  for (const note of folder.notes) progress.note(note);
 
   // A pipeline: images are hashed a chunk at a time, each chunk's missing hashes are asked for, and
   // its missing images go into upload requests while the next chunk is hashed. The first chunk is

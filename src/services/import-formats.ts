@@ -366,7 +366,7 @@ async function readYolo(r: Reading): Promise<ReadResult> {
     r.warnings.push({ path: error.path, ...(error.line ? { line: error.line } : {}), message: `${error.message.slice(error.message.indexOf(': ') + 2)}; class names and splits are not known` });
   }
   const names = config?.names ?? [];
-  if (names.length === 0) r.warnings.push({ path: '', message: 'no class names were found (data YAML, obj.data or obj.names); every label line is ignored' });
+  if (names.length === 0) r.warnings.push({ path: '', message: 'no class names were found (data YAML, obj.data, obj.names or classes.txt); every label line is ignored' });
   const texts = paths.filter((p) => /\.txt$/i.test(p));
   const lists = new Map<string, string>();
   for (const path of splitListFiles(config, new Set(texts))) lists.set(path, await text(path));

@@ -7,7 +7,7 @@ import type { Database, DatasetRow } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
 import type { ClassDefinition, TagDefinition } from '../formats/canonical.ts';
 import { type ForeignFormat, detectForeignFormat } from '../formats/detect-format.ts';
-import { type ProjectMeta, SuperviselyFormatError, hasSuperviselyFiles, isImageName, parseProjectMeta, planProject } from '../formats/supervisely/index.ts';
+import { type ProjectMeta, SuperviselyFormatError, hasSuperviselyFiles, imagesOnlyDataset, parseProjectMeta, planProject } from '../formats/supervisely/index.ts';
 import * as datasets from '../repositories/datasets.repository.ts';
 import * as importRepo from '../repositories/import.repository.ts';
 import type { ImportItem } from '../repositories/import.repository.ts';
@@ -66,13 +66,9 @@ const fail = (message: string, field?: string) => validation(message, field ? { 
 function planImagesOnly(paths: string[]): PlannedDataset[] {
   const byDataset = new Map<string, PlannedDataset & { names: Set<string> }>();
   for (const path of paths) {
-    const parts = path.split('/');
-    const name = parts[parts.length - 1]!;
-    if (!isImageName(name)) continue;
-    let title: string;
-    if (parts.length === 1) title = 'ds0';
-    else if (parts.length === 2 || (parts.length === 3 && parts[1] === 'img')) title = parts[0]!;
-    else continue;
+    const title = imagesOnlyDataset(path);
+    if (title === null) continue;
+    const name = path.slice(path.lastIndexOf('/') + 1);
     let dataset = byDataset.get(title);
     if (!dataset) byDataset.set(title, (dataset = { title, images: [], names: new Set() }));
     if (dataset.names.has(name)) throw fail(`dataset "${title}" would get two images named "${name}"`);

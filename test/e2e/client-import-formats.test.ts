@@ -11,7 +11,7 @@ import type { ImportSummary } from '../../src/client/import-folder.ts';
 import type { Config } from '../../src/config.ts';
 import { isImageName } from '../../src/formats/supervisely/layout.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
-import { outsideFixtureCopy, peerFixtureCopy } from '../helpers/fixture-copy.ts';
+import { generatedImage, outsideFixtureCopy, peerFixtureCopy } from '../helpers/fixture-copy.ts';
 import { type Run, type ServerProcess, runImport, startServerProcess } from '../helpers/server-process.ts';
 
 const KEY = 'ak_client-import-formats-key-01234';
@@ -172,6 +172,23 @@ describe('annostore import of COCO, Pascal VOC and YOLO folders', () => {
     assert.match(run.stderr, /to import the images alone use --preset 2/);
     assert.equal((await client.listProjects()).length, before, 'nothing was created');
     await assert.rejects(serverImport(dir, 'coco', 'results'), (error) => error instanceof ApiError && error.status === 400 && /results list/.test(error.message));
+  });
+
+  test('a folder of images with a stray XML file is imported as a folder of images, one dataset per subfolder', { timeout: 60_000 }, async () => {
+    const dir = tempDir('stray');
+    temporary.push(dir);
+    for (const [i, image] of ['trip/a.jpg', 'trip/b.jpg', 'home/c.png'].entries()) {
+      fs.mkdirSync(path.join(dir, path.dirname(image)), { recursive: true });
+      fs.writeFileSync(path.join(dir, image), await generatedImage(image, 16, 12, 500 + i));
+    }
+    fs.writeFileSync(path.join(dir, 'trip', 'settings.xml'), '<settings><camera>x</camera></settings>');
+    const run = await cli(dir, '--project', 'stray');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /trip\/settings\.xml: no image has an annotation of that format beside it; imported as a folder of images/);
+    const summary = summaryOf(run);
+    assert.deepEqual([summary.files, summary.filesIgnored], [3, 1]);
+    const datasets = await client.listDatasets({ projectId: summary.projectId });
+    assert.deepEqual(datasets.map((d) => d.title).sort(), ['home', 'trip']);
   });
 
   test('a folder of several formats, of none, or not of the --preset: exit 3 naming what was looked for', { timeout: 60_000 }, async () => {

@@ -10,4 +10,4 @@ export {
   type SkippedObject,
 } from './annotation-reader.ts';
 export { readMaskSize, decodeBitmap, MAX_MASK_INFLATED_BYTES, type BitmapMask } from './bitmap.ts';
-export { detect, hasSuperviselyFiles, planProject, isImageName, type PlannedDataset, type PlannedImage, type ProjectPlan } from './layout.ts';
+export { detect, hasSuperviselyFiles, imagesOnlyDataset, planProject, isImageName, type PlannedDataset, type PlannedImage, type ProjectPlan } from './layout.ts';

@@ -34,6 +34,17 @@ export function isImageName(name: string): boolean {
 const isMetaPath = (p: string): boolean => (META_FILES as readonly string[]).includes(p);
 const isAnnotationPath = (p: string): boolean => classify(p)?.kind === 'annotation';
 
+/**
+ * The dataset an image of an images-only import goes to: `<dataset>/img/<name>` or `<dataset>/<name>`
+ * gives `<dataset>`, an image at the root `ds0`; null for any other path or a file that is no image.
+ */
+export function imagesOnlyDataset(path: string): string | null {
+  const parts = path.split('/');
+  if (!isImageName(parts[parts.length - 1]!)) return null;
+  if (parts.length === 1) return 'ds0';
+  return parts.length === 2 || (parts.length === 3 && parts[1] === 'img') ? parts[0]! : null;
+}
+
 /** Whether relative paths look like a Supervisely project: a meta at the root and a `<dataset>/ann/*.json`. */
 export function detect(paths: readonly string[]): boolean {
   return paths.some(isMetaPath) && paths.some(isAnnotationPath);
