@@ -52,6 +52,19 @@ export function parseS3Url(url: string): S3Location {
   };
 }
 
+/** The client of a location, as every store on S3 builds it. */
+export function createS3Client(location: S3Location): S3Client {
+  return new S3Client({
+    region: location.region,
+    endpoint: location.endpoint,
+    forcePathStyle: location.forcePathStyle,
+    credentials: location.credentials,
+    // Plain (not aws-chunked) uploads: some S3-compatible servers store chunk framing otherwise.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
 const PUT_FILE_ATTEMPTS = 3;
 
 /** A dropped or refused connection, or a 5xx: worth sending the same object again. */
@@ -62,7 +75,7 @@ function isRetryableTransportError(error: unknown): boolean {
   return ['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT'].includes(e?.code ?? '') || e?.name === 'TimeoutError' || /socket hang up/i.test(String((error as Error)?.message));
 }
 
-const isMissing = (error: unknown): boolean => {
+export const isMissing = (error: unknown): boolean => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
 };
@@ -78,16 +91,7 @@ export class S3BlobStore implements BlobStore {
 
   static fromUrl(url: string): S3BlobStore {
     const location = parseS3Url(url);
-    const client = new S3Client({
-      region: location.region,
-      endpoint: location.endpoint,
-      forcePathStyle: location.forcePathStyle,
-      credentials: location.credentials,
-      // Plain (not aws-chunked) uploads: some S3-compatible servers store chunk framing otherwise.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
-    return new S3BlobStore(location, client);
+    return new S3BlobStore(location, createS3Client(location));
   }
 
   private keyOf(hash: string): string {
