@@ -261,3 +261,22 @@ export async function getTask(db: Kysely<Database>, teamId: number, id: number):
   const [task] = await listTasks(db, teamId, id);
   return task;
 }
+
+/**
+ * Replaces a task's meta and input, for a task whose meta names its own id: in the transaction that
+ * created it, before any worker can claim it.
+ */
+export async function setMetaAndInput(db: Kysely<Database>, id: number, meta: Record<string, unknown>, input: unknown): Promise<void> {
+  await db.updateTable('tasks').set({ meta: JSON.stringify(meta) }).where('id', '=', id).execute();
+  await db.updateTable('task_inputs').set({ input: JSON.stringify(input) }).where('task_id', '=', id).execute();
+}
+
+/** Removes the team's task and its input; answers whether there was one. */
+export async function deleteTask(db: Kysely<Database>, teamId: number, id: number): Promise<boolean> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => deleteTask(trx, teamId, id));
+  const task = await db.selectFrom('tasks').select('id').where('id', '=', id).where('team_id', '=', teamId).executeTakeFirst();
+  if (!task) return false;
+  await db.deleteFrom('task_inputs').where('task_id', '=', id).execute();
+  await db.deleteFrom('tasks').where('id', '=', id).execute();
+  return true;
+}
