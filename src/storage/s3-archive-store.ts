@@ -84,8 +84,9 @@ export class S3ArchiveStore implements ArchiveStore {
   async put(key: string, body: Readable): Promise<ArchiveStat> {
     const Bucket = this.location.bucket;
     const Key = this.keyOf(key);
-    const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: 'application/zip' }));
+    let UploadId: string | undefined;
     try {
+      ({ UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: 'application/zip' })));
       const done: { ETag: string; PartNumber: number }[] = [];
       for await (const part of parts(body, this.partSize)) {
         const PartNumber = done.length + 1;
@@ -99,8 +100,9 @@ export class S3ArchiveStore implements ArchiveStore {
       }
       await this.client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: done } }));
     } catch (error) {
-      body.destroy();
-      await this.client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => undefined);
+      // The writer of the stream learns that nobody reads it any more.
+      body.destroy(error instanceof Error ? error : undefined);
+      if (UploadId) await this.client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => undefined);
       throw error;
     }
     return (await this.stat(key))!;

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { SuperviselyWriter } from '../../src/formats/supervisely/writer.ts';
+import * as tasks from '../../src/repositories/tasks.repository.ts';
 import { archiveKey } from '../../src/storage/archive-store.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
@@ -17,6 +18,7 @@ import { type ImportFormat, importFolder, readExport } from '../helpers/export-r
 import { SAMPLE_PROJECT, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
 import { newDataset, newImage, newProject } from '../helpers/factories.ts';
 import type { TaskBody } from '../helpers/importing.ts';
+import { startS3 } from '../helpers/s3.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 
 interface ExportAnswer {
@@ -251,6 +253,23 @@ for (const dialect of dialects) {
       assert.deepEqual(json<TaskBody[]>(await t.request({ method: 'GET', url: `/v1/tasks?id=${id}` })), []);
     });
 
+    test('an export whose worker died is taken up again and written from the start', async () => {
+      await runner.stop();
+      const res = await post({ projectId, format: 'coco' });
+      assert.equal(res.statusCode, 201, res.body);
+      const id = json<ExportAnswer>(res).task.id;
+      // A worker claims it and dies: its lease runs out without a word.
+      const claimed = await tasks.claimTask(t.ctx.db.kysely, { owner: 'dead-worker', leaseMs: 50 });
+      assert.equal(claimed?.id, id);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      runner = startTaskRunner(t.ctx, silent, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 5000 });
+      const answer = await waitForExport(id);
+      assert.equal(answer.task.status, 'finished', JSON.stringify(answer.task.meta));
+      const download = await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` });
+      const dir = unpack(download.rawPayload, 'resumed');
+      assert.ok(fs.existsSync(path.join(dir, 'annotations')));
+    });
+
     test('a stopped export leaves no archive; its archive route is a 409', async () => {
       // Enough images that the export is caught while it runs.
       const big = await newProject(t.ctx, { title: 'big', classes: [{ title: 'car', shape: 'rectangle' }] });
@@ -271,6 +290,59 @@ for (const dialect of dialects) {
     });
   });
 }
+
+describe('exports API on S3 storage (s3rver)', () => {
+  let t: TestApp;
+  let runner: TaskRunner;
+  let s3: Awaited<ReturnType<typeof startS3>>;
+  before(async () => {
+    s3 = await startS3();
+    t = await startTestApp(dialects[0]!, { storageUrl: s3.url });
+    runner = startTaskRunner(t.ctx, silent, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 5000 });
+  });
+  after(async () => {
+    await runner?.stop();
+    await t?.close();
+    await s3?.stop();
+  });
+
+  test('the archive is a multipart object in the bucket, downloaded whole and by range, and imported again', async () => {
+    const records = sampleRecords();
+    const dir = scratchDir('export-s3-source');
+    const writer = new SuperviselyWriter(SAMPLE_PROJECT, { includeImages: true });
+    await writeEntries(await writeAll(writer, records), dir, sampleImages(records));
+    await writer.close();
+    const { projectId } = await importFolder(t, dir, 'supervisely');
+    const res = await t.request({ method: 'POST', url: '/v2/exports', payload: { projectId, format: 'supervisely' } });
+    assert.equal(res.statusCode, 201, res.body);
+    const { task } = json<ExportAnswer>(res);
+    assert.equal(task.meta.path.bucket, new URL(s3.url).hostname);
+    let answer: ExportAnswer;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      answer = json<ExportAnswer>(await t.request({ method: 'GET', url: `/v2/exports/${task.id}` }));
+    } while (!['finished', 'error', 'stopped'].includes(answer.task.status));
+    assert.equal(answer.task.status, 'finished', JSON.stringify(answer.task.meta));
+    const whole = await t.request({ method: 'GET', url: `/v2/exports/${task.id}/archive` });
+    assert.equal(whole.statusCode, 200);
+    assert.equal(whole.rawPayload.length, answer.archive?.size);
+    const tail = await t.request({ method: 'GET', url: `/v2/exports/${task.id}/archive`, headers: { range: 'bytes=-100' } });
+    assert.equal(tail.statusCode, 206);
+    assert.ok(tail.rawPayload.equals(whole.rawPayload.subarray(whole.rawPayload.length - 100)));
+    // Read around the app: the object s3rver holds is the archive.
+    const { endpoint, bucket } = Object.fromEntries(new URL(s3.url).searchParams) as { endpoint: string; bucket?: string };
+    const stored = await fetch(`${endpoint}/${bucket ?? new URL(s3.url).hostname}/${task.meta.path.objectName}`);
+    assert.ok(Buffer.from(await stored.arrayBuffer()).equals(whole.rawPayload));
+
+    const unpacked = scratchDir('export-s3');
+    const file = `${unpacked}.zip`;
+    fs.writeFileSync(file, whole.rawPayload);
+    execFileSync('unzip', ['-q', file, '-d', unpacked]);
+    fs.rmSync(file);
+    const again = await importFolder(t, unpacked, 'supervisely');
+    assert.deepEqual((await readExport(t, again.projectId)).records, (await readExport(t, projectId)).records);
+  });
+});
 
 async function teamOf(t: TestApp): Promise<number> {
   const row = await t.ctx.db.kysely.selectFrom('teams').select('id').where('name', '=', 'alpha').executeTakeFirstOrThrow();

@@ -76,8 +76,9 @@ export const exportHandler: TaskHandler = async (run) => {
   const writer = createFormatWriter(keptProject(project, input.common.classes), writerOptions(input.writer, os.tmpdir()));
   const archive = new ZipArchive();
   const storing = ctx.archives.put(input.key, archive.output);
-  // Settled here too: a failure of the store is seen when the archive is awaited, or below.
-  storing.catch(() => undefined);
+  // A store that fails before it has read everything would leave the writer waiting for a reader:
+  // its failure ends the archive, and the writer's next step throws it.
+  storing.catch((error: unknown) => archive.fail(error instanceof Error ? error : new Error(String(error))));
   try {
     await writeArchive(run, input, writer, archive, total);
     const stat = await storing;
