@@ -108,13 +108,16 @@ export async function getExport(ctx: Context, teamId: number, id: number): Promi
 /** The task and, once it has finished, its archive's size and entity tag. */
 export async function describeExport(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; archive: ArchiveStat | null }> {
   const task = await getExport(ctx, teamId, id);
-  const archive = task.status === 'finished' ? await ctx.archives.stat(archiveKey(teamId, id)) : null;
+  const archive = task.status === 'finished' && task.meta.expiredAt === undefined ? await ctx.archives.stat(archiveKey(teamId, id)) : null;
   return { task, archive };
 }
 
 /** The finished export's archive: its facts and a reader of it. 409 while the export is not finished. */
 export async function exportArchive(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; stat: ArchiveStat; open: (range?: ByteRange) => Promise<Readable> }> {
   const task = await getExport(ctx, teamId, id);
+  if (typeof task.meta.expiredAt === 'string') {
+    throw new AppError('GONE', 'the archive was removed at the end of its retention; export again', { exportId: id, expiredAt: task.meta.expiredAt });
+  }
   if (task.status !== 'finished') throw conflict(`the export is ${task.status}; its archive is there once it has finished`, { exportId: id, status: task.status });
   const key = archiveKey(teamId, id);
   const stat = await ctx.archives.stat(key);

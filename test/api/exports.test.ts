@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { SuperviselyWriter } from '../../src/formats/supervisely/writer.ts';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
+import { expireExports } from '../../src/services/export-retention.service.ts';
 import { archiveKey } from '../../src/storage/archive-store.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
@@ -287,6 +288,25 @@ for (const dialect of dialects) {
       assert.equal(await t.ctx.archives.stat(archiveKey(await teamOf(t), id)), null);
       const download = await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` });
       assert.equal(download.statusCode, 409);
+    });
+
+    test('past its retention an export keeps its task and loses its archive; its download is 410', async () => {
+      assert.equal(t.config.tasks.exportRetentionMs, 7 * 24 * 60 * 60 * 1000);
+      const { id } = await exportArchive('yolo', { includeImages: false });
+      const key = archiveKey(await teamOf(t), id);
+      assert.equal(await expireExports(t.ctx), 0, 'nothing is old enough yet');
+      assert.ok(await t.ctx.archives.stat(key));
+      const later = new Date(Date.now() + 8 * 24 * 60 * 60 * 1000);
+      assert.ok((await expireExports(t.ctx, later)) >= 1);
+      assert.equal(await t.ctx.archives.stat(key), null);
+      const answer = json<ExportAnswer>(await t.request({ method: 'GET', url: `/v2/exports/${id}` }));
+      assert.equal(answer.task.status, 'finished');
+      assert.equal(answer.task.meta.expiredAt, later.toISOString());
+      assert.equal(answer.archive, null);
+      const download = await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` });
+      assert.equal(download.statusCode, 410);
+      assert.equal(json<{ error: string }>(download).error, 'GONE');
+      assert.equal(await expireExports(t.ctx, later), 0, 'an expired export is not expired again');
     });
   });
 }

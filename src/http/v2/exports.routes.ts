@@ -84,6 +84,7 @@ export const exportRoutes =
             206: Type.Unknown({ description: 'one byte range of the archive' }),
             ...errorResponses,
             409: ErrorBody,
+            410: ErrorBody,
             416: ErrorBody,
           },
         },
