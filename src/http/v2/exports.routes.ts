@@ -4,30 +4,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { EXPORT_FORMATS } from '../../formats/writers.ts';
 import { deleteExport, describeExport, exportArchive, startExport } from '../../services/export.service.ts';
-import { ErrorBody, Id, errorResponses } from '../schemas/common.ts';
-import { Task } from '../schemas/resources.ts';
+import { ErrorBody, errorResponses } from '../schemas/common.ts';
+import { ExportAnswer, ExportBody, ExportParams } from '../schemas/exports.ts';
 import { parseRange } from './byte-range.ts';
-
-const ExportBody = Type.Object(
-  {
-    projectId: Type.Optional(Id),
-    datasetIds: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
-    format: Type.String({ maxLength: 64, description: `one of ${EXPORT_FORMATS.join(', ')}` }),
-    options: Type.Optional(
-      Type.Object({}, { additionalProperties: true, description: 'includeImages, onlyAnnotated, classes, and the format’s own (see docs/exports.md)' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const ExportParams = Type.Object({ id: Id });
-
-const ExportAnswer = Type.Object({
-  task: Task,
-  archive: Type.Union([Type.Object({ size: Type.Integer() }), Type.Null()], { description: 'the archive, once the export has finished' }),
-});
 
 /** A file name safe in a quoted header value: the project title and format, nothing else. */
 function attachmentName(task: { meta: Record<string, unknown> }): string {
