@@ -3,7 +3,8 @@
 //
 // Nothing is committed along the way, so a resumed task (its worker died) simply starts over; a stop,
 // a failure or a lost lease leaves no archive from this attempt.
-import os from 'node:os';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { createFormatWriter } from '../../formats/writers.ts';
 import type { ArchiveEntry, ExportProject, ExportRecord, FormatWriter, WriterNotice } from '../../formats/writer.ts';
@@ -12,6 +13,7 @@ import * as exportRepo from '../../repositories/export.repository.ts';
 import { writerOptions } from '../../services/export-request.ts';
 import { EXPORT_PAGE, type ExportInput } from '../../services/export.service.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
+import { removeStaleFolders } from '../../storage/staging.ts';
 import { TaskFailure, type TaskHandler, TaskInterrupted, type TaskRun } from '../handler.ts';
 
 /** The zip entry of an archive entry: image blobs read from the store when their turn comes. */
@@ -36,6 +38,8 @@ function keptRecord(record: ExportRecord, input: ExportInput, kept: Set<string> 
   if (input.common.onlyAnnotated && objects.length === 0) return null;
   return objects === record.objects ? record : { ...record, objects };
 }
+
+const STALE_SPOOL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const sameNotices = (a: WriterNotice[], b: WriterNotice[]) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -73,7 +77,14 @@ export const exportHandler: TaskHandler = async (run) => {
   const project = await exportRepo.exportProject(ctx.db.kysely, input.projectId);
   if (!project) throw new TaskFailure('NOT_FOUND', 'the project was deleted before it was exported');
   const total = (run.meta.progress as { total?: number } | undefined)?.total ?? 0;
-  const writer = createFormatWriter(keptProject(project, input.common.classes), writerOptions(input.writer, os.tmpdir()));
+  // The writers' spools live where the process keeps its temporary files (DATA_DIR/tmp), not in the
+  // system's temporary folder, which may be a small RAM disk.
+  const spool = path.join(ctx.config.dataDir, 'tmp', 'exports');
+  await fsp.mkdir(spool, { recursive: true });
+  // What a worker that died mid-export left there. A week untouched: an export still writing a spool
+  // that old (in another process sharing DATA_DIR) is not to be expected.
+  await removeStaleFolders(spool, STALE_SPOOL_MS);
+  const writer = createFormatWriter(keptProject(project, input.common.classes), writerOptions(input.writer, spool));
   const archive = new ZipArchive();
   const storing = ctx.archives.put(input.key, archive.output);
   // A store that fails before it has read everything would leave the writer waiting for a reader:
