@@ -11,14 +11,19 @@
 // large project has hundreds of thousands.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { crc32 } from './crc32.ts';
+
+const deflateRaw = promisify(zlib.deflateRaw);
+/** Buffers up to this size are deflated on the calling thread; larger ones on the thread pool. */
+const SYNC_DEFLATE_BYTES = 256 * 1024;
 
 export interface ZipEntry {
   /** `/`-separated relative path. */
   path: string;
-  /** The bytes at hand, or a function that opens them when the entry is written. */
-  body: Buffer | (() => Promise<AsyncIterable<Buffer>>);
+  /** The bytes at hand, or a function that opens (or reads) them when the entry is written. */
+  body: Buffer | (() => Promise<AsyncIterable<Buffer> | Iterable<Buffer>>);
   /** Deflate the bytes (text), or store them as they are (images, already compressed). */
   compress: boolean;
 }
@@ -111,6 +116,16 @@ export class ZipArchive {
     let compressedSize = 0;
     try {
       const body = entry.body;
+      if (Buffer.isBuffer(body) && entry.compress) {
+        // A buffer is deflated in one call: a deflate stream an entry cost more than the deflating
+        // itself for the small files (annotations) that are most of an archive's entries.
+        crc = crc32(body);
+        size = body.length;
+        const compressed = size <= SYNC_DEFLATE_BYTES ? zlib.deflateRawSync(body) : await deflateRaw(body);
+        compressedSize = compressed.length;
+        await this.write(compressed);
+        return await this.close(name, method, headerOffset, crc, size, compressedSize);
+      }
       const source = typeof body === 'function' ? await body() : [body];
       const counted = async function* () {
         for await (const chunk of source) {
@@ -131,6 +146,11 @@ export class ZipArchive {
       this.fail(error as Error);
       throw error;
     }
+    await this.close(name, method, headerOffset, crc, size, compressedSize);
+  }
+
+  /** The data descriptor after an entry's bytes, and its central directory record kept for the end. */
+  private async close(name: Buffer, method: number, headerOffset: number, crc: number, size: number, compressedSize: number): Promise<void> {
     const zip64 = size >= MAX32 || compressedSize >= MAX32;
     await this.write(this.dataDescriptor(crc, size, compressedSize, zip64));
     const record = this.centralRecord(name, method, crc, size, compressedSize, headerOffset);

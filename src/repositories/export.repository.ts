@@ -60,16 +60,16 @@ export async function countImages(db: Kysely<Database>, datasetIds: number[]): P
   return { images: Number(row.images), bytes: Number(row.bytes ?? 0) };
 }
 
-/** Up to `limit` images of the dataset after image `afterId`, in id order, as records, with their ids. */
+/** Up to `limit` images of the dataset after image `afterId`, in id order, as records, with their ids and byte sizes. */
 export async function imagePage(
   db: Kysely<Database>,
   dataset: { id: number; title: string },
   afterId: number,
   limit: number,
-): Promise<{ id: number; record: ExportRecord }[]> {
+): Promise<{ id: number; size: number; record: ExportRecord }[]> {
   const rows = await db
     .selectFrom('images')
-    .select(['id', 'name', 'hash', 'width', 'height', 'description', 'objects_json'])
+    .select(['id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json'])
     .where('dataset_id', '=', dataset.id)
     .where('id', '>', afterId)
     .orderBy('id')
@@ -97,6 +97,7 @@ export async function imagePage(
   }
   return rows.map((r) => ({
     id: r.id,
+    size: Number(r.size),
     record: {
       dataset: dataset.title,
       name: r.name,

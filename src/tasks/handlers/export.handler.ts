@@ -5,25 +5,15 @@
 // a failure or a lost lease leaves no archive from this attempt.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { createFormatWriter } from '../../formats/writers.ts';
 import type { ArchiveEntry, ExportProject, ExportRecord, FormatWriter, WriterNotice } from '../../formats/writer.ts';
-import { ZipArchive, type ZipEntry, isCompressible } from '../../formats/zip-archive.ts';
+import { ZipArchive } from '../../formats/zip-archive.ts';
 import * as exportRepo from '../../repositories/export.repository.ts';
 import { writerOptions } from '../../services/export-request.ts';
 import { EXPORT_PAGE, type ExportInput } from '../../services/export.service.ts';
-import type { BlobStore } from '../../storage/blob-store.ts';
 import { removeStaleFolders } from '../../storage/staging.ts';
 import { TaskFailure, type TaskHandler, TaskInterrupted, type TaskRun } from '../handler.ts';
-
-/** The zip entry of an archive entry: image blobs read from the store when their turn comes. */
-function zipEntry(entry: ArchiveEntry, blobs: BlobStore): ZipEntry {
-  const body = entry.body;
-  const compress = isCompressible(entry.path);
-  if (Buffer.isBuffer(body)) return { path: entry.path, body, compress };
-  if ('blobHash' in body) return { path: entry.path, body: (): Promise<Readable> => blobs.read(body.blobHash), compress };
-  return { path: entry.path, body: async () => body.stream(), compress };
-}
+import { addEntries } from './export-entries.ts';
 
 /** The project as the export shows it: only the kept classes when some are chosen. */
 function keptProject(project: ExportProject, classes: string[] | null): ExportProject {
@@ -46,19 +36,24 @@ const sameNotices = (a: WriterNotice[], b: WriterNotice[]) => JSON.stringify(a) 
 async function writeArchive(run: TaskRun, input: ExportInput, writer: FormatWriter, archive: ZipArchive, total: number): Promise<void> {
   const db = run.ctx.db.kysely;
   const kept = input.common.classes ? new Set(input.common.classes) : null;
-  const add = async (entries: ArchiveEntry[]) => {
-    for (const entry of entries) await archive.add(zipEntry(entry, run.ctx.blobs));
-  };
+  /** Sizes of the blobs of the page being written. */
+  const sizes = new Map<string, number>();
+  const add = (entries: ArchiveEntry[]) => addEntries(archive, entries, run.ctx.blobs, sizes);
   let done = 0;
   let written: WriterNotice[] = [];
   for (const dataset of await exportRepo.exportDatasets(db, input.projectId, input.datasetIds)) {
     for (let after = 0; ; ) {
       const page = await exportRepo.imagePage(db, dataset, after, EXPORT_PAGE);
       if (page.length === 0) break;
+      sizes.clear();
+      for (const { record, size } of page) sizes.set(record.hash, size);
+      // The page's entries together, so its images can be read ahead of the one being written.
+      const entries: ArchiveEntry[] = [];
       for (const { record } of page) {
         const shown = keptRecord(record, input, kept);
-        if (shown) await add(await writer.add(shown));
+        if (shown) entries.push(...(await writer.add(shown)));
       }
+      await add(entries);
       after = page[page.length - 1]!.id;
       done += page.length;
       const notices = writer.notices();
