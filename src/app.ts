@@ -8,6 +8,7 @@ import { registerOpenApi } from './http/plugins/openapi.ts';
 import { registerValidation } from './http/plugins/validation.ts';
 import { registerHealth } from './http/health.ts';
 import { v1Routes } from './http/v1/index.ts';
+import { v2Routes } from './http/v2/index.ts';
 
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
@@ -37,5 +38,6 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await registerOpenApi(app);
   registerHealth(app, ctx);
   await app.register(v1Routes(ctx), { prefix: '/v1' });
+  await app.register(v2Routes(ctx), { prefix: '/v2' });
   return app;
 }

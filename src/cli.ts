@@ -1,5 +1,6 @@
 // The `annostore` command: parses the command line and hands over. Nothing else lives here.
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { EXPORT_EXIT_CODES_HELP, parseOption, runExportCommand } from './client/export-command.ts';
 import { EXIT_CODES_HELP, FOLDERS_HELP, runImportCommand } from './client/import-command.ts';
 import { ON_CONFLICT_MODES, type OnConflictT } from './client/client.ts';
 import { ConfigError, loadClientSettings, loadConfig } from './config.ts';
@@ -176,6 +177,70 @@ const importCommand = program
     if (!key) importCommand.error('error: no API key: pass --key or set ANNOSTORE_API_KEY', { exitCode: 2 });
     process.exitCode = await runImportCommand({ ...o, dir, url: url!, key: key!, json: o.json ?? false });
   });
+
+const exportCommand = program
+  .command('export')
+  .description('export a project, or some of its datasets, through the API and download the zip archive')
+  .option('--url <url>', 'server address, e.g. http://127.0.0.1:8080 (default: $ANNOSTORE_URL)')
+  .option('--key <key>', 'API key (default: $ANNOSTORE_API_KEY)')
+  .addOption(new Option('--project-id <id>', 'the project to export').argParser(positiveInt))
+  .addOption(
+    new Option('--datasets <ids>', 'only these datasets of the project, comma-separated').argParser((value) =>
+      value.split(',').map((id) => {
+        try {
+          return positiveInt(id);
+        } catch {
+          throw new InvalidArgumentError('must be dataset ids separated by commas');
+        }
+      }),
+    ),
+  )
+  .addOption(new Option('--format <format>', 'the archive format').choices(['supervisely', 'coco', 'yolo', 'pascal_voc', 'masks']).makeOptionMandatory())
+  .option('--no-images', 'leave the image files out')
+  .option('--only-annotated', 'leave out images without objects')
+  .option('--classes <titles>', 'keep only objects of these classes, comma-separated')
+  .option(
+    '--option <name=value>',
+    "a format's own option, e.g. task=segment, splitsFromDatasets=true, segmentation=true, machine=false (repeatable)",
+    (value: string, previous: string[]) => [...previous, value],
+    [] as string[],
+  )
+  .option('--out <file>', 'where to write the archive (default: <project>-<format>.zip here)')
+  .option('--json', 'print one JSON summary on stdout (progress goes to stderr)')
+  .addHelpText('after', EXPORT_EXIT_CODES_HELP + '\nOptions and formats: docs/exports.md and docs/export-formats.md')
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+  .action(
+    async (o: { url?: string; key?: string; projectId?: number; datasets?: number[]; format: string; images: boolean; onlyAnnotated?: boolean; classes?: string; option: string[]; out?: string; json?: boolean }) => {
+      const defaults = loadClientSettings();
+      const url = o.url ?? defaults.url;
+      const key = o.key ?? defaults.key;
+      if (!url) exportCommand.error('error: no server address: pass --url or set ANNOSTORE_URL', { exitCode: 2 });
+      if (!key) exportCommand.error('error: no API key: pass --key or set ANNOSTORE_API_KEY', { exitCode: 2 });
+      if (o.projectId === undefined && o.datasets === undefined) exportCommand.error('error: pass --project-id or --datasets', { exitCode: 2 });
+      const options: Record<string, unknown> = {};
+      try {
+        for (const pair of o.option) {
+          const [name, value] = parseOption(pair);
+          options[name] = value;
+        }
+      } catch (error) {
+        exportCommand.error(`error: ${(error as Error).message}`, { exitCode: 2 });
+      }
+      if (!o.images) options.includeImages = false;
+      if (o.onlyAnnotated) options.onlyAnnotated = true;
+      if (o.classes !== undefined) options.classes = parseOption(`classes=${o.classes}`)[1];
+      process.exitCode = await runExportCommand({
+        url: url!,
+        key: key!,
+        projectId: o.projectId,
+        datasetIds: o.datasets,
+        format: o.format,
+        options,
+        out: o.out,
+        json: o.json ?? false,
+      });
+    },
+  );
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`annostore: ${error instanceof Error ? error.message : String(error)}`);

@@ -71,6 +71,8 @@ export interface TaskSettings {
   readonly importThreads: number;
   /** The fewest annotated images an import needs before it uses those threads (starting them costs). */
   readonly importThreadMinImages: number;
+  /** How long a finished export's archive is kept (EXPORT_RETENTION_DAYS); then it is removed. */
+  readonly exportRetentionMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -83,6 +85,8 @@ function parsePort(raw: string | undefined): number {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0-65535, got "${raw}"`);
   return port;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 function parseMs(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -169,6 +173,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       // One core stays with the task's own thread (and the API beside it).
       importThreads: parseCount('IMPORT_THREADS', env.IMPORT_THREADS, Math.min(4, os.availableParallelism() - 1), 16, 0),
       importThreadMinImages: parseCount('IMPORT_THREAD_MIN_IMAGES', env.IMPORT_THREAD_MIN_IMAGES, 1000, 100_000_000, 0),
+      exportRetentionMs: parseCount('EXPORT_RETENTION_DAYS', env.EXPORT_RETENTION_DAYS, 7, 3650) * DAY_MS,
     },
     ...overrides,
   };

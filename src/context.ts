@@ -2,7 +2,9 @@
 import type { Config } from './config.ts';
 import { type Db, createDb } from './db/create-db.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import type { ArchiveStore } from './storage/archive-store.ts';
 import type { BlobStore } from './storage/blob-store.ts';
+import { createArchiveStore } from './storage/create-archive-store.ts';
 import { createBlobStore } from './storage/create-blob-store.ts';
 import { QueuedSignal } from './tasks/queued-signal.ts';
 
@@ -10,6 +12,8 @@ export interface Context {
   readonly config: Config;
   readonly db: Db;
   readonly blobs: BlobStore;
+  /** Export archives, on the blobs' storage. */
+  readonly archives: ArchiveStore;
   /** Raised when a task is queued; this process's task runner listens to it. */
   readonly tasksQueued: QueuedSignal;
   close(): Promise<void>;
@@ -20,12 +24,15 @@ export async function createContext(config: Config, options: { migrate?: boolean
   try {
     if (options.migrate !== false) await migrateToLatest(db);
     const blobs = await createBlobStore(config);
+    const archives = await createArchiveStore(config);
     return {
       config,
       db,
       blobs,
+      archives,
       tasksQueued: new QueuedSignal(),
       async close() {
+        await archives.close();
         await blobs.close();
         await db.close();
       },

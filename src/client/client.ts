@@ -1,5 +1,11 @@
-// A typed client of the v1 API: one method per endpoint, types from the schemas the server validates
-// with, the contract's error body as ApiError, and bounded retries for failures that may pass.
+// A typed client of the v1 API (and of /v2/exports): one method per endpoint, types from the schemas
+// the server validates with, the contract's error body as ApiError, and bounded retries for failures
+// that may pass.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from 'typebox';
 import type { Success } from '../http/schemas/common.ts';
 import type {
@@ -22,6 +28,7 @@ import type {
 } from '../http/schemas/requests.ts';
 import type { AnnotationRecord, Architecture, Dataset, ImageTag, Model, Project, ProjectTag, Task } from '../http/schemas/resources.ts';
 import type { TagScope } from '../http/schemas/common.ts';
+import type { ExportAnswer, ExportBody } from '../http/schemas/exports.ts';
 import { ApiError, ConnectionError, apiErrorOf, connectionReason } from './errors.ts';
 import { type MultipartBody, type Part, fetchBody, multipartBody } from './multipart.ts';
 import { type Answer, sendPieces } from './send-pieces.ts';
@@ -36,6 +43,8 @@ export type ProjectTagT = Static<typeof ProjectTag>;
 export type ImageTagT = Static<typeof ImageTag>;
 export type TaskT = Static<typeof Task>;
 export type TaskStatus = TaskT['status'];
+export type ExportBodyT = Static<typeof ExportBody>;
+export type ExportAnswerT = Static<typeof ExportAnswer>;
 export type TagScopeT = Static<typeof TagScope>;
 export type ImageRef = Static<typeof ImageQuery>;
 export type ImportBody = Static<ReturnType<typeof importBody>>;
@@ -92,6 +101,8 @@ interface RequestOptions {
    * server surely did not act on it: the connection was refused, or the answer was 429 or 503.
    */
   idempotent?: boolean;
+  /** The API version of the path (default v1). */
+  version?: 'v1' | 'v2';
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(['finished', 'error', 'stopped']);
@@ -280,9 +291,76 @@ export class AnnostoreClient {
     return this.request('POST', '/tasks/import/local', { json: body, idempotent: false });
   }
 
+  // Exports (v2)
+
+  /** Starts an export task; follow it with waitForTask(answer.task.id). */
+  startExport(body: ExportBodyT): Promise<ExportAnswerT> {
+    return this.request('POST', '/exports', { json: body, idempotent: false, version: 'v2' });
+  }
+
+  getExport(id: number): Promise<ExportAnswerT> {
+    return this.request('GET', `/exports/${id}`, { version: 'v2' });
+  }
+
+  /** Removes the export's archive and its task (a running export is stopped first). */
+  async deleteExport(id: number): Promise<void> {
+    await this.request('DELETE', `/exports/${id}`, { version: 'v2' });
+  }
+
+  /**
+   * Downloads a finished export's archive to `file`. The bytes go to `<file>.part`; a connection lost
+   * midway is taken up again from the bytes already there (a Range request, with If-Range, so a
+   * changed archive starts over), and the file gets its name only when it is whole.
+   */
+  async downloadExport(id: number, file: string, options: { onProgress?: (bytes: number, total: number) => void } = {}): Promise<{ size: number }> {
+    const url = `${this.baseUrl}/v2/exports/${id}/archive`;
+    const label = `GET /v2/exports/${id}/archive`;
+    const part = `${file}.part`;
+    await fsp.rm(part, { force: true });
+    let etag: string | undefined;
+    let total = -1;
+    for (let attempt = 0; ; attempt += 1) {
+      const have = etag ? (await fsp.stat(part)).size : 0;
+      if (total >= 0 && have === total) break;
+      const headers: Record<string, string> = { 'x-api-key': this.key };
+      if (have > 0 && etag) Object.assign(headers, { range: `bytes=${have}-`, 'if-range': etag });
+      try {
+        const response = await (this.givenFetch ?? fetch)(url, { headers });
+        if (response.status !== 200 && response.status !== 206) {
+          const text = await response.text().catch(() => '');
+          if (isRetryableStatus(response.status) && attempt < this.policy.retries) {
+            await this.pause(label, attempt, `answered ${response.status}`, retryAfterOf(response.headers));
+            continue;
+          }
+          throw apiErrorOf(response.status, text, label);
+        }
+        // A whole answer (the first, or the archive changed): start the file over.
+        const whole = response.status === 200;
+        etag = response.headers.get('etag') ?? undefined;
+        if (whole) total = Number(response.headers.get('content-length') ?? -1);
+        else total = Number(/\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? total);
+        const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+        let written = whole ? 0 : have;
+        body.on('data', (chunk: Buffer) => options.onProgress?.((written += chunk.length), total));
+        await pipeline(body, fs.createWriteStream(part, { flags: whole ? 'w' : 'a' }));
+        if (total < 0 || (await fsp.stat(part)).size === total) break;
+        throw new Error('the archive ended early');
+      } catch (error) {
+        if (error instanceof ApiError || attempt >= this.policy.retries) {
+          if (!(error instanceof ApiError)) throw new ConnectionError(this.baseUrl, `download of export ${id} failed: ${connectionReason(error)}`, { cause: error });
+          throw error;
+        }
+        await this.pause(label, attempt, connectionReason(error));
+      }
+    }
+    await fsp.rename(part, file);
+    return { size: (await fsp.stat(file)).size };
+  }
+
   private async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const url = `${this.baseUrl}/v1${path}${queryString(options.query)}`;
-    const label = `${method} /v1${path}`;
+    const version = options.version ?? 'v1';
+    const url = `${this.baseUrl}/${version}${path}${queryString(options.query)}`;
+    const label = `${method} /${version}${path}`;
     const idempotent = options.idempotent ?? true;
     for (let attempt = 0; ; attempt += 1) {
       const headers: Record<string, string> = { 'x-api-key': this.key };

@@ -261,3 +261,48 @@ export async function getTask(db: Kysely<Database>, teamId: number, id: number):
   const [task] = await listTasks(db, teamId, id);
   return task;
 }
+
+/**
+ * Replaces a task's meta and input, for a task whose meta names its own id: in the transaction that
+ * created it, before any worker can claim it.
+ */
+export async function setMetaAndInput(db: Kysely<Database>, id: number, meta: Record<string, unknown>, input: unknown): Promise<void> {
+  await db.updateTable('tasks').set({ meta: JSON.stringify(meta) }).where('id', '=', id).execute();
+  await db.updateTable('task_inputs').set({ input: JSON.stringify(input) }).where('task_id', '=', id).execute();
+}
+
+/** Removes the team's task and its input; answers whether there was one. */
+export async function deleteTask(db: Kysely<Database>, teamId: number, id: number): Promise<boolean> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => deleteTask(trx, teamId, id));
+  const task = await db.selectFrom('tasks').select('id').where('id', '=', id).where('team_id', '=', teamId).executeTakeFirst();
+  if (!task) return false;
+  await db.deleteFrom('task_inputs').where('task_id', '=', id).execute();
+  await db.deleteFrom('tasks').where('id', '=', id).execute();
+  return true;
+}
+
+/**
+ * Finished exports of before `cutoff` whose archive has not been removed yet (their meta has no
+ * `expiredAt`: the meta is JSON text on both databases, so the test is on the text).
+ */
+export async function exportsToExpire(db: Kysely<Database>, cutoff: string, limit: number): Promise<{ id: number; teamId: number }[]> {
+  const rows = await db
+    .selectFrom('tasks')
+    .select(['id', 'team_id'])
+    .where('type', '=', 'export')
+    .where('status', '=', 'finished')
+    .where('finished_at', '<', cutoff)
+    .where('meta', 'not like', '%"expiredAt":%')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, teamId: r.team_id }));
+}
+
+/** Merges `patch` into the meta of a task no worker holds (one that has ended). */
+export async function mergeEndedMeta(db: Kysely<Database>, id: number, patch: Record<string, unknown>): Promise<void> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => mergeEndedMeta(trx, id, patch));
+  const row = await db.selectFrom('tasks').select('meta').where('id', '=', id).where('status', 'in', ['finished', 'error', 'stopped']).executeTakeFirst();
+  if (!row) return;
+  await db.updateTable('tasks').set({ meta: JSON.stringify({ ...parseDocument(row.meta), ...patch }) }).where('id', '=', id).execute();
+}

@@ -53,10 +53,24 @@ export function parseS3Url(url: string): S3Location {
   };
 }
 
+/** The client of a location, as every store on S3 builds it. */
+export function createS3Client(location: S3Location): S3Client {
+  return new S3Client({
+    region: location.region,
+    endpoint: location.endpoint,
+    forcePathStyle: location.forcePathStyle,
+    credentials: location.credentials,
+    // Plain (not aws-chunked) uploads: some S3-compatible servers store chunk framing otherwise.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: s3RequestHandler,
+  });
+}
+
 /** Sends of one file before its upload fails; only a lost connection earns another. */
 const PUT_FILE_ATTEMPTS = 3;
 
-const isMissing = (error: unknown): boolean => {
+export const isMissing = (error: unknown): boolean => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
 };
@@ -72,17 +86,7 @@ export class S3BlobStore implements BlobStore {
 
   static fromUrl(url: string): S3BlobStore {
     const location = parseS3Url(url);
-    const client = new S3Client({
-      region: location.region,
-      endpoint: location.endpoint,
-      forcePathStyle: location.forcePathStyle,
-      credentials: location.credentials,
-      // Plain (not aws-chunked) uploads: some S3-compatible servers store chunk framing otherwise.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: s3RequestHandler,
-    });
-    return new S3BlobStore(location, client);
+    return new S3BlobStore(location, createS3Client(location));
   }
 
   private keyOf(hash: string): string {

@@ -1,9 +1,14 @@
 // Every task type the service runs, with its handler. A worker runs only the types listed here; each
-// task type's module registers its handler in this map.
+// task type's module registers its handler in this map, and the map's type makes a type without a
+// handler a compile error.
 import type { Context } from '../context.ts';
 import type { TaskHandler } from './handler.ts';
+import { exportHandler } from './handlers/export.handler.ts';
 import { importHandler } from './handlers/import.handler.ts';
 
-export function taskHandlers(_ctx: Context): Record<string, TaskHandler> {
-  return { import: importHandler };
+export const TASK_TYPES = ['import', 'export'] as const;
+export type TaskType = (typeof TASK_TYPES)[number];
+
+export function taskHandlers(_ctx: Context): Record<TaskType, TaskHandler> {
+  return { import: importHandler, export: exportHandler };
 }

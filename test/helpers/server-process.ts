@@ -71,10 +71,15 @@ export interface Run {
 
 /** Runs `annostore import …`; `watch` sees stdout as it comes and may kill the child. */
 export function runImport(args: string[], watch?: (stdout: string, child: ChildProcess) => void): Promise<Run> {
+  return runCommand(['import', ...args], watch);
+}
+
+/** Runs `annostore <args>` as a user would, without the ANNOSTORE_ defaults of the test's environment. */
+export function runCommand(args: string[], watch?: (stdout: string, child: ChildProcess) => void, options: { cwd?: string } = {}): Promise<Run> {
   const env = { ...process.env };
   delete env.ANNOSTORE_URL;
   delete env.ANNOSTORE_API_KEY;
-  const child = spawn(process.execPath, [BIN, 'import', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(options.cwd ? { cwd: options.cwd } : {}) });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {

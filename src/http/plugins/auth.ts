@@ -1,4 +1,5 @@
-// Every /v1 request carries `x-api-key`. Missing, unknown or revoked: 401. A read-only key may only read.
+// Every /v1 request carries `x-api-key` (/v2 also takes `Authorization: Bearer <key>`). Missing,
+// unknown or revoked: 401. A read-only key may only read.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/create-db.ts';
 import { AppError } from '../../errors.ts';
@@ -17,7 +18,13 @@ declare module 'fastify' {
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function registerAuth(app: FastifyInstance, db: Db): void {
+/** The key of `Authorization: Bearer <key>`, if that is the header's form. */
+function bearerKey(request: FastifyRequest): string | undefined {
+  const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
+  return match?.[1];
+}
+
+export function registerAuth(app: FastifyInstance, db: Db, options: { bearer?: boolean } = {}): void {
   const authenticator = new Authenticator(db.kysely);
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('changeStamp', undefined);
@@ -25,9 +32,9 @@ export function registerAuth(app: FastifyInstance, db: Db): void {
   app.addHook('onRequest', (request, _reply, done) => {
     request.changeStamp = db.changeStamp();
     const header = request.headers['x-api-key'];
-    const key = Array.isArray(header) ? header[0] : header;
+    const key = (Array.isArray(header) ? header[0] : header) || (options.bearer ? bearerKey(request) : undefined);
     if (!key) {
-      done(new AppError('UNAUTHORIZED', 'missing x-api-key header'));
+      done(new AppError('UNAUTHORIZED', options.bearer ? 'missing x-api-key or Authorization: Bearer header' : 'missing x-api-key header'));
       return;
     }
     const principal = authenticator.authenticate(key, request.changeStamp);

@@ -1,0 +1,24 @@
+// Schemas of the /v2/exports routes, shared with the typed client.
+import { Type } from 'typebox';
+import { EXPORT_FORMATS } from '../../formats/writers.ts';
+import { Id } from './common.ts';
+import { Task } from './resources.ts';
+
+export const ExportBody = Type.Object(
+  {
+    projectId: Type.Optional(Id),
+    datasetIds: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+    format: Type.String({ maxLength: 64, description: `one of ${EXPORT_FORMATS.join(', ')}` }),
+    options: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'includeImages, onlyAnnotated, classes, and the format’s own (see docs/exports.md)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ExportParams = Type.Object({ id: Id });
+
+export const ExportAnswer = Type.Object({
+  task: Task,
+  archive: Type.Union([Type.Object({ size: Type.Integer() }), Type.Null()], { description: 'the archive, once the export has finished' }),
+});

@@ -1,0 +1,108 @@
+// POST /v2/exports, GET /v2/exports/:id, GET /v2/exports/:id/archive, DELETE /v2/exports/:id.
+// Errors keep the v1 body `{error, details}` until v2's problem+json handler exists.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import { deleteExport, describeExport, exportArchive, startExport } from '../../services/export.service.ts';
+import { ErrorBody, errorResponses } from '../schemas/common.ts';
+import { ExportAnswer, ExportBody, ExportParams } from '../schemas/exports.ts';
+import { parseRange } from './byte-range.ts';
+
+/** A file name safe in a quoted header value: the project title and format, nothing else. */
+function attachmentName(task: { meta: Record<string, unknown> }): string {
+  const name = typeof task.meta.name === 'string' ? task.meta.name : 'export';
+  const ascii = name.replace(/[^A-Za-z0-9._ -]+/g, '_').trim() || 'export';
+  return `attachment; filename="${ascii}.zip"; filename*=UTF-8''${encodeURIComponent(`${name}.zip`)}`;
+}
+
+export const exportRoutes =
+  (ctx: Context): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      '/exports',
+      {
+        schema: {
+          tags: ['exports'],
+          summary: 'Export a project, or some of its datasets, as a zip archive in a format',
+          body: ExportBody,
+          response: { 201: ExportAnswer, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        const task = await startExport(ctx, request.principal, { ...body, options: body.options as Record<string, unknown> | undefined });
+        return reply.code(201).send({ task, archive: null });
+      },
+    );
+
+    app.get(
+      '/exports/:id',
+      {
+        schema: {
+          tags: ['exports'],
+          summary: 'An export task and, once it has finished, its archive’s size',
+          params: ExportParams,
+          response: { 200: ExportAnswer, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { task, archive } = await describeExport(ctx, request.principal.teamId, request.params.id);
+        return { task, archive: archive && { size: archive.size } };
+      },
+    );
+
+    app.get(
+      '/exports/:id/archive',
+      {
+        schema: {
+          tags: ['exports'],
+          summary: 'The archive of a finished export, whole or one byte range',
+          params: ExportParams,
+          response: {
+            200: Type.Unknown({ description: 'the zip archive (application/zip)' }),
+            206: Type.Unknown({ description: 'one byte range of the archive' }),
+            ...errorResponses,
+            409: ErrorBody,
+            410: ErrorBody,
+            416: ErrorBody,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { task, stat, open } = await exportArchive(ctx, request.principal.teamId, request.params.id);
+        void reply.header('Content-Type', 'application/zip');
+        void reply.header('Content-Disposition', attachmentName(task));
+        void reply.header('Accept-Ranges', 'bytes');
+        void reply.header('ETag', stat.etag);
+        const ifRange = request.headers['if-range'];
+        const range = parseRange(request.headers.range, stat.size, Array.isArray(ifRange) ? ifRange[0] : ifRange, stat.etag);
+        if (range === 'unsatisfiable') {
+          void reply.header('Content-Range', `bytes */${stat.size}`);
+          throw new AppError('RANGE_NOT_SATISFIABLE', `the range is outside the archive's ${stat.size} bytes`, { size: stat.size });
+        }
+        if (range) {
+          void reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`).header('Content-Length', range.end - range.start + 1);
+          return reply.send(await open(range));
+        }
+        void reply.header('Content-Length', stat.size);
+        return reply.send(await open());
+      },
+    );
+
+    app.delete(
+      '/exports/:id',
+      {
+        schema: {
+          tags: ['exports'],
+          summary: 'Remove an export’s archive and its task; a running export is stopped first',
+          params: ExportParams,
+          response: { 204: Type.Null(), ...errorResponses, 409: ErrorBody },
+        },
+      },
+      async (request, reply) => {
+        await deleteExport(ctx, request.principal.teamId, request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+  };

@@ -1,0 +1,118 @@
+// What an export reads: the project's definitions once, then its images a page at a time, each as the
+// ExportRecord a format writer takes. Rows become records here and nowhere else.
+import type { Kysely } from 'kysely';
+import type { CanonicalTag, ClassShape, TagScope, TagValueType } from '../formats/canonical.ts';
+import type { ExportObject, ExportProject, ExportRecord } from '../formats/writer.ts';
+import type { Database } from '../db/types.ts';
+
+/** An object as images.objects_json stores it: object tags by title, without values. */
+type StoredObject = Omit<ExportObject, 'tags'> & { tags: string[] };
+
+/**
+ * The project as a writer knows it before the first record: classes and tags in id order. An image
+ * tag's value type is what its stored values are (any string among them: strings; else numbers; none
+ * when it has no value anywhere). Undefined when the project is gone.
+ */
+export async function exportProject(db: Kysely<Database>, projectId: number): Promise<ExportProject | undefined> {
+  const project = await db.selectFrom('projects').select('title').where('id', '=', projectId).executeTakeFirst();
+  if (!project) return undefined;
+  const classes = await db.selectFrom('classes').select(['title', 'shape', 'color']).where('project_id', '=', projectId).orderBy('id').execute();
+  const tags = await db.selectFrom('project_tags').select(['id', 'title', 'scope']).where('project_id', '=', projectId).orderBy('id').execute();
+  // Values are stored as JSON text: a string value starts with a quote.
+  const kinds = await db
+    .selectFrom('image_tags')
+    .innerJoin('project_tags', 'project_tags.id', 'image_tags.tag_id')
+    .select((eb) => [
+      'image_tags.tag_id as tagId',
+      eb.fn.max(eb.case().when('image_tags.value', 'like', '"%').then(1).else(0).end()).as('strings'),
+      eb.fn.max(eb.case().when('image_tags.value', 'is not', null).then(1).else(0).end()).as('values'),
+    ])
+    .where('project_tags.project_id', '=', projectId)
+    .groupBy('image_tags.tag_id')
+    .execute();
+  const kindOf = new Map(kinds.map((k) => [k.tagId, k]));
+  const valueType = (id: number): TagValueType => {
+    const kind = kindOf.get(id);
+    return Number(kind?.strings ?? 0) > 0 ? 'any_string' : Number(kind?.values ?? 0) > 0 ? 'any_number' : 'none';
+  };
+  return {
+    title: project.title,
+    classes: classes.map((c) => ({ title: c.title, shape: c.shape as ClassShape, color: c.color })),
+    tags: tags.map((t) => ({ title: t.title, scope: t.scope as TagScope, valueType: valueType(t.id) })),
+  };
+}
+
+/** The project's datasets among `ids` (all of them when null), in id order. */
+export async function exportDatasets(db: Kysely<Database>, projectId: number, ids: number[] | null): Promise<{ id: number; title: string }[]> {
+  let query = db.selectFrom('datasets').select(['id', 'title']).where('project_id', '=', projectId);
+  if (ids) query = query.where('id', 'in', ids.length ? ids : [0]);
+  return query.orderBy('id').execute();
+}
+
+/** How many images the datasets hold, and their bytes. */
+export async function countImages(db: Kysely<Database>, datasetIds: number[]): Promise<{ images: number; bytes: number }> {
+  if (datasetIds.length === 0) return { images: 0, bytes: 0 };
+  const row = await db
+    .selectFrom('images')
+    .select((eb) => [eb.fn.countAll().as('images'), eb.fn.sum('size').as('bytes')])
+    .where('dataset_id', 'in', datasetIds)
+    .executeTakeFirstOrThrow();
+  return { images: Number(row.images), bytes: Number(row.bytes ?? 0) };
+}
+
+/** Up to `limit` images of the dataset after image `afterId`, in id order, as records, with their ids and byte sizes. */
+export async function imagePage(
+  db: Kysely<Database>,
+  dataset: { id: number; title: string },
+  afterId: number,
+  limit: number,
+): Promise<{ id: number; size: number; record: ExportRecord }[]> {
+  const rows = await db
+    .selectFrom('images')
+    .select(['id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json'])
+    .where('dataset_id', '=', dataset.id)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  if (rows.length === 0) return [];
+  const tagRows = await db
+    .selectFrom('image_tags')
+    .innerJoin('project_tags', 'project_tags.id', 'image_tags.tag_id')
+    .select(['image_tags.image_id', 'project_tags.title', 'image_tags.value'])
+    .where(
+      'image_tags.image_id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .orderBy('image_tags.image_id')
+    .orderBy('image_tags.tag_id')
+    .execute();
+  const tagsOf = new Map<number, CanonicalTag[]>();
+  for (const t of tagRows) {
+    const tag = { name: t.title, value: t.value === null ? null : (JSON.parse(t.value) as number | string) };
+    const list = tagsOf.get(t.image_id);
+    if (list) list.push(tag);
+    else tagsOf.set(t.image_id, [tag]);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    size: Number(r.size),
+    record: {
+      dataset: dataset.title,
+      name: r.name,
+      width: r.width,
+      height: r.height,
+      hash: r.hash,
+      description: r.description,
+      tags: tagsOf.get(r.id) ?? [],
+      objects: (JSON.parse(r.objects_json) as StoredObject[]).map((o) => ({
+        classTitle: o.classTitle,
+        description: o.description,
+        tags: o.tags.map((name) => ({ name, value: null })),
+        bitmap: o.bitmap,
+        points: o.points,
+      })),
+    },
+  }));
+}

@@ -1,0 +1,142 @@
+// Export rules seen from the API: starting an export task (everything checked before the task
+// exists), reading it, its archive, and removing both.
+import type { Readable } from 'node:stream';
+import type { Context } from '../context.ts';
+import { AppError, conflict, notFound, validation } from '../errors.ts';
+import * as datasets from '../repositories/datasets.repository.ts';
+import * as exportRepo from '../repositories/export.repository.ts';
+import * as projects from '../repositories/projects.repository.ts';
+import * as tasks from '../repositories/tasks.repository.ts';
+import type { TaskRecord } from '../repositories/tasks.repository.ts';
+import { type ArchiveStat, type ByteRange, archiveKey } from '../storage/archive-store.ts';
+import { type CommonOptions, type ExportRequest, type FormatOptions, SAVE_LAYER, parseExportOptions } from './export-request.ts';
+import type { Principal } from './keys.service.ts';
+
+export const EXPORT_TASK = 'export';
+
+/** What the export task reads from its stored input. */
+export interface ExportInput {
+  projectId: number;
+  /** The datasets to export, in id order. */
+  datasetIds: number[];
+  writer: FormatOptions;
+  common: CommonOptions;
+  /** Where the archive goes (archiveKey). */
+  key: string;
+}
+
+/** Images an export reads a page at a time; the `settings.batchSize` of its meta. */
+export const EXPORT_PAGE = 200;
+
+/** How long DELETE waits for a running export to stop before answering 409. */
+const STOP_WAIT_MS = 15_000;
+
+export async function startExport(ctx: Context, principal: Principal, request: ExportRequest): Promise<TaskRecord> {
+  const db = ctx.db.kysely;
+  const { writer, common } = parseExportOptions(request.format, request.options ?? {});
+  let projectId = request.projectId;
+  let subset: number[] | null = null;
+  if (request.datasetIds !== undefined) {
+    subset = [...new Set(request.datasetIds)].sort((a, b) => a - b);
+    if (subset.length === 0) throw validation('datasetIds must name at least one dataset', { field: 'datasetIds' });
+    for (const datasetId of subset) {
+      const dataset = await datasets.findDataset(db, principal.teamId, datasetId);
+      if (!dataset) throw notFound('dataset', { datasetId });
+      projectId ??= dataset.project_id;
+      if (dataset.project_id !== projectId) throw validation('every dataset of an export must belong to its project', { field: 'datasetIds', datasetId });
+    }
+  }
+  if (projectId === undefined) throw validation('give projectId or datasetIds', { field: 'projectId' });
+  const project = await projects.findProject(db, principal.teamId, projectId);
+  if (!project) throw notFound('project', { projectId });
+  const definition = (await exportRepo.exportProject(db, projectId))!;
+  if (common.classes) {
+    const known = new Set(definition.classes.map((c) => c.title));
+    const unknown = common.classes.filter((c) => !known.has(c));
+    if (unknown.length) throw validation(`the project has no class ${unknown.map((c) => `"${c}"`).join(', ')}`, { field: 'options.classes', classes: unknown });
+  }
+  const chosen = await exportRepo.exportDatasets(db, projectId, subset);
+  const { images, bytes } = await exportRepo.countImages(db, chosen.map((d) => d.id));
+
+  const name = `${project.title}-${writer.format}`;
+  const config = dtlConfig(project.title, subset ? chosen.map((d) => d.title) : null, name, writer, common, definition.classes.map((c) => c.title));
+  const taskId = await db.transaction().execute(async (trx) => {
+    const id = await tasks.createTask(trx, { teamId: principal.teamId, userId: principal.userId, type: EXPORT_TASK, size: bytes, meta: {}, input: {} });
+    const key = archiveKey(principal.teamId, id);
+    const meta = {
+      name,
+      config,
+      settings: { batchSize: EXPORT_PAGE, nodesCount: 1 },
+      path: { bucket: ctx.archives.bucket, objectName: key },
+      progress: { done: 0, total: images },
+    };
+    const input: ExportInput = { projectId, datasetIds: chosen.map((d) => d.id), writer, common, key };
+    await tasks.setMetaAndInput(trx, id, meta, input);
+    return id;
+  });
+  ctx.tasksQueued.notify();
+  return (await tasks.getTask(db, principal.teamId, taskId))!;
+}
+
+/**
+ * The DTL graph the request amounts to, as Supervisely's exports recorded it: the data layer, a
+ * drop_obj_by_class layer when only some classes are kept, and the format's save layer.
+ */
+function dtlConfig(project: string, datasetTitles: string[] | null, name: string, writer: FormatOptions, common: CommonOptions, allClasses: string[]) {
+  const src = datasetTitles ? datasetTitles.map((d) => `${project}/${d}`) : [`${project}/*`];
+  const layers: { action: string; src: string[]; dst: string; settings: Record<string, unknown> }[] = [
+    { action: 'data', src, dst: '$data', settings: { classes_mapping: 'default' } },
+  ];
+  let last = '$data';
+  if (common.classes) {
+    const kept = new Set(common.classes);
+    layers.push({ action: 'drop_obj_by_class', src: [last], dst: '$kept', settings: { classes: allClasses.filter((c) => !kept.has(c)) } });
+    last = '$kept';
+  }
+  const { format, ...options } = writer;
+  layers.push({ action: SAVE_LAYER[format], src: [last], dst: name, settings: { ...options, onlyAnnotated: common.onlyAnnotated, ...(common.classes ? { classes: common.classes } : {}) } });
+  return layers;
+}
+
+/** The team's export task, or a 404 (another team's, or not an export). */
+export async function getExport(ctx: Context, teamId: number, id: number): Promise<TaskRecord> {
+  const task = await tasks.getTask(ctx.db.kysely, teamId, id);
+  if (!task || task.type !== EXPORT_TASK) throw notFound('export', { exportId: id });
+  return task;
+}
+
+/** The task and, once it has finished, its archive's size and entity tag. */
+export async function describeExport(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; archive: ArchiveStat | null }> {
+  const task = await getExport(ctx, teamId, id);
+  const archive = task.status === 'finished' && task.meta.expiredAt === undefined ? await ctx.archives.stat(archiveKey(teamId, id)) : null;
+  return { task, archive };
+}
+
+/** The finished export's archive: its facts and a reader of it. 409 while the export is not finished. */
+export async function exportArchive(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; stat: ArchiveStat; open: (range?: ByteRange) => Promise<Readable> }> {
+  const task = await getExport(ctx, teamId, id);
+  if (typeof task.meta.expiredAt === 'string') {
+    throw new AppError('GONE', 'the archive was removed at the end of its retention; export again', { exportId: id, expiredAt: task.meta.expiredAt });
+  }
+  if (task.status !== 'finished') throw conflict(`the export is ${task.status}; its archive is there once it has finished`, { exportId: id, status: task.status });
+  const key = archiveKey(teamId, id);
+  const stat = await ctx.archives.stat(key);
+  if (!stat) throw notFound('export archive', { exportId: id });
+  return { task, stat, open: (range) => ctx.archives.read(key, range) };
+}
+
+/** Removes the export's archive and the task; a queued or running export is stopped first. */
+export async function deleteExport(ctx: Context, teamId: number, id: number): Promise<void> {
+  const db = ctx.db.kysely;
+  let task = await getExport(ctx, teamId, id);
+  if (task.status === 'queued' || task.status === 'started' || task.status === 'terminating') {
+    await tasks.requestStop(db, teamId, id);
+    const deadline = Date.now() + STOP_WAIT_MS;
+    while ((task = await getExport(ctx, teamId, id)).status === 'started' || task.status === 'terminating') {
+      if (Date.now() > deadline) throw new AppError('CONFLICT', 'the export is still stopping; try again in a moment', { exportId: id });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  await ctx.archives.delete(archiveKey(teamId, id));
+  await tasks.deleteTask(db, teamId, id);
+}
