@@ -178,22 +178,28 @@ const importCommand = program
     process.exitCode = await runImportCommand({ ...o, dir, url: url!, key: key!, json: o.json ?? false });
   });
 
+/** Dataset ids of a --dataset value: one id, or several separated by commas. */
+function datasetIds(value: string): number[] {
+  return value.split(',').map((id) => {
+    try {
+      return positiveInt(id);
+    } catch {
+      throw new InvalidArgumentError('must be a dataset id, or ids separated by commas');
+    }
+  });
+}
+
 const exportCommand = program
   .command('export')
   .description('export a project, or some of its datasets, through the API and download the zip archive')
   .option('--url <url>', 'server address, e.g. http://127.0.0.1:8080 (default: $ANNOSTORE_URL)')
   .option('--key <key>', 'API key (default: $ANNOSTORE_API_KEY)')
-  .addOption(new Option('--project-id <id>', 'the project to export').argParser(positiveInt))
-  .addOption(
-    new Option('--datasets <ids>', 'only these datasets of the project, comma-separated').argParser((value) =>
-      value.split(',').map((id) => {
-        try {
-          return positiveInt(id);
-        } catch {
-          throw new InvalidArgumentError('must be dataset ids separated by commas');
-        }
-      }),
-    ),
+  .addOption(new Option('--project <id>', 'the project to export').argParser(positiveInt))
+  .addOption(new Option('--project-id <id>').argParser(positiveInt).hideHelp())
+  .option(
+    '--dataset <ids>',
+    'only this dataset (repeatable, or ids separated by commas); the datasets must be of one project',
+    (value: string, previous: number[] | undefined) => [...(previous ?? []), ...datasetIds(value)],
   )
   .addOption(new Option('--format <format>', 'the archive format').choices(['supervisely', 'coco', 'yolo', 'pascal_voc', 'masks']).makeOptionMandatory())
   .option('--no-images', 'leave the image files out')
@@ -210,13 +216,15 @@ const exportCommand = program
   .addHelpText('after', EXPORT_EXIT_CODES_HELP + '\nOptions and formats: docs/exports.md and docs/export-formats.md')
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
   .action(
-    async (o: { url?: string; key?: string; projectId?: number; datasets?: number[]; format: string; images: boolean; onlyAnnotated?: boolean; classes?: string; option: string[]; out?: string; json?: boolean }) => {
+    async (o: { url?: string; key?: string; project?: number; projectId?: number; dataset?: number[]; format: string; images: boolean; onlyAnnotated?: boolean; classes?: string; option: string[]; out?: string; json?: boolean }) => {
       const defaults = loadClientSettings();
       const url = o.url ?? defaults.url;
       const key = o.key ?? defaults.key;
       if (!url) exportCommand.error('error: no server address: pass --url or set ANNOSTORE_URL', { exitCode: 2 });
       if (!key) exportCommand.error('error: no API key: pass --key or set ANNOSTORE_API_KEY', { exitCode: 2 });
-      if (o.projectId === undefined && o.datasets === undefined) exportCommand.error('error: pass --project-id or --datasets', { exitCode: 2 });
+      // --project-id is the import command's spelling, taken here too.
+      const projectId = o.project ?? o.projectId;
+      if (projectId === undefined && o.dataset === undefined) exportCommand.error('error: pass --project or --dataset', { exitCode: 2 });
       const options: Record<string, unknown> = {};
       try {
         for (const pair of o.option) {
@@ -232,8 +240,8 @@ const exportCommand = program
       process.exitCode = await runExportCommand({
         url: url!,
         key: key!,
-        projectId: o.projectId,
-        datasetIds: o.datasets,
+        projectId,
+        datasetIds: o.dataset,
         format: o.format,
         options,
         out: o.out,

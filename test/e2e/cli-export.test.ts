@@ -50,7 +50,7 @@ describe('annostore export', () => {
 
   test('downloads the archive, which imports again as the same project', async () => {
     const cwd = scratchDir('cli-export-out');
-    const run = await runCommand(['export', '--url', server.url, '--key', KEY, '--project-id', String(projectId), '--format', 'supervisely', '--json'], undefined, { cwd });
+    const run = await runCommand(['export', '--url', server.url, '--key', KEY, '--project', String(projectId), '--format', 'supervisely', '--json'], undefined, { cwd });
     assert.equal(run.code, 0, run.stderr);
     const summary = JSON.parse(run.stdout) as { status: string; file: string; size: number; taskId: number };
     assert.equal(summary.status, 'finished');
@@ -74,6 +74,18 @@ describe('annostore export', () => {
     const names = execFileSync('unzip', ['-Z1', out], { encoding: 'utf8' }).trim().split('\n');
     assert.ok(names.includes('data.yaml'));
     assert.ok(!names.some((n) => n.startsWith('images/')), names.join(' '));
+  });
+
+  test('--dataset exports those datasets alone', async () => {
+    const datasets = await client.listDatasets({ projectId });
+    assert.ok(datasets.length > 1, 'the sample has several datasets');
+    const chosen = datasets[0]!;
+    const out = path.join(scratchDir('cli-export-dataset'), 'one.zip');
+    const run = await runCommand(['export', '--url', server.url, '--key', KEY, '--dataset', String(chosen.id), '--format', 'supervisely', '--no-images', '--out', out]);
+    assert.equal(run.code, 0, run.stderr);
+    const names = execFileSync('unzip', ['-Z1', out], { encoding: 'utf8' }).trim().split('\n');
+    const folders = new Set(names.filter((n) => n.includes('/ann/')).map((n) => n.slice(0, n.indexOf('/'))));
+    assert.deepEqual([...folders], [chosen.title]);
   });
 
   test('the client takes a download cut midway up from where it stopped', async () => {
