@@ -67,7 +67,7 @@ export async function startExport(ctx: Context, principal: Principal, request: E
       name,
       config,
       settings: { batchSize: EXPORT_PAGE, nodesCount: 1 },
-      path: { bucket: ctx.archives.bucket, objectName: key },
+      path: { bucket: ctx.archives.bucket, objectName: ctx.archives.objectName(key) },
       progress: { done: 0, total: images },
     };
     const input: ExportInput = { projectId, datasetIds: chosen.map((d) => d.id), writer, common, key };
@@ -122,7 +122,7 @@ export async function exportArchive(ctx: Context, teamId: number, id: number): P
   const key = archiveKey(teamId, id);
   const stat = await ctx.archives.stat(key);
   if (!stat) throw notFound('export archive', { exportId: id });
-  return { task, stat, open: (range) => ctx.archives.read(key, range) };
+  return { task, stat, open: (range) => ctx.archives.read(key, range, stat.etag) };
 }
 
 /** Removes the export's archive and the task; a queued or running export is stopped first. */

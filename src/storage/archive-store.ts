@@ -23,8 +23,13 @@ export interface ArchiveStore {
    * destroyed stream leaves nothing under `key` (an archive that was there before stays as it was).
    */
   put(key: string, body: Readable): Promise<ArchiveStat>;
-  /** The archive's bytes, or those of `range`; rejects when there is no archive. */
-  read(key: string, range?: ByteRange): Promise<Readable>;
+  /**
+   * The archive's bytes, or those of `range`; rejects when there is no archive, and, given `etag`, when
+   * the archive is no longer the one that tag names (a reader must not get another version's bytes).
+   */
+  read(key: string, range?: ByteRange, etag?: string): Promise<Readable>;
+  /** Where `key` lies in `bucket`, as a task's `meta.path.objectName` gives it (with the store's prefix). */
+  objectName(key: string): string;
   /** Size and entity tag, or null when there is no archive. */
   stat(key: string): Promise<ArchiveStat | null>;
   /** Removes the archive; removing a missing one is not an error. */

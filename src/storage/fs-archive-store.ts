@@ -1,5 +1,5 @@
-// Archives in a local folder: written to a temporary file beside it, fsynced, then renamed into
-// place, so a reader finds the whole archive or none.
+// Archives in a local folder: written to a temporary file on the same file system, fsynced, then
+// renamed into place (and the rename made durable), so a reader finds the whole archive or none.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -7,6 +7,13 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type ArchiveStat, type ArchiveStore, type ByteRange, checkArchiveKey } from './archive-store.ts';
+import { syncPath } from './sync-path.ts';
+
+/**
+ * A temporary archive untouched this long belongs to a process that died writing it (a live export
+ * writes its file continuously): the next put removes it.
+ */
+const STALE_TEMP_MS = 60 * 60 * 1000;
 
 export class FsArchiveStore implements ArchiveStore {
   readonly bucket = 'local';
@@ -26,33 +33,52 @@ export class FsArchiveStore implements ArchiveStore {
 
   async put(key: string, body: Readable): Promise<ArchiveStat> {
     const target = this.pathOf(key);
+    await this.removeStaleTemps();
     const temp = path.join(this.tmp, `archive-${Date.now()}-${randomBytes(8).toString('hex')}`);
     try {
       await pipeline(body, fs.createWriteStream(temp));
-      // Flushed before the rename: a crash must not publish a name without its bytes.
-      const handle = await fsp.open(temp, 'r');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await fsp.mkdir(path.dirname(target), { recursive: true });
+      // Flushed before the rename, and the rename after it: a crash must not publish a name without
+      // its bytes, nor take back an archive whose task is already marked finished.
+      await syncPath(temp);
+      const dir = path.dirname(target);
+      await fsp.mkdir(dir, { recursive: true });
       await fsp.rename(temp, target);
+      await syncPath(dir);
+      await syncPath(path.dirname(dir));
     } finally {
       await fsp.rm(temp, { force: true });
     }
     return (await this.stat(key))!;
   }
 
-  async read(key: string, range?: ByteRange): Promise<Readable> {
+  /** Removes the temporary archives that processes which died while writing them left behind. */
+  private async removeStaleTemps(): Promise<void> {
+    const before = Date.now() - STALE_TEMP_MS;
+    for (const name of await fsp.readdir(this.tmp)) {
+      if (!name.startsWith('archive-')) continue;
+      const file = path.join(this.tmp, name);
+      const stats = await fsp.stat(file).catch(() => null);
+      if (stats && stats.mtimeMs < before) await fsp.rm(file, { force: true });
+    }
+  }
+
+  objectName(key: string): string {
+    return checkArchiveKey(key);
+  }
+
+  async read(key: string, range?: ByteRange, etag?: string): Promise<Readable> {
     const handle = await fsp.open(this.pathOf(key), 'r');
+    if (etag !== undefined && etagOf(await handle.stat()) !== etag) {
+      await handle.close();
+      throw new Error(`archive ${key} changed since its entity tag was read`);
+    }
     return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
   async stat(key: string): Promise<ArchiveStat | null> {
     try {
       const stats = await fsp.stat(this.pathOf(key));
-      return { size: stats.size, etag: `"${stats.size.toString(16)}-${Math.floor(stats.mtimeMs).toString(16)}-${stats.ino.toString(16)}"` };
+      return { size: stats.size, etag: etagOf(stats) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
@@ -65,3 +91,6 @@ export class FsArchiveStore implements ArchiveStore {
 
   async close(): Promise<void> {}
 }
+
+/** Size, modification time and inode: a new archive under the same key differs in at least one. */
+const etagOf = (stats: fs.Stats): string => `"${stats.size.toString(16)}-${Math.floor(stats.mtimeMs).toString(16)}-${stats.ino.toString(16)}"`;

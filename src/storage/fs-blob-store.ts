@@ -6,19 +6,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { type BlobStore, blobKey } from './blob-store.ts';
-
-/**
- * Flushes a file's bytes, or a directory's entries, to disk: a rename must never publish an empty file,
- * nor a name that a crash could take back. Opened read-only, which fsync accepts for both.
- */
-async function syncPath(target: string): Promise<void> {
-  const handle = await fsp.open(target, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
+import { syncPath } from './sync-path.ts';
 
 export class FsBlobStore implements BlobStore {
   private readonly root: string;

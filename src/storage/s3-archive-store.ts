@@ -81,6 +81,10 @@ export class S3ArchiveStore implements ArchiveStore {
     return this.location.prefix ? `${this.location.prefix}/${key}` : key;
   }
 
+  objectName(key: string): string {
+    return this.keyOf(key);
+  }
+
   async put(key: string, body: Readable): Promise<ArchiveStat> {
     const Bucket = this.location.bucket;
     const Key = this.keyOf(key);
@@ -108,12 +112,22 @@ export class S3ArchiveStore implements ArchiveStore {
     return (await this.stat(key))!;
   }
 
-  async read(key: string, range?: ByteRange): Promise<Readable> {
+  async read(key: string, range?: ByteRange, etag?: string): Promise<Readable> {
     const answer = await this.client.send(
-      new GetObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+      new GetObjectCommand({
+        Bucket: this.location.bucket,
+        Key: this.keyOf(key),
+        ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        ...(etag ? { IfMatch: etag } : {}),
+      }),
     );
     if (!answer.Body) throw new Error(`archive ${key} has no body`);
     const body = answer.Body as Readable;
+    // Not every S3-compatible server honours If-Match on a GET (s3rver does not): the answer's own tag decides.
+    if (etag !== undefined && answer.ETag !== undefined && answer.ETag !== etag) {
+      body.destroy();
+      throw new Error(`archive ${key} changed since its entity tag was read`);
+    }
     // Some S3-compatible servers read `bytes=0-0` as "from 0 to the end" (s3rver does); a range's
     // reader must get the bytes it asked for and no more, or its Content-Length lies.
     return range && answer.ContentLength !== range.end - range.start + 1 ? Readable.from(firstBytes(body, range.end - range.start + 1), { objectMode: false }) : body;

@@ -271,6 +271,22 @@ for (const dialect of dialects) {
       assert.ok(fs.existsSync(path.join(dir, 'annotations')));
     });
 
+    test('a title with quotes, brackets, an apostrophe and accents names the file safely', async () => {
+      const title = `Bob's "cars" (2)* é`;
+      const project = await newProject(t.ctx, { title, classes: [{ title: 'car', shape: 'rectangle' }] });
+      await newImage(t.ctx, await newDataset(t.ctx, project), { name: 'a.png' });
+      const res = await post({ projectId: project, format: 'coco' });
+      assert.equal(res.statusCode, 201, res.body);
+      const id = json<ExportAnswer>(res).task.id;
+      assert.equal((await waitForExport(id)).task.status, 'finished');
+      const header = (await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` })).headers['content-disposition'] as string;
+      const [, plain, extended] = /^attachment; filename="([^"]*)"; filename\*=UTF-8''(.*)$/.exec(header) ?? [];
+      assert.ok(plain !== undefined && extended !== undefined, header);
+      assert.match(plain, /^[\x20-\x7e]+$/, 'the plain name is printable ASCII without quotes');
+      assert.match(extended, /^[A-Za-z0-9%!#$&+.^_`|~-]+$/, 'filename* holds only RFC 5987 attribute characters');
+      assert.equal(decodeURIComponent(extended), `${title}-coco.zip`);
+    });
+
     test('a stopped export leaves no archive; its archive route is a 409', async () => {
       // Enough images that the export is caught while it runs.
       const big = await newProject(t.ctx, { title: 'big', classes: [{ title: 'car', shape: 'rectangle' }] });

@@ -113,6 +113,22 @@ for (const store of storeCases) {
       await archives.delete(key);
     });
 
+    test('a read given the entity tag of an earlier archive under the key is refused', async () => {
+      const key = archiveKey(3, 13);
+      const first = await archives.put(key, streamOf(randomBytes(2000)));
+      const second = await archives.put(key, streamOf(randomBytes(3000)));
+      assert.notEqual(first.etag, second.etag);
+      await assert.rejects(archives.read(key, { start: 0, end: 99 }, first.etag));
+      assert.equal((await collect(await archives.read(key, { start: 0, end: 99 }, second.etag))).length, 100);
+      await archives.delete(key);
+    });
+
+    test("the object name is where the archive lies in the bucket, the store's prefix included", () => {
+      const key = archiveKey(4, 14);
+      const prefix = config.storageUrl ? parseS3Url(config.storageUrl).prefix : '';
+      assert.equal(archives.objectName(key), prefix ? `${prefix}/${key}` : key);
+    });
+
     test('keys the server did not make are refused', async () => {
       for (const key of ['../x.zip', 'exports/1/../../x.zip', 'blobs/ab/cd', 'exports/a/1.zip']) {
         await assert.rejects(archives.put(key, streamOf(Buffer.from('x'))), /not an archive key/);
@@ -121,3 +137,23 @@ for (const store of storeCases) {
     });
   });
 }
+
+test('a temporary archive left by a process that died an hour ago is removed by the next put; a fresh one stays', async () => {
+  const config = loadConfig({}, { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'annostore-archives-stale-')) });
+  const archives = await createArchiveStore(config);
+  try {
+    const tmp = path.join(config.dataDir, 'blobs', 'tmp');
+    const stale = path.join(tmp, 'archive-1-dead');
+    const fresh = path.join(tmp, 'archive-2-writing');
+    const blobTemp = path.join(tmp, 'not-an-archive');
+    for (const file of [stale, fresh, blobTemp]) fs.writeFileSync(file, 'partial');
+    const hoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    fs.utimesSync(stale, hoursAgo, hoursAgo);
+    fs.utimesSync(blobTemp, hoursAgo, hoursAgo);
+    await archives.put(archiveKey(5, 15), streamOf(Buffer.from('whole')));
+    assert.deepEqual(fs.readdirSync(tmp).sort(), ['archive-2-writing', 'not-an-archive']);
+  } finally {
+    await archives.close();
+    fs.rmSync(config.dataDir, { recursive: true, force: true });
+  }
+});

@@ -10,10 +10,13 @@ import { ExportAnswer, ExportBody, ExportParams } from '../schemas/exports.ts';
 import { parseRange } from './byte-range.ts';
 
 /** A file name safe in a quoted header value: the project title and format, nothing else. */
+/** Percent-encoding as RFC 5987 allows in `filename*`: encodeURIComponent leaves ' ( ) * as they are. */
+const rfc5987 = (text: string): string => encodeURIComponent(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
 function attachmentName(task: { meta: Record<string, unknown> }): string {
   const name = typeof task.meta.name === 'string' ? task.meta.name : 'export';
   const ascii = name.replace(/[^A-Za-z0-9._ -]+/g, '_').trim() || 'export';
-  return `attachment; filename="${ascii}.zip"; filename*=UTF-8''${encodeURIComponent(`${name}.zip`)}`;
+  return `attachment; filename="${ascii}.zip"; filename*=UTF-8''${rfc5987(`${name}.zip`)}`;
 }
 
 export const exportRoutes =
