@@ -16,7 +16,13 @@ const AHEAD_BYTES = 32 * 1024 * 1024;
  * Writes the entries into the archive in their order. `sizes` gives the byte size of the blobs the
  * entries name (those of the images of the page being written); a blob it does not know is streamed.
  */
-export async function addEntries(archive: ZipArchive, entries: readonly ArchiveEntry[], blobs: BlobStore, sizes: ReadonlyMap<string, number>): Promise<void> {
+export async function addEntries(
+  archive: ZipArchive,
+  entries: readonly ArchiveEntry[],
+  blobs: BlobStore,
+  sizes: ReadonlyMap<string, number>,
+  afterEach: () => Promise<void> = async () => undefined,
+): Promise<void> {
   const smallBlob = (entry: ArchiveEntry): { hash: string; size: number } | null => {
     const body = entry.body;
     if (Buffer.isBuffer(body) || !('blobHash' in body)) return null;
@@ -50,6 +56,7 @@ export async function addEntries(archive: ZipArchive, entries: readonly ArchiveE
     } else {
       await archive.add(zipEntry(entry, blobs));
     }
+    await afterEach();
   }
 }
 

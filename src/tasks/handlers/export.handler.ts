@@ -12,7 +12,7 @@ import * as exportRepo from '../../repositories/export.repository.ts';
 import { writerOptions } from '../../services/export-request.ts';
 import { EXPORT_PAGE, type ExportInput } from '../../services/export.service.ts';
 import { removeStaleFolders } from '../../storage/staging.ts';
-import { TaskFailure, type TaskHandler, TaskInterrupted, type TaskRun } from '../handler.ts';
+import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { addEntries } from './export-entries.ts';
 
 /** The project as the export shows it: only the kept classes when some are chosen. */
@@ -38,7 +38,9 @@ async function writeArchive(run: TaskRun, input: ExportInput, writer: FormatWrit
   const kept = input.common.classes ? new Set(input.common.classes) : null;
   /** Sizes of the blobs of the page being written. */
   const sizes = new Map<string, number>();
-  const add = (entries: ArchiveEntry[]) => addEntries(archive, entries, run.ctx.blobs, sizes);
+  // A stop is looked for after every entry, not only once a page: a page of large photos takes
+  // seconds to write. The check is in memory; the task row is written at most every few seconds.
+  const add = (entries: ArchiveEntry[]) => addEntries(archive, entries, run.ctx.blobs, sizes, () => run.checkpoint());
   let done = 0;
   let written: WriterNotice[] = [];
   for (const dataset of await exportRepo.exportDatasets(db, input.projectId, input.datasetIds)) {
@@ -64,6 +66,23 @@ async function writeArchive(run: TaskRun, input: ExportInput, writer: FormatWrit
   }
   await add(await writer.finish());
   await archive.end();
+}
+
+/**
+ * Removes what an earlier attempt of this task may have published, while this run still holds the
+ * task: a worker whose lease ran out unnoticed (a hung request) must not delete the archive another
+ * worker has since written and finished.
+ */
+async function removeOwnArchive(run: TaskRun, key: string): Promise<void> {
+  try {
+    await run.ctx.db.kysely.transaction().execute(async (trx) => {
+      await run.fenceLease(trx);
+      await run.ctx.archives.delete(key);
+    });
+  } catch {
+    // The lease is gone (the archive is another worker's now), or the store did not answer: the
+    // task's failure is what the caller must hear of, not this.
+  }
 }
 
 export const exportHandler: TaskHandler = async (run) => {
@@ -92,9 +111,7 @@ export const exportHandler: TaskHandler = async (run) => {
   } catch (error) {
     archive.fail(error instanceof Error ? error : new Error(String(error)));
     await storing.catch(() => undefined);
-    // A lost lease may mean another worker is writing the archive now: leave its key alone.
-    const leaseLost = error instanceof TaskInterrupted && error.reason === 'lease-lost';
-    if (!leaseLost) await ctx.archives.delete(input.key).catch(() => undefined);
+    await removeOwnArchive(run, input.key);
     throw error;
   } finally {
     await writer.close();
