@@ -1,10 +1,14 @@
 // A zip archive written as a stream, entry after entry, in bounded memory.
 //
-// Each entry is written as its bytes come: a local header that defers the CRC and sizes to a data
-// descriptor after the bytes (general purpose bit 3), so nothing is read twice or held whole. What
-// the format must keep to the end is the central directory, kept here as its encoded records
-// (about 80 bytes and the name, per entry). ZIP64 fields are written where a size, an offset or the
-// entry count outgrows the classic format (4 GiB, 65,535 entries), and only there.
+// An entry whose bytes are at hand is written with its CRC and sizes in its local header, so a reader
+// that reads the archive front to back (not by its central directory) can read it. An entry that
+// streams is written as its bytes come: a local header that defers the CRC and sizes to a data
+// descriptor after the bytes (general purpose bit 3), so nothing is read twice or held whole; the
+// descriptor's sizes are 8 bytes only when the entry outgrew 4 GiB, the width streaming readers
+// (Java's ZipInputStream) expect. What the format must keep to the end is the central directory,
+// kept here as its encoded records (about 80 bytes and the name, per entry). ZIP64 fields are
+// written where a size, an offset or the entry count outgrows the classic format (4 GiB, 65,535
+// entries), and only there.
 //
 // Written here rather than with yazl: yazl looks for its next entry from the first one each time, so
 // an archive of n entries costs n² steps (40,000 entries took 10 s, 65,000 took 30 s); an export of a
@@ -46,8 +50,10 @@ const CENTRAL_HEADER = 0x02014b50;
 const ZIP64_END = 0x06064b50;
 const ZIP64_LOCATOR = 0x07064b50;
 const END = 0x06054b50;
-/** Bit 3: CRC and sizes follow the data; bit 11: the name is UTF-8. */
-const FLAGS = (1 << 3) | (1 << 11);
+/** Bit 11: the name is UTF-8. */
+const UTF8_NAME = 1 << 11;
+/** Bit 3: CRC and sizes follow the data. */
+const SIZES_AFTER = 1 << 3;
 const VERSION_DEFAULT = 20;
 const VERSION_ZIP64 = 45;
 /** Made by: Unix (3), so the external attributes carry a file mode. */
@@ -110,22 +116,23 @@ export class ZipArchive {
     if (name.length > MAX16) throw new Error(`entry path too long: ${entry.path.slice(0, 80)}…`);
     const method = entry.compress ? 8 : 0;
     const headerOffset = this.offset;
-    await this.write(this.localHeader(name, method));
+    const body = entry.body;
+    if (Buffer.isBuffer(body) && body.length < MAX32) {
+      // Bytes at hand: deflated in one call (a deflate stream an entry cost more than the deflating
+      // itself for the small files, annotations, that are most of an archive's entries), and the
+      // header says their CRC and sizes.
+      const crc = crc32(body);
+      const data = !entry.compress ? body : body.length <= SYNC_DEFLATE_BYTES ? zlib.deflateRawSync(body) : await deflateRaw(body);
+      await this.write(this.localHeader(name, method, { crc, size: body.length, compressedSize: data.length }));
+      await this.write(data);
+      this.keep(this.centralRecord(name, method, UTF8_NAME, crc, body.length, data.length, headerOffset));
+      return;
+    }
+    await this.write(this.localHeader(name, method, null));
     let crc = 0;
     let size = 0;
     let compressedSize = 0;
     try {
-      const body = entry.body;
-      if (Buffer.isBuffer(body) && entry.compress) {
-        // A buffer is deflated in one call: a deflate stream an entry cost more than the deflating
-        // itself for the small files (annotations) that are most of an archive's entries.
-        crc = crc32(body);
-        size = body.length;
-        const compressed = size <= SYNC_DEFLATE_BYTES ? zlib.deflateRawSync(body) : await deflateRaw(body);
-        compressedSize = compressed.length;
-        await this.write(compressed);
-        return await this.close(name, method, headerOffset, crc, size, compressedSize);
-      }
       const source = typeof body === 'function' ? await body() : [body];
       const counted = async function* () {
         for await (const chunk of source) {
@@ -149,11 +156,13 @@ export class ZipArchive {
     await this.close(name, method, headerOffset, crc, size, compressedSize);
   }
 
-  /** The data descriptor after an entry's bytes, and its central directory record kept for the end. */
+  /** The data descriptor after a streamed entry's bytes, and its central directory record kept for the end. */
   private async close(name: Buffer, method: number, headerOffset: number, crc: number, size: number, compressedSize: number): Promise<void> {
-    const zip64 = size >= MAX32 || compressedSize >= MAX32;
-    await this.write(this.dataDescriptor(crc, size, compressedSize, zip64));
-    const record = this.centralRecord(name, method, crc, size, compressedSize, headerOffset);
+    await this.write(this.dataDescriptor(crc, size, compressedSize));
+    this.keep(this.centralRecord(name, method, UTF8_NAME | SIZES_AFTER, crc, size, compressedSize, headerOffset));
+  }
+
+  private keep(record: Buffer): void {
     this.central.push(record);
     this.centralSize += record.length;
     this.count += 1;
@@ -206,20 +215,27 @@ export class ZipArchive {
     if (this.failure) throw this.failure;
   }
 
-  private localHeader(name: Buffer, method: number): Buffer {
+  /** A local header: with the CRC and sizes of bytes at hand, or (null) deferring them for a stream. */
+  private localHeader(name: Buffer, method: number, known: { crc: number; size: number; compressedSize: number } | null): Buffer {
     const header = Buffer.alloc(30);
     header.writeUInt32LE(LOCAL_HEADER, 0);
     header.writeUInt16LE(VERSION_DEFAULT, 4);
-    header.writeUInt16LE(FLAGS, 6);
+    header.writeUInt16LE(known ? UTF8_NAME : UTF8_NAME | SIZES_AFTER, 6);
     header.writeUInt16LE(method, 8);
     header.writeUInt16LE(this.dos.time, 10);
     header.writeUInt16LE(this.dos.date, 12);
-    // CRC and sizes (offsets 14–25) stay 0: they follow in the data descriptor.
+    // A stream's CRC and sizes (offsets 14–25) stay 0: they follow in the data descriptor.
+    if (known) {
+      header.writeUInt32LE(known.crc, 14);
+      header.writeUInt32LE(known.compressedSize, 18);
+      header.writeUInt32LE(known.size, 22);
+    }
     header.writeUInt16LE(name.length, 26);
     return Buffer.concat([header, name]);
   }
 
-  private dataDescriptor(crc: number, size: number, compressedSize: number, zip64: boolean): Buffer {
+  private dataDescriptor(crc: number, size: number, compressedSize: number): Buffer {
+    const zip64 = size >= MAX32 || compressedSize >= MAX32;
     const descriptor = Buffer.alloc(zip64 ? 24 : 16);
     descriptor.writeUInt32LE(DATA_DESCRIPTOR, 0);
     descriptor.writeUInt32LE(crc, 4);
@@ -233,7 +249,7 @@ export class ZipArchive {
     return descriptor;
   }
 
-  private centralRecord(name: Buffer, method: number, crc: number, size: number, compressedSize: number, offset: number): Buffer {
+  private centralRecord(name: Buffer, method: number, flags: number, crc: number, size: number, compressedSize: number, offset: number): Buffer {
     // The ZIP64 extra field holds, in this order, only the values too large for their 32-bit field.
     const large = [size, compressedSize, offset].filter((value) => value >= MAX32);
     const extra = Buffer.alloc(large.length > 0 ? 4 + 8 * large.length : 0);
@@ -246,7 +262,7 @@ export class ZipArchive {
     record.writeUInt32LE(CENTRAL_HEADER, 0);
     record.writeUInt16LE(MADE_BY, 4);
     record.writeUInt16LE(large.length > 0 ? VERSION_ZIP64 : VERSION_DEFAULT, 6);
-    record.writeUInt16LE(FLAGS, 8);
+    record.writeUInt16LE(flags, 8);
     record.writeUInt16LE(method, 10);
     record.writeUInt16LE(this.dos.time, 12);
     record.writeUInt16LE(this.dos.date, 14);

@@ -70,6 +70,26 @@ describe('zip archive', () => {
     assert.equal(read[2]!.hex, '');
   });
 
+  test('read front to back by a streaming reader (Java\'s ZipInputStream): sizes in the header for bytes at hand, a descriptor after a stream', async (t) => {
+    const jar = ['/usr/bin/jar', ...(process.env.JAVA_HOME ? [path.join(process.env.JAVA_HOME, 'bin', 'jar')] : [])].find((p) => fs.existsSync(p));
+    if (!jar) return t.skip('no jar command on this machine: the streaming reader is not checked');
+    const image = randomBytes(70_000);
+    const text = Buffer.from('{"a":1}\n'.repeat(5000));
+    const entries: ZipEntry[] = [
+      { path: 'img/stored.jpg', body: image, compress: false },
+      { path: 'ann/at-hand.json', body: text, compress: true },
+      { path: 'ann/streamed.json', body: async () => Readable.from([text.subarray(0, 100), text.subarray(100)]), compress: true },
+    ];
+    const file = path.join(dir, 'streaming.zip');
+    await writeZip(file, entries);
+    const out = scratchDir('zip-streaming-read');
+    execFileSync(jar, ['x'], { cwd: out, input: fs.readFileSync(file) });
+    assert.ok(fs.readFileSync(path.join(out, 'img', 'stored.jpg')).equals(image));
+    assert.ok(fs.readFileSync(path.join(out, 'ann', 'at-hand.json')).equals(text));
+    assert.ok(fs.readFileSync(path.join(out, 'ann', 'streamed.json')).equals(text));
+    execFileSync('unzip', ['-tq', file]);
+  });
+
   test('a stream that fails fails the archive; no complete archive is written', async () => {
     const archive = new ZipArchive();
     const collected: Buffer[] = [];

@@ -52,7 +52,7 @@ export async function addEntries(
       reads.delete(i);
       bytesAhead -= read.size;
       const bytes = await read.bytes;
-      await archive.add({ path: entry.path, body: async () => [bytes], compress });
+      await archive.add({ path: entry.path, body: bytes, compress });
     } else {
       await archive.add(zipEntry(entry, blobs));
     }
