@@ -6,7 +6,8 @@
 // descriptor after the bytes (general purpose bit 3), so nothing is read twice or held whole; the
 // descriptor's sizes are 8 bytes only when the entry outgrew 4 GiB, the width streaming readers
 // (Java's ZipInputStream) expect. What the format must keep to the end is the central directory,
-// kept here as its encoded records (about 80 bytes and the name, per entry). ZIP64 fields are
+// its encoded records (about 80 bytes and the name, per entry), spooled to a file past a few
+// megabytes (zip-central.ts). ZIP64 fields are
 // written where a size, an offset or the entry count outgrows the classic format (4 GiB, 65,535
 // entries), and only there.
 //
@@ -18,6 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { crc32 } from './crc32.ts';
+import { CentralDirectory } from './zip-central.ts';
 
 const deflateRaw = promisify(zlib.deflateRaw);
 /** Buffers up to this size are deflated on the calling thread; larger ones on the thread pool. */
@@ -37,6 +39,10 @@ export interface ZipArchiveOptions {
   mtime?: Date;
   /** Write the ZIP64 end records even for a small archive (a test of readers). */
   forceZip64?: boolean;
+  /** Where the central directory goes once it outgrows memory; without one it stays in memory. */
+  spoolDir?: string;
+  /** How much of the central directory is held before it goes to `spoolDir` (a test's knob). */
+  centralMemoryBytes?: number;
 }
 
 /** Text-like entries are deflated; everything else (images, PNG masks) is stored. */
@@ -78,9 +84,7 @@ export class ZipArchive {
   private readonly forceZip64: boolean;
   /** Bytes written so far: the offset of the next local header. */
   private offset = 0;
-  private readonly central: Buffer[] = [];
-  private centralSize = 0;
-  private count = 0;
+  private readonly central: CentralDirectory;
   private failure: Error | null = null;
   private ended = false;
   /** Resumes a write waiting for the reader, when the reader has taken what was given. */
@@ -94,6 +98,7 @@ export class ZipArchive {
   constructor(options: ZipArchiveOptions = {}) {
     this.dos = dosDateTime(options.mtime ?? new Date());
     this.forceZip64 = options.forceZip64 ?? false;
+    this.central = new CentralDirectory(options.spoolDir ?? null, options.centralMemoryBytes);
     this.output = new Readable({
       highWaterMark: 1 << 20,
       read: () => {
@@ -125,7 +130,7 @@ export class ZipArchive {
       const data = !entry.compress ? body : body.length <= SYNC_DEFLATE_BYTES ? zlib.deflateRawSync(body) : await deflateRaw(body);
       await this.write(this.localHeader(name, method, { crc, size: body.length, compressedSize: data.length }));
       await this.write(data);
-      this.keep(this.centralRecord(name, method, UTF8_NAME, crc, body.length, data.length, headerOffset));
+      await this.central.add(this.centralRecord(name, method, UTF8_NAME, crc, body.length, data.length, headerOffset));
       return;
     }
     await this.write(this.localHeader(name, method, null));
@@ -159,13 +164,7 @@ export class ZipArchive {
   /** The data descriptor after a streamed entry's bytes, and its central directory record kept for the end. */
   private async close(name: Buffer, method: number, headerOffset: number, crc: number, size: number, compressedSize: number): Promise<void> {
     await this.write(this.dataDescriptor(crc, size, compressedSize));
-    this.keep(this.centralRecord(name, method, UTF8_NAME | SIZES_AFTER, crc, size, compressedSize, headerOffset));
-  }
-
-  private keep(record: Buffer): void {
-    this.central.push(record);
-    this.centralSize += record.length;
-    this.count += 1;
+    await this.central.add(this.centralRecord(name, method, UTF8_NAME | SIZES_AFTER, crc, size, compressedSize, headerOffset));
   }
 
   /** Writes the central directory and ends the output. */
@@ -173,19 +172,22 @@ export class ZipArchive {
     this.check();
     this.ended = true;
     const start = this.offset;
-    // Written in runs, so a directory of many entries is not copied into one buffer.
-    for (let i = 0; i < this.central.length; i += 1024) await this.write(Buffer.concat(this.central.slice(i, i + 1024)));
-    this.central.length = 0;
-    const zip64 = this.forceZip64 || this.count >= MAX16 || this.centralSize >= MAX32 || start >= MAX32;
+    try {
+      for await (const chunk of this.central.chunks()) await this.write(chunk);
+    } finally {
+      await this.central.close();
+    }
+    const { count, size: centralSize } = this.central;
+    const zip64 = this.forceZip64 || count >= MAX16 || centralSize >= MAX32 || start >= MAX32;
     if (zip64) {
       const record = Buffer.alloc(56);
       record.writeUInt32LE(ZIP64_END, 0);
       record.writeBigUInt64LE(44n, 4);
       record.writeUInt16LE(MADE_BY, 12);
       record.writeUInt16LE(VERSION_ZIP64, 14);
-      record.writeBigUInt64LE(BigInt(this.count), 24);
-      record.writeBigUInt64LE(BigInt(this.count), 32);
-      record.writeBigUInt64LE(BigInt(this.centralSize), 40);
+      record.writeBigUInt64LE(BigInt(count), 24);
+      record.writeBigUInt64LE(BigInt(count), 32);
+      record.writeBigUInt64LE(BigInt(centralSize), 40);
       record.writeBigUInt64LE(BigInt(start), 48);
       const locator = Buffer.alloc(20);
       locator.writeUInt32LE(ZIP64_LOCATOR, 0);
@@ -195,9 +197,9 @@ export class ZipArchive {
     }
     const end = Buffer.alloc(22);
     end.writeUInt32LE(END, 0);
-    end.writeUInt16LE(zip64 ? MAX16 : this.count, 8);
-    end.writeUInt16LE(zip64 ? MAX16 : this.count, 10);
-    end.writeUInt32LE(zip64 ? MAX32 : this.centralSize, 12);
+    end.writeUInt16LE(zip64 ? MAX16 : count, 8);
+    end.writeUInt16LE(zip64 ? MAX16 : count, 10);
+    end.writeUInt32LE(zip64 ? MAX32 : centralSize, 12);
     end.writeUInt32LE(zip64 ? MAX32 : start, 16);
     await this.write(end);
     this.queue.push(null);
@@ -209,6 +211,7 @@ export class ZipArchive {
     if (this.failure) return;
     this.failure = error;
     this.output.destroy(error);
+    void this.central.close().catch(() => undefined);
   }
 
   private check(): void {

@@ -15,7 +15,7 @@ import { scratchDir } from '../helpers/archive-folder.ts';
 const dir = scratchDir('zip-archive');
 
 /** Writes the entries to a file while they are added, as an export does. */
-async function writeZip(file: string, entries: Iterable<ZipEntry>, options: { forceZip64?: boolean } = {}): Promise<void> {
+async function writeZip(file: string, entries: Iterable<ZipEntry>, options: { forceZip64?: boolean; spoolDir?: string; centralMemoryBytes?: number } = {}): Promise<void> {
   const archive = new ZipArchive({ mtime: new Date('2026-01-02T03:04:06Z'), ...options });
   const writing = pipeline(archive.output, fs.createWriteStream(file));
   for (const entry of entries) await archive.add(entry);
@@ -88,6 +88,27 @@ describe('zip archive', () => {
     assert.ok(fs.readFileSync(path.join(out, 'ann', 'at-hand.json')).equals(text));
     assert.ok(fs.readFileSync(path.join(out, 'ann', 'streamed.json')).equals(text));
     execFileSync('unzip', ['-tq', file]);
+  });
+
+  test('a central directory past its memory goes to the spool folder and comes back whole; the folder is left empty', async () => {
+    const spoolDir = scratchDir('zip-central-spool');
+    const spilled: string[][] = [];
+    const entries = function* (): Generator<ZipEntry> {
+      for (let i = 0; i < 3000; i += 1) {
+        // While entries are added, what the spool folder holds (the directory's first records).
+        if (i === 2999) spilled.push(fs.readdirSync(spoolDir));
+        yield { path: `ann/${i}.json`, body: Buffer.from(`{"i":${i}}`), compress: true };
+      }
+    };
+    const file = path.join(dir, 'spooled.zip');
+    await writeZip(file, entries(), { spoolDir, centralMemoryBytes: 16 * 1024 });
+    assert.equal(spilled[0]!.length, 1, 'the records went to a spool file while the archive was written');
+    assert.deepEqual(fs.readdirSync(spoolDir), [], 'the spool file is gone once the archive has ended');
+    execFileSync('unzip', ['-tq', file]);
+    const names = execFileSync('unzip', ['-Z1', file], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }).trim().split('\n');
+    assert.deepEqual(names, Array.from({ length: 3000 }, (_, i) => `ann/${i}.json`));
+    const read = pythonRead(file);
+    assert.equal(Buffer.from(read[2999]!.hex, 'hex').toString(), '{"i":2999}');
   });
 
   test('a stream that fails fails the archive; no complete archive is written', async () => {

@@ -99,7 +99,9 @@ export const exportHandler: TaskHandler = async (run) => {
   // that old (in another process sharing DATA_DIR) is not to be expected.
   await removeStaleFolders(spool, STALE_SPOOL_MS);
   const writer = createFormatWriter(keptProject(project, input.common.classes), writerOptions(input.writer, spool));
-  const archive = new ZipArchive();
+  // The zip's central directory spools here past a few megabytes; the folder goes with the task.
+  const zipSpool = await fsp.mkdtemp(path.join(spool, 'zip-'));
+  const archive = new ZipArchive({ spoolDir: zipSpool });
   const storing = ctx.archives.put(input.key, archive.output);
   // A store that fails before it has read everything would leave the writer waiting for a reader:
   // its failure ends the archive, and the writer's next step throws it.
@@ -115,5 +117,6 @@ export const exportHandler: TaskHandler = async (run) => {
     throw error;
   } finally {
     await writer.close();
+    await fsp.rm(zipSpool, { recursive: true, force: true });
   }
 };
