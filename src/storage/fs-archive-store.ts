@@ -1,5 +1,9 @@
 // Archives in a local folder: written to a temporary file on the same file system, fsynced, then
 // renamed into place (and the rename made durable), so a reader finds the whole archive or none.
+//
+// A worker killed mid-export leaves its temporary file behind. Each one is named after its key, so the
+// next attempt at that key (or its removal) takes the dead attempt's file with it; a file of a key that
+// is never written again goes once it has not been touched for STALE_TEMP_MS.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -9,11 +13,11 @@ import { pipeline } from 'node:stream/promises';
 import { type ArchiveStat, type ArchiveStore, type ByteRange, checkArchiveKey } from './archive-store.ts';
 import { syncPath } from './sync-path.ts';
 
-/**
- * A temporary archive untouched this long belongs to a process that died writing it (a live export
- * writes its file continuously): the next put removes it.
- */
-const STALE_TEMP_MS = 60 * 60 * 1000;
+/** A temporary archive untouched this long was left by a dead worker: a live one writes all along. */
+export const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/** The temporary files of `key` begin with this, then a random part of their own. */
+const tempPrefix = (key: string) => `archive-${checkArchiveKey(key).replaceAll('/', '_')}.`;
 
 export class FsArchiveStore implements ArchiveStore {
   readonly bucket = 'local';
@@ -34,7 +38,7 @@ export class FsArchiveStore implements ArchiveStore {
   async put(key: string, body: Readable): Promise<ArchiveStat> {
     const target = this.pathOf(key);
     await this.removeStaleTemps();
-    const temp = path.join(this.tmp, `archive-${Date.now()}-${randomBytes(8).toString('hex')}`);
+    const temp = path.join(this.tmp, `${tempPrefix(key)}${randomBytes(8).toString('hex')}`);
     try {
       await pipeline(body, fs.createWriteStream(temp));
       // Flushed before the rename, and the rename after it: a crash must not publish a name without
@@ -48,18 +52,10 @@ export class FsArchiveStore implements ArchiveStore {
     } finally {
       await fsp.rm(temp, { force: true });
     }
+    // An earlier attempt at this key whose worker died is over now; a superseded one still writing
+    // finds its file gone and fails rather than publishing later.
+    await this.removeTemps(key);
     return (await this.stat(key))!;
-  }
-
-  /** Removes the temporary archives that processes which died while writing them left behind. */
-  private async removeStaleTemps(): Promise<void> {
-    const before = Date.now() - STALE_TEMP_MS;
-    for (const name of await fsp.readdir(this.tmp)) {
-      if (!name.startsWith('archive-')) continue;
-      const file = path.join(this.tmp, name);
-      const stats = await fsp.stat(file).catch(() => null);
-      if (stats && stats.mtimeMs < before) await fsp.rm(file, { force: true });
-    }
   }
 
   objectName(key: string): string {
@@ -87,6 +83,25 @@ export class FsArchiveStore implements ArchiveStore {
 
   async delete(key: string): Promise<void> {
     await fsp.rm(this.pathOf(key), { force: true });
+    await this.removeTemps(key);
+  }
+
+  /** Removes every temporary file of `key`. */
+  private async removeTemps(key: string): Promise<void> {
+    const prefix = tempPrefix(key);
+    for (const name of await fsp.readdir(this.tmp)) {
+      if (name.startsWith(prefix)) await fsp.rm(path.join(this.tmp, name), { force: true });
+    }
+  }
+
+  /** Removes temporary archives of any key that nothing has written to for STALE_TEMP_MS. */
+  private async removeStaleTemps(now = Date.now()): Promise<void> {
+    for (const name of await fsp.readdir(this.tmp)) {
+      if (!name.startsWith('archive-')) continue;
+      const file = path.join(this.tmp, name);
+      const stat = await fsp.stat(file).catch(() => null);
+      if (stat && stat.mtimeMs < now - STALE_TEMP_MS) await fsp.rm(file, { force: true });
+    }
   }
 
   async close(): Promise<void> {}

@@ -5,11 +5,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type ArchiveStore, archiveKey } from '../../src/storage/archive-store.ts';
 import { createArchiveStore } from '../../src/storage/create-archive-store.ts';
+import { FsArchiveStore, STALE_TEMP_MS } from '../../src/storage/fs-archive-store.ts';
 import { S3ArchiveStore } from '../../src/storage/s3-archive-store.ts';
 import { parseS3Url } from '../../src/storage/s3-blob-store.ts';
 import { type StoreSetup, storeCases } from '../helpers/s3.ts';
@@ -138,22 +139,60 @@ for (const store of storeCases) {
   });
 }
 
-test('a temporary archive left by a process that died an hour ago is removed by the next put; a fresh one stays', async () => {
-  const config = loadConfig({}, { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'annostore-archives-stale-')) });
-  const archives = await createArchiveStore(config);
-  try {
-    const tmp = path.join(config.dataDir, 'blobs', 'tmp');
-    const stale = path.join(tmp, 'archive-1-dead');
-    const fresh = path.join(tmp, 'archive-2-writing');
-    const blobTemp = path.join(tmp, 'not-an-archive');
-    for (const file of [stale, fresh, blobTemp]) fs.writeFileSync(file, 'partial');
-    const hoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
-    fs.utimesSync(stale, hoursAgo, hoursAgo);
-    fs.utimesSync(blobTemp, hoursAgo, hoursAgo);
-    await archives.put(archiveKey(5, 15), streamOf(Buffer.from('whole')));
-    assert.deepEqual(fs.readdirSync(tmp).sort(), ['archive-2-writing', 'not-an-archive']);
-  } finally {
-    await archives.close();
-    fs.rmSync(config.dataDir, { recursive: true, force: true });
+describe('archive store on a local folder: what dead workers leave', () => {
+  let root: string;
+  let tmp: string;
+  before(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'annostore-archives-'));
+    tmp = path.join(root, 'tmp');
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  /** A put whose stream has given some bytes and waits: an attempt in progress, or one whose worker died. */
+  async function stalledPut(store: FsArchiveStore, key: string): Promise<{ stream: PassThrough; done: Promise<unknown> }> {
+    const stream = new PassThrough();
+    const before = new Set(fs.readdirSync(tmp));
+    const done = store.put(key, stream).catch((error: unknown) => error);
+    stream.write(randomBytes(4096));
+    while (!fs.readdirSync(tmp).some((name) => !before.has(name))) await new Promise((resolve) => setTimeout(resolve, 5));
+    return { stream, done };
   }
+
+  test("the next attempt at a key removes an earlier attempt's file; the earlier one can no longer publish", async () => {
+    const dead = new FsArchiveStore(path.join(root, 'archives'), tmp);
+    const live = new FsArchiveStore(path.join(root, 'archives'), tmp);
+    const key = archiveKey(1, 21);
+    const earlier = await stalledPut(dead, key);
+    const bytes = randomBytes(5000);
+    await live.put(key, streamOf(bytes));
+    assert.deepEqual(fs.readdirSync(tmp), [], 'no temporary file is left');
+    earlier.stream.end(randomBytes(10));
+    assert.ok((await earlier.done) instanceof Error, 'the superseded attempt fails');
+    assert.ok((await collect(await live.read(key))).equals(bytes), 'the published archive is the later one');
+    assert.deepEqual(fs.readdirSync(tmp), []);
+
+    // Removing an export removes the file of an attempt at it too.
+    const another = await stalledPut(dead, archiveKey(1, 22));
+    await live.delete(archiveKey(1, 22));
+    assert.deepEqual(fs.readdirSync(tmp), []);
+    another.stream.destroy();
+    await another.done;
+  });
+
+  test('a temporary archive of any key left untouched for an hour goes at the next put', async () => {
+    const store = new FsArchiveStore(path.join(root, 'archives'), tmp);
+    const recent = await stalledPut(store, archiveKey(2, 31));
+    const old = await stalledPut(store, archiveKey(2, 32));
+    const recentName = fs.readdirSync(tmp).find((name) => name.includes('_31.'));
+    const oldName = fs.readdirSync(tmp).find((name) => name.includes('_32.'));
+    const hoursAgo = new Date(Date.now() - STALE_TEMP_MS - 60_000);
+    fs.utimesSync(path.join(tmp, oldName!), hoursAgo, hoursAgo);
+    await store.put(archiveKey(2, 33), streamOf(Buffer.from('x')));
+    assert.deepEqual(fs.readdirSync(tmp), [recentName], 'only the file being written is kept');
+    for (const put of [recent, old]) {
+      put.stream.destroy();
+      await put.done;
+    }
+    assert.deepEqual(fs.readdirSync(tmp), []);
+  });
 });

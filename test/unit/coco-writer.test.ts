@@ -114,6 +114,16 @@ describe('COCO writer', () => {
     assert.deepEqual(file.images[1]!.objects.map((x) => x.points.exterior), [corners(records[1]!.objects[0]!.points.exterior), records[1]!.objects[1]!.points.exterior]);
   });
 
+  test('an object tagged iscrowd is a crowd annotation whatever its geometry, and the tag is no attribute', async () => {
+    const records = sampleRecords().slice(2, 3);
+    records[0]!.objects = [{ ...records[0]!.objects[0]!, classTitle: 'person', points: { exterior: [[1, 1], [30, 2], [20, 30]], interior: [] }, tags: [{ name: 'iscrowd', value: null }] }];
+    const { dir } = await writeFolder(records, sampleImages(records));
+    const [annotation] = readJson<CocoDocument>(dir, 'annotations/instances_val.json').annotations;
+    assert.deepEqual([annotation!.segmentation, annotation!.iscrowd, annotation!.attributes], [[[1, 1, 30, 2, 20, 30]], 1, undefined]);
+    const [image] = readCocoFile(readJson(dir, 'annotations/instances_val.json'), 'annotations/instances_val.json').images;
+    assert.deepEqual(image!.objects.map((o) => o.tags.map((t) => t.name)), [['iscrowd']]);
+  });
+
   test('close removes the spool, read or not', async () => {
     const spool = scratchDir('coco-spool');
     const records = sampleRecords();

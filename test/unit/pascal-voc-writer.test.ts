@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import type { Point } from '../../src/formats/canonical.ts';
 import { isBackgroundLabel, readClassMask, readInstanceMask, readLabelMap, readSplitList, readVocXml } from '../../src/formats/pascal-voc/index.ts';
-import { SKIPPED_LINE_OR_POINT, VocWriter } from '../../src/formats/pascal-voc/writer.ts';
+import { BOXES_ONLY, SKIPPED_LINE_OR_POINT, VocWriter } from '../../src/formats/pascal-voc/writer.ts';
 import { type Raster, newRaster, paintMask, paintObject } from '../../src/formats/raster.ts';
 import { decodeBitmap, readMaskSize } from '../../src/formats/supervisely/index.ts';
 import type { ExportObject, ExportProject, ExportRecord } from '../../src/formats/writer.ts';
@@ -49,6 +49,16 @@ async function drawn(shape: 'polygon' | 'bitmap', object: ExportObject, width: n
 const file = (dir: string, rel: string) => fs.readFileSync(path.join(dir, rel));
 
 describe('Pascal VOC writer', () => {
+  test('without segmentation, polygons and bitmaps are boxes only, and a notice counts them', async () => {
+    const records = sampleRecords();
+    const { dir, notices } = await writeFolder(records, sampleImages(records), SAMPLE_PROJECT, false);
+    assert.ok(!listFiles(dir).some((f) => f.startsWith('Segmentation')));
+    // person, lake and stain of a.jpg, person of a.png
+    assert.deepEqual(notices.filter((n) => n.message === BOXES_ONLY).map((n) => [n.count, n.first]), [[4, 'train/a.jpg']]);
+    const withMasks = await writeFolder(records, sampleImages(records));
+    assert.ok(!withMasks.notices.some((n) => n.message === BOXES_ONLY));
+  });
+
   test('layout, split lists, labelmap, and XML with 1-based boxes and tags', async () => {
     const records = sampleRecords();
     const { dir, notices } = await writeFolder(records, sampleImages(records));

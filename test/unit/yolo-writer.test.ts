@@ -9,7 +9,7 @@ import type { Point, ShapedObject } from '../../src/formats/canonical.ts';
 import { fillPolygon, newRaster, paintMask } from '../../src/formats/raster.ts';
 import { decodeBitmap } from '../../src/formats/supervisely/index.ts';
 import { readDataYaml, readLabelFile } from '../../src/formats/yolo/index.ts';
-import { BITMAP_HOLES_FILLED, HOLES_DROPPED, SKIPPED_LINE_OR_POINT, type YoloTask } from '../../src/formats/yolo/rows.ts';
+import { BITMAP_HOLES_FILLED, BOXES_ONLY, HOLES_DROPPED, SKIPPED_LINE_OR_POINT, type YoloTask } from '../../src/formats/yolo/rows.ts';
 import { YoloWriter } from '../../src/formats/yolo/writer.ts';
 import type { ExportProject, ExportRecord } from '../../src/formats/writer.ts';
 import type { TaskRunner } from '../../src/tasks/runner.ts';
@@ -86,11 +86,13 @@ describe('YOLO writer', () => {
     assert.equal(readText(dir, 'labels/train/a_1.txt').split('\n').length, 3);
     assert.equal(readText(dir, 'labels/val/c.txt'), '1 0.5 0.5 1 1\n');
     assert.equal(readText(dir, 'labels/val/empty.txt'), '');
+    // Polygons and bitmaps as boxes: person, lake and stain of a.jpg, person of a.png.
     assert.deepEqual(notices.map((n) => [n.message, n.count]), [
+      [BOXES_ONLY, 4],
       [SKIPPED_LINE_OR_POINT, 2],
-      [notices[1]!.message, 1],
+      [notices[2]!.message, 1],
     ]);
-    assert.match(notices[1]!.message, /renamed/);
+    assert.match(notices[2]!.message, /renamed/);
   });
 
   test('segmentation: polygons within 1e-6, rectangles as corners, a bitmap as the contours of its pieces', async () => {

@@ -90,9 +90,11 @@ export class CocoWriter implements FormatWriter {
       this.notes.add(geometry.skipped, record);
       return null;
     }
-    // The reader makes `iscrowd` of the field of that name, not of an attribute.
+    // The reader makes the tag `iscrowd` of the field of that name, not of an attribute: a crowd
+    // polygon (as COCO's own files have) keeps its flag in the field, or it would be lost.
+    const crowd = object.tags.some((t) => t.name === 'iscrowd');
     const attributes = object.tags.filter((t) => t.name !== 'iscrowd').map((t) => [t.name, t.value ?? true] as const);
-    return { category_id: found.index + 1, ...geometry, ...(attributes.length > 0 ? { attributes: Object.fromEntries(attributes) } : {}) };
+    return { category_id: found.index + 1, ...geometry, ...(crowd ? { iscrowd: 1 } : {}), ...(attributes.length > 0 ? { attributes: Object.fromEntries(attributes) } : {}) };
   }
 
   private async startDataset(name: string): Promise<OpenDataset> {

@@ -33,6 +33,7 @@ export interface VocWriterOptions {
 const RENAMED = 'images renamed so that no two share a stem in JPEGImages (or to be safe in a path)';
 export const SKIPPED_LINE_OR_POINT = 'lines and points are left out: a VOC object is a box';
 export const SKIPPED_OUTSIDE = 'objects with nothing inside their image are left out';
+export const BOXES_ONLY = 'polygons and bitmaps are kept as their boxes only (the segmentation option keeps their shapes in masks)';
 const UNPAINTED = 'objects past the 254th of an image, or of a class past the 254th, are not drawn in the masks';
 
 /** The void colour of VOC masks, index 255. */
@@ -116,6 +117,7 @@ export class VocWriter implements FormatWriter {
       this.notes.add(SKIPPED_OUTSIDE, record);
       return [];
     }
+    if (!this.options.segmentation && (found.shape === 'polygon' || found.shape === 'bitmap')) this.notes.add(BOXES_ONLY, record);
     return [{ object, classTitle: object.classTitle, shape: found.shape, classIndex: found.index, box: [left + 1, top + 1, right, bottom] }];
   }
 

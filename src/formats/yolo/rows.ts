@@ -17,6 +17,7 @@ export type YoloTask = 'detect' | 'segment';
 export const SKIPPED_LINE_OR_POINT = 'lines and points are left out: YOLO labels are boxes or polygons';
 export const SKIPPED_OUTSIDE = 'objects with nothing inside their image are left out';
 export const HOLES_DROPPED = 'polygon holes are dropped: a YOLO polygon has none';
+export const BOXES_ONLY = 'polygons and bitmaps are written as their boxes: a detection label is a box (task segment keeps their outlines)';
 export const BITMAP_HOLES_FILLED = 'holes of bitmaps are filled in: a bitmap is written as the outer contour of each of its pieces';
 
 /** A normalised coordinate: clamped, six decimals (within 5e-7 of the value), no trailing zeros. */
@@ -62,6 +63,7 @@ export async function yoloRows(object: ExportObject, shape: ClassShape, classId:
         : ring.flatMap(([px, py]) => [coordinate(px, width), coordinate(py, height)]);
     rows.push(`${classId} ${values.join(' ')}`);
   }
+  if (task === 'detect' && rows.length > 0 && (shape === 'polygon' || shape === 'bitmap')) notices.push(BOXES_ONLY);
   return { rows, notices };
 }
 
