@@ -3,6 +3,7 @@
 //   node --import tsx bench/export.ts [--db sqlite|postgres] [--storage fs|s3] [--images 10000]
 //                                     [--image-kb 30] [--format supervisely|coco] [--rounds 3]
 //                                     [--database-url URL] [--log-level warn] [--cpu-prof]
+//                                     [--node-args "<flags for the server's node>"]
 //
 // Seeds (once, cached under .bench/) a project of N distinct images (random bytes, as incompressible
 // as photos) with 10 polygons each in 4 datasets, then, round after round: starts `annostore serve`
@@ -41,6 +42,7 @@ const { values: args } = parseArgs({
     'database-url': { type: 'string', default: DEFAULT_DATABASE_URL },
     'log-level': { type: 'string', default: 'warn' },
     'cpu-prof': { type: 'boolean', default: false },
+    'node-args': { type: 'string', default: '' },
   },
 });
 
@@ -192,7 +194,7 @@ interface Round {
 async function ourRound(database: BenchDatabase, s3: BenchS3 | null, projectId: number, round: number): Promise<Round> {
   settleDisk();
   const profiles = path.join(BENCH_DIR, 'profiles');
-  const node = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [];
+  const node = [...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []), ...args['node-args']!.split(' ').filter(Boolean)];
   const server = await startServer(`export-${DB}-${STORAGE}-${FORMAT}-${round}`, [...node, path.join(ROOT, 'bin', 'annostore.js'), 'serve'], {
     DATA_DIR: database.dataDir,
     DATABASE_URL: database.databaseUrl,
