@@ -30,11 +30,14 @@ export function parseDbChoice(raw: string | undefined): DbChoice {
   throw new Error(`--db must be sqlite or postgres, got "${raw}"`);
 }
 
-/** `key` names the seeded content, e.g. `annotations_i100000_o10_p12_v1`. */
-export function benchDatabase(choice: DbChoice, key: string, databaseUrl = DEFAULT_DATABASE_URL): BenchDatabase {
+/**
+ * `key` names the seeded content, e.g. `annotations_i100000_o10_p12_v1`. With `storageUrl` the blobs
+ * (and archives) live on S3 and DATA_DIR holds only the database file and temporary files.
+ */
+export function benchDatabase(choice: DbChoice, key: string, databaseUrl = DEFAULT_DATABASE_URL, storageUrl?: string): BenchDatabase {
   const dataDir = path.join(BENCH_DIR, `${key}-${choice}`);
   if (choice === 'sqlite') {
-    const config = loadConfig({}, { dataDir, databaseUrl: undefined, databaseSchema: undefined, storageUrl: undefined });
+    const config = loadConfig({}, { dataDir, databaseUrl: undefined, databaseSchema: undefined, storageUrl });
     return {
       choice,
       dataDir,
@@ -49,7 +52,7 @@ export function benchDatabase(choice: DbChoice, key: string, databaseUrl = DEFAU
     };
   }
   const schema = `bench_${key}`.toLowerCase().slice(0, 63);
-  const config = loadConfig({}, { dataDir, databaseUrl, databaseSchema: schema, storageUrl: undefined });
+  const config = loadConfig({}, { dataDir, databaseUrl, databaseSchema: schema, storageUrl });
   return {
     choice,
     dataDir,
