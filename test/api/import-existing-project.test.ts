@@ -1,13 +1,12 @@
 // A Supervisely import into a project that already has its classes and tags: meta.json is optional
 // there (the project's classes stand), merged in when given; a new project still needs one.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { TaskRunner } from '../../src/tasks/runner.ts';
+import { describe, test } from 'node:test';
 import { dialects } from '../helpers/dialects.ts';
 import { newProject, newTag } from '../helpers/factories.ts';
-import { type ProjectFile, type TaskBody, startImportRunner, uploadProject, waitForTask } from '../helpers/importing.ts';
+import { type ProjectFile, type TaskBody, withImportRunner, uploadProject, waitForTask } from '../helpers/importing.ts';
 import { pngImage } from '../helpers/multipart.ts';
-import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import { type TestApp, json } from '../helpers/test-app.ts';
 
 interface ProjectBody {
   id: number;
@@ -39,15 +38,7 @@ const metaFile = (meta: object): ProjectFile => ({ path: 'meta.json', type: 'cla
 for (const dialect of dialects) {
   describe(`Supervisely import into an existing project on ${dialect.name}`, { skip: dialect.skip }, () => {
     let t: TestApp;
-    let runner: TaskRunner;
-    before(async () => {
-      t = await startTestApp(dialect);
-      runner = startImportRunner(t);
-    });
-    after(async () => {
-      await runner?.stop();
-      await t?.close();
-    });
+    withImportRunner(dialect, (app) => (t = app));
 
     /** A project of team alpha with the classes car (polygon) and sign (rectangle) and two tags. */
     async function existingProject(): Promise<ProjectBody> {

@@ -3,13 +3,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { isImageName } from '../../src/formats/supervisely/index.ts';
-import type { TaskRunner } from '../../src/tasks/runner.ts';
 import { dialects } from '../helpers/dialects.ts';
-import { type Imported, type ImportedImage, type ProjectFile, importAndRead, startImportRunner, uploadProject } from '../helpers/importing.ts';
+import { type Imported, type ImportedImage, type ProjectFile, importAndRead, withImportRunner, uploadProject } from '../helpers/importing.ts';
 import { pngImage } from '../helpers/multipart.ts';
-import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import { type TestApp, json } from '../helpers/test-app.ts';
 import { PEER } from '../helpers/peer-fixtures.ts';
 
 const PRESET = { coco: 3, pascal_voc: 4, yolo: 5 } as const;
@@ -33,15 +32,7 @@ const [sqlite] = dialects;
 
 describe('COCO, Pascal VOC and YOLO import of the peer fixtures', () => {
   let t: TestApp;
-  let runner: TaskRunner;
-  before(async () => {
-    t = await startTestApp(sqlite!);
-    runner = startImportRunner(t);
-  });
-  after(async () => {
-    await runner?.stop();
-    await t?.close();
-  });
+  withImportRunner(sqlite!, (app) => (t = app));
 
   const upload = (files: Upload[], format: Format) => uploadProject(t, files.map((f) => ({ ...f, format })));
 

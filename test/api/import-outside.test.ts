@@ -6,15 +6,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { isImageName } from '../../src/formats/supervisely/index.ts';
-import type { TaskRunner } from '../../src/tasks/runner.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { generatedImage, outsideFixtureCopy } from '../helpers/fixture-copy.ts';
-import { type Imported, type ProjectFile, importAndRead, startImportRunner, uploadProject } from '../helpers/importing.ts';
+import { type Imported, type ProjectFile, importAndRead, withImportRunner, uploadProject } from '../helpers/importing.ts';
 import { OUTSIDE } from '../helpers/peer-fixtures.ts';
-import { type TestApp, startTestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 type Format = 'coco' | 'pascal_voc' | 'yolo' | 'supervisely';
 const PRESET: Record<Format, number> = { coco: 3, pascal_voc: 4, yolo: 5, supervisely: 1 };
@@ -113,15 +112,7 @@ function countYolo(tally: Tally, dataset: string, image: string, text: string, n
 for (const dialect of dialects) {
   describe(`import of the outside fixtures on ${dialect.name}`, { skip: dialect.skip }, () => {
     let t: TestApp;
-    let runner: TaskRunner;
-    before(async () => {
-      t = await startTestApp(dialect);
-      runner = startImportRunner(t);
-    });
-    after(async () => {
-      await runner?.stop();
-      await t?.close();
-    });
+    withImportRunner(dialect, (app) => (t = app));
 
     /** Imports with the format's preset and with preset 0, checks both agree, answers the first. */
     async function importBoth(files: ProjectFile[], format: Format): Promise<Imported> {

@@ -5,7 +5,7 @@ import type { TaskRunner } from '../../src/tasks/runner.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { type StoreSetup, storeCases } from '../helpers/s3.ts';
 import { hashOf } from '../helpers/factories.ts';
-import { type ProjectFile, startImportRunner, uploadProject, waitForTask } from '../helpers/importing.ts';
+import { type ProjectFile, startImportRunner, withImportRunner, uploadProject, waitForTask } from '../helpers/importing.ts';
 import { pngImage } from '../helpers/multipart.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 
@@ -236,15 +236,7 @@ for (const dialect of dialects) {
 for (const dialect of dialects) {
   describe(`import/local on ${dialect.name}`, { skip: dialect.skip }, () => {
     let t: TestApp;
-    let runner: TaskRunner;
-    before(async () => {
-      t = await startTestApp(dialect);
-      runner = startImportRunner(t);
-    });
-    after(async () => {
-      await runner?.stop();
-      await t?.close();
-    });
+    withImportRunner(dialect, (app) => (t = app));
 
     test('copies datasets into a new project, sharing the image bytes, with annotations and tags', async () => {
       const files = await uploadProject(t, await sampleProject(700));

@@ -1,11 +1,13 @@
 // Drives the v1 import protocol the way a client does: upload, start the import, wait for the task.
 import assert from 'node:assert/strict';
 import type { FastifyBaseLogger } from 'fastify';
+import { after, before } from 'node:test';
 import pino from 'pino';
 import { importHandler } from '../../src/tasks/handlers/import.handler.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
 import { multipartBody, type UploadPart } from './multipart.ts';
-import { type TestApp, json } from './test-app.ts';
+import type { DialectCase } from './dialects.ts';
+import { type TestApp, json, startTestApp } from './test-app.ts';
 
 export interface ProjectFile {
   path: string;
@@ -29,6 +31,24 @@ const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 
 export function startImportRunner(t: TestApp): TaskRunner {
   return startTaskRunner(t.ctx, silent, { handlers: { import: importHandler }, pollMs: 20, leaseMs: 5000 });
+}
+
+/**
+ * A test app on `dialect` with an import runner, for the tests of the enclosing suite: started before
+ * them (and handed to `use`), stopped after.
+ */
+export function withImportRunner(dialect: DialectCase, use: (t: TestApp) => void): void {
+  let t: TestApp | undefined;
+  let runner: TaskRunner | undefined;
+  before(async () => {
+    t = await startTestApp(dialect);
+    runner = startImportRunner(t);
+    use(t);
+  });
+  after(async () => {
+    await runner?.stop();
+    await t?.close();
+  });
 }
 
 /** Uploads the files (100 a request) and answers the `files` list of an import request. */

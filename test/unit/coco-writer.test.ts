@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Point } from '../../src/formats/canonical.ts';
 import { readCocoFile } from '../../src/formats/coco/index.ts';
 import { SKIPPED_LINE_OR_POINT } from '../../src/formats/coco/geometry.ts';
@@ -14,14 +14,13 @@ import { type Raster, fillPolygon, newRaster, paintMask } from '../../src/format
 import { decodeBitmap } from '../../src/formats/supervisely/index.ts';
 import type { ExportObject, ExportRecord } from '../../src/formats/writer.ts';
 import { collectGarbage } from '../../src/heap-growth.ts';
-import type { TaskRunner } from '../../src/tasks/runner.ts';
 import { listFiles, readJson, scratchDir, writeAll, writeEntries } from '../helpers/archive-folder.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { importFolder, readExport, storedImage } from '../helpers/export-round-trip.ts';
 import { SAMPLE_PROJECT, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
-import { startImportRunner } from '../helpers/importing.ts';
+import { withImportRunner } from '../helpers/importing.ts';
 import { PEER } from '../helpers/peer-fixtures.ts';
-import { type TestApp, startTestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 interface CocoDocument {
   info: Record<string, unknown>;
@@ -138,15 +137,7 @@ describe('COCO writer', () => {
   describe('through the app', () => {
     const [sqlite] = dialects;
     let t: TestApp;
-    let runner: TaskRunner;
-    before(async () => {
-      t = await startTestApp(sqlite!);
-      runner = startImportRunner(t);
-    });
-    after(async () => {
-      await runner?.stop();
-      await t?.close();
-    });
+    withImportRunner(sqlite!, (app) => (t = app));
 
     /** What COCO keeps of a stored object: rectangles become the polygons of their corners. */
     const kept = (shapes: Map<string, string>) => (o: ExportObject) => (shapes.get(o.classTitle) === 'rectangle' ? { ...o, points: { exterior: corners(o.points.exterior), interior: [] } } : o);

@@ -4,20 +4,19 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import sharp from 'sharp';
 import { MasksWriter } from '../../src/formats/masks/writer.ts';
 import { newRaster, paintObject } from '../../src/formats/raster.ts';
 import { parseAnnotation, parseProjectMeta } from '../../src/formats/supervisely/index.ts';
 import type { ExportProject, ExportRecord } from '../../src/formats/writer.ts';
-import type { TaskRunner } from '../../src/tasks/runner.ts';
 import { listFiles, readJson, scratchDir, writeAll, writeEntries } from '../helpers/archive-folder.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { importFolder, readExport, storedImage } from '../helpers/export-round-trip.ts';
 import { SAMPLE_PROJECT, STAIN_ORIGIN, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
-import { startImportRunner } from '../helpers/importing.ts';
+import { withImportRunner } from '../helpers/importing.ts';
 import { PEER } from '../helpers/peer-fixtures.ts';
-import { type TestApp, startTestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 async function writeFolder(records: ExportRecord[], imageBytes: ((hash: string) => Promise<Buffer>) | null, project: ExportProject = SAMPLE_PROJECT) {
   const dir = scratchDir('masks-writer');
@@ -127,15 +126,7 @@ describe('masks writer', () => {
   describe('through the app', () => {
     const [sqlite] = dialects;
     let t: TestApp;
-    let runner: TaskRunner;
-    before(async () => {
-      t = await startTestApp(sqlite!);
-      runner = startImportRunner(t);
-    });
-    after(async () => {
-      await runner?.stop();
-      await t?.close();
-    });
+    withImportRunner(sqlite!, (app) => (t = app));
     const masks = (p: string) => /\/masks_(machine|human)\//.test(p) || p === 'obj_class_to_machine_color.json';
 
     test('the project beside the masks imports as the sample, the renamed image under its new name', async () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import sharp from 'sharp';
 import type { Point } from '../../src/formats/canonical.ts';
 import { isBackgroundLabel, readClassMask, readInstanceMask, readLabelMap, readSplitList, readVocXml } from '../../src/formats/pascal-voc/index.ts';
@@ -11,14 +11,13 @@ import { BOXES_ONLY, SKIPPED_LINE_OR_POINT, VocWriter } from '../../src/formats/
 import { type Raster, newRaster, paintMask, paintObject } from '../../src/formats/raster.ts';
 import { decodeBitmap, readMaskSize } from '../../src/formats/supervisely/index.ts';
 import type { ExportObject, ExportProject, ExportRecord } from '../../src/formats/writer.ts';
-import type { TaskRunner } from '../../src/tasks/runner.ts';
 import { listFiles, readText, scratchDir, writeAll, writeEntries } from '../helpers/archive-folder.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { importFolder, readExport, storedImage } from '../helpers/export-round-trip.ts';
 import { SAMPLE_PROJECT, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
-import { startImportRunner } from '../helpers/importing.ts';
+import { withImportRunner } from '../helpers/importing.ts';
 import { PEER } from '../helpers/peer-fixtures.ts';
-import { type TestApp, startTestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 async function writeFolder(records: ExportRecord[], imageBytes: (hash: string) => Promise<Buffer>, project: ExportProject = SAMPLE_PROJECT, segmentation = true) {
   const dir = scratchDir('voc-writer');
@@ -154,15 +153,7 @@ describe('Pascal VOC writer', () => {
   describe('through the app', () => {
     const [sqlite] = dialects;
     let t: TestApp;
-    let runner: TaskRunner;
-    before(async () => {
-      t = await startTestApp(sqlite!);
-      runner = startImportRunner(t);
-    });
-    after(async () => {
-      await runner?.stop();
-      await t?.close();
-    });
+    withImportRunner(sqlite!, (app) => (t = app));
 
     test('the sample project: boxes 1-based, masks pixel for pixel, datasets from the split lists, colours from the labelmap', async () => {
       const records = sampleRecords();

@@ -3,18 +3,17 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { parseAnnotation, parseProjectMeta, planProject } from '../../src/formats/supervisely/index.ts';
 import { SuperviselyWriter } from '../../src/formats/supervisely/writer.ts';
 import type { ExportRecord } from '../../src/formats/writer.ts';
-import type { TaskRunner } from '../../src/tasks/runner.ts';
 import { listFiles, readJson, scratchDir, writeAll, writeEntries } from '../helpers/archive-folder.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { importFolder, readExport, storedImage } from '../helpers/export-round-trip.ts';
 import { SAMPLE_PROJECT, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
-import { startImportRunner } from '../helpers/importing.ts';
+import { withImportRunner } from '../helpers/importing.ts';
 import { PEER } from '../helpers/peer-fixtures.ts';
-import { type TestApp, startTestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 async function writeSample(records: ExportRecord[], includeImages = true): Promise<string> {
   const dir = scratchDir('sly-writer');
@@ -83,15 +82,7 @@ describe('Supervisely writer', () => {
   describe('through the app', () => {
     const [sqlite] = dialects;
     let t: TestApp;
-    let runner: TaskRunner;
-    before(async () => {
-      t = await startTestApp(sqlite!);
-      runner = startImportRunner(t);
-    });
-    after(async () => {
-      await runner?.stop();
-      await t?.close();
-    });
+    withImportRunner(sqlite!, (app) => (t = app));
 
     /** Writes a project read from the app and imports the folder: the import must give it back. */
     async function exportAndImport(projectId: number) {

@@ -3,7 +3,7 @@
 // writes, and peer datasets through a round trip.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { parse } from 'yaml';
 import type { Point, ShapedObject } from '../../src/formats/canonical.ts';
 import { fillPolygon, newRaster, paintMask } from '../../src/formats/raster.ts';
@@ -12,14 +12,13 @@ import { readDataYaml, readLabelFile } from '../../src/formats/yolo/index.ts';
 import { BITMAP_HOLES_FILLED, BOXES_ONLY, HOLES_DROPPED, SKIPPED_LINE_OR_POINT, type YoloTask } from '../../src/formats/yolo/rows.ts';
 import { YoloWriter } from '../../src/formats/yolo/writer.ts';
 import type { ExportProject, ExportRecord } from '../../src/formats/writer.ts';
-import type { TaskRunner } from '../../src/tasks/runner.ts';
 import { listFiles, readText, scratchDir, writeAll, writeEntries } from '../helpers/archive-folder.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { importFolder, readExport, storedImage } from '../helpers/export-round-trip.ts';
 import { SAMPLE_PROJECT, STAIN_ORIGIN, STAIN_PIXELS, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
-import { startImportRunner } from '../helpers/importing.ts';
+import { withImportRunner } from '../helpers/importing.ts';
 import { PEER } from '../helpers/peer-fixtures.ts';
-import { type TestApp, startTestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 const NAMES = SAMPLE_PROJECT.classes.map((c) => c.title);
 
@@ -133,15 +132,7 @@ describe('YOLO writer', () => {
   describe('through the app', () => {
     const [sqlite] = dialects;
     let t: TestApp;
-    let runner: TaskRunner;
-    before(async () => {
-      t = await startTestApp(sqlite!);
-      runner = startImportRunner(t);
-    });
-    after(async () => {
-      await runner?.stop();
-      await t?.close();
-    });
+    withImportRunner(sqlite!, (app) => (t = app));
 
     /** Objects of two imports agree: same classes, every coordinate within 1e-6 normalised. */
     function assertSameObjects(second: ExportRecord[], first: ExportRecord[]): void {
