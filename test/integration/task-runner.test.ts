@@ -11,6 +11,7 @@ import { type TaskHandler, TaskFailure, TaskInterrupted, type TaskRun } from '..
 import { type TaskRunner, type TaskRunnerOptions, startTaskRunner } from '../../src/tasks/runner.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const log = pino({ level: 'silent' });
 
@@ -25,17 +26,6 @@ interface TaskBody {
   meta: Record<string, unknown>;
   startedAt: string | null;
   finishedAt: string | null;
-}
-
-/** Polls until `check` answers something truthy, or fails after `timeoutMs`. */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 for (const dialect of dialects) {
