@@ -86,3 +86,9 @@ export async function deleteTask(ctx: Context, teamId: number, id: number): Prom
   if (task.type === EXPORT_TASK) await ctx.archives.delete(archiveKey(teamId, id));
   await tasks.deleteEndedTask(db, teamId, id);
 }
+
+/** Asks the team's task to stop (stopTask's rules) and answers it as it is now. */
+export async function requestTaskStop(db: Kysely<Database>, teamId: number, id: number): Promise<TaskView> {
+  await stopTask(db, teamId, id);
+  return getTask(db, teamId, id);
+}

@@ -4,7 +4,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
 import { exportRoutes } from './exports.routes.ts';
+import { importRoutes } from './imports.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
+import { taskRoutes } from './tasks.routes.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { registerProblems } from './problem.ts';
 
@@ -15,5 +17,7 @@ export const v2Routes =
     registerAuth(app, ctx.db, { bearer: true });
     registerIdempotency(app, ctx.db);
     await app.register(exportRoutes(ctx));
+    await app.register(taskRoutes(ctx));
+    await app.register(importRoutes(ctx));
     await app.register(keyRoutes(ctx));
   };

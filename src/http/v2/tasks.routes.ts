@@ -1,0 +1,119 @@
+// GET /v2/tasks, GET /v2/tasks/:id, GET /v2/tasks/:id/events, POST /v2/tasks/:id/stop, DELETE /v2/tasks/:id
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { type TaskUpdate, watchTask } from '../../services/task-watch.ts';
+import * as tasks from '../../services/tasks.service.ts';
+import { TaskListQuery, TaskView } from '../schemas/v2-tasks.ts';
+import { IdParams, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
+import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
+import { sendTagged } from './etag.ts';
+import { openEventStream } from './event-stream.ts';
+
+export const taskRoutes =
+  (ctx: Context): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const db = ctx.db.kysely;
+
+    app.get(
+      '/tasks',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'The team’s tasks, newest first, a page at a time',
+          querystring: TaskListQuery,
+          response: { 200: ListOf(TaskView), ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const { limit = 100, cursor, count, type, status } = request.query;
+        const page = await tasks.listTaskPage(db, request.principal.teamId, { type, status, limit, count, afterId: decodeCursor(cursor, isIdKey) });
+        const { nextId, ...rest } = page;
+        return sendList(request, reply, { ...rest, nextCursor: nextId === null ? null : encodeCursor(nextId) });
+      },
+    );
+
+    app.get(
+      '/tasks/:id',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'One task: its status, progress and, once it has ended, its outcome',
+          params: IdParams,
+          response: { 200: TaskView, ...problemResponses },
+        },
+      },
+      async (request, reply) => sendTagged(request, reply, await tasks.getTask(db, request.principal.teamId, request.params.id)),
+    );
+
+    app.get(
+      '/tasks/:id/events',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'Server-Sent Events: a `progress` event with the task each time it changes, then a `final` event with its last state, and the stream ends',
+          description:
+            'A task that has already ended answers its `final` event at once. An EventSource that reconnects (Last-Event-ID) to an ended task gets 204, which tells it to stop.',
+          params: IdParams,
+          produces: ['text/event-stream'],
+          response: { 200: Type.String({ description: 'text/event-stream' }), 204: Type.Null(), ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const teamId = request.principal.teamId;
+        const abandoned = new AbortController();
+        const updates = watchTask(ctx.db, teamId, request.params.id, abandoned.signal);
+        // The first state before the stream opens: a task that is not the team's is a plain 404.
+        const first = await updates.next();
+        if (first.done) return reply.code(204).send(null);
+        if (first.value.final && request.headers['last-event-id'] !== undefined) {
+          await updates.return(undefined);
+          return reply.code(204).send(null);
+        }
+        const stream = openEventStream(reply);
+        stream.signal.addEventListener('abort', () => abandoned.abort(), { once: true });
+        const pump = async () => {
+          try {
+            for (let update: IteratorResult<TaskUpdate> = first; !update.done; update = await updates.next()) {
+              stream.send(update.value.final ? 'final' : 'progress', update.value.task);
+            }
+          } catch (error) {
+            request.log.error({ err: error }, 'task event stream failed');
+          } finally {
+            stream.close();
+          }
+        };
+        void pump();
+        return reply;
+      },
+    );
+
+    app.post(
+      '/tasks/:id/stop',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'Stop a queued or running task: a queued one stops at once, a running one at its next checkpoint',
+          params: IdParams,
+          response: { 202: TaskView, ...problemResponses, 409: Problem },
+        },
+      },
+      async (request, reply) => sendTagged(request, reply, await tasks.requestTaskStop(db, request.principal.teamId, request.params.id), 202),
+    );
+
+    app.delete(
+      '/tasks/:id',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'Remove a task that has ended (an export’s archive with it); 409 while it is queued or running',
+          params: IdParams,
+          response: { 204: Type.Null(), ...problemResponses, 409: Problem },
+        },
+      },
+      async (request, reply) => {
+        await tasks.deleteTask(ctx, request.principal.teamId, request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+  };
