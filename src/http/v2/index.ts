@@ -6,6 +6,7 @@ import { registerAuth } from '../plugins/auth.ts';
 import { exportRoutes } from './exports.routes.ts';
 import { importRoutes } from './imports.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
+import { modelRoutes } from './models.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { registerProblems } from './problem.ts';
@@ -20,4 +21,5 @@ export const v2Routes =
     await app.register(taskRoutes(ctx));
     await app.register(importRoutes(ctx));
     await app.register(keyRoutes(ctx));
+    await app.register(modelRoutes(ctx));
   };
