@@ -125,6 +125,19 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/keys/${own.id}`, key: t.adminKey })).statusCode, 204);
     });
 
+    test('a new key is never kept for an Idempotency-Key replay: a retry makes another one', async () => {
+      const send = () => t.request({ method: 'POST', url: '/v2/keys', key: t.adminKey, headers: { 'idempotency-key': 'make-a-key-once' }, payload: { scope: 'read', user: 'erin' } });
+      const first = json<TeamKey & { key: string }>(await send());
+      const retry = await send();
+      assert.equal(retry.statusCode, 201);
+      assert.equal(retry.headers['idempotent-replayed'], undefined);
+      const second = json<TeamKey & { key: string }>(retry);
+      assert.notEqual(second.key, first.key);
+      const kept = await t.ctx.db.kysely.selectFrom('idempotent_requests').select('body').execute();
+      assert.ok(!kept.some((row) => row.body?.includes(first.key) || row.body?.includes(second.key)), 'no key is stored in clear');
+      for (const k of [first, second]) assert.equal((await t.request({ method: 'DELETE', url: `/v2/keys/${k.id}`, key: t.adminKey })).statusCode, 204);
+    });
+
     test('a key revoked by another process is refused once the app can tell', async () => {
       const answer = json<TeamKey & { key: string }>(await newKey({ scope: 'write', user: 'dave' }));
       assert.equal((await t.request({ method: 'GET', url: '/v2/me', key: answer.key })).statusCode, 200);

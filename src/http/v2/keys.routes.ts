@@ -7,6 +7,7 @@ import { requireAdmin } from '../plugins/auth.ts';
 import { KeyBody, Me, NewKey, TeamKey } from '../schemas/v2-keys.ts';
 import { IdParams, ListOf, ListQuery, problemResponses } from '../schemas/v2.ts';
 import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
+import { forgoReplay } from './idempotency.ts';
 
 export const keyRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -49,6 +50,7 @@ export const keyRoutes =
         schema: {
           tags: ['keys'],
           summary: 'A new API key for a user of the team (admin scope); the answer is the only time the key is shown',
+          description: 'The answer is never kept for an Idempotency-Key replay: a retry makes another key.',
           body: KeyBody,
           response: { 201: NewKey, ...problemResponses },
         },
@@ -56,6 +58,8 @@ export const keyRoutes =
       async (request, reply) => {
         requireAdmin(request);
         const created = await createTeamKey(db, request.principal, request.body);
+        // The key is a secret: it is not kept for a replay (a retry makes another key; revoke the lost one).
+        await forgoReplay(ctx.db, request);
         return reply.code(201).header('cache-control', 'no-store').send(created);
       },
     );
