@@ -99,13 +99,20 @@ export async function renameModel(db: Kysely<Database>, teamId: number, id: numb
   });
 }
 
-/** Removes the team's model and its weights. */
-export async function deleteModel(ctx: Context, teamId: number, id: number): Promise<void> {
-  await getModel(ctx.db.kysely, teamId, id);
-  // The weights go first: a model without weights is a state the API knows, a file without a model
-  // would never be removed.
-  await ctx.archives.delete(weightsKey(teamId, id));
-  await catalogue.deleteModel(ctx.db.kysely, teamId, id);
+/**
+ * Removes the team's model and its weights; with `ifMatch`, only while the model is still the version
+ * that tag names (checked and deleted in one transaction that holds the row).
+ */
+export async function deleteModel(ctx: Context, teamId: number, id: number, ifMatch?: string): Promise<void> {
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    const current = await catalogue.findModel(trx, teamId, id, { lock: true });
+    if (!current) throw notFound('model', { modelId: id });
+    checkIfMatch(current, ifMatch);
+    // The weights before the row: should the row stay after all, a model without weights is a state
+    // the API knows, while weights without their model would never be found again.
+    await ctx.archives.delete(weightsKey(teamId, id));
+    await catalogue.deleteModel(trx, teamId, id);
+  });
 }
 
 /** Passes the bytes through and fails the stream once more than `limit` have come. */

@@ -7,6 +7,7 @@ import * as tasks from '../repositories/tasks.repository.ts';
 import type { TaskEntry, TaskStatus } from '../repositories/tasks.repository.ts';
 import { archiveKey } from '../storage/archive-store.ts';
 import { EXPORT_TASK } from './export.service.ts';
+import { checkIfMatch } from './preconditions.ts';
 
 export const listTasks = (db: Kysely<Database>, teamId: number, id?: number) => tasks.listTasks(db, teamId, id);
 
@@ -75,11 +76,13 @@ export async function getTask(db: Kysely<Database>, teamId: number, id: number):
 
 /**
  * Removes a task that has ended (finished, error, stopped), and an export's archive with it. A task
- * still queued or running is a 409: stop it first.
+ * still queued or running is a 409: stop it first. With `ifMatch`, only while the task is still the
+ * version that tag names (an ended task no longer changes but for an export's archive expiring).
  */
-export async function deleteTask(ctx: Context, teamId: number, id: number): Promise<void> {
+export async function deleteTask(ctx: Context, teamId: number, id: number, ifMatch?: string): Promise<void> {
   const db = ctx.db.kysely;
   const task = await getTask(db, teamId, id);
+  checkIfMatch(task, ifMatch);
   if (!isEnded(task.status)) throw conflict(`a task in status ${task.status} cannot be deleted; stop it first`, { taskId: id, status: task.status });
   // The archive goes first: a task row without its archive is harmless, an archive without a row
   // would never be removed.

@@ -116,7 +116,11 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'PATCH', url: `/v2/models/${model.id}`, payload: { title: '' } })).statusCode, 400);
       const unknown = await t.request({ method: 'POST', url: '/v2/models', payload: { title: 'x', architectureId: 999_999 } });
       assert.equal(unknown.statusCode, 400);
-      for (const m of [model, ...more]) assert.equal((await t.request({ method: 'DELETE', url: `/v2/models/${m.id}` })).statusCode, 204);
+      const staleDelete = await t.request({ method: 'DELETE', url: `/v2/models/${model.id}`, headers: { 'if-match': etag } });
+      assert.equal(staleDelete.statusCode, 412);
+      const current = String((await t.request({ method: 'GET', url: `/v2/models/${model.id}` })).headers.etag);
+      assert.equal((await t.request({ method: 'DELETE', url: `/v2/models/${model.id}`, headers: { 'if-match': current } })).statusCode, 204);
+      for (const m of more) assert.equal((await t.request({ method: 'DELETE', url: `/v2/models/${m.id}` })).statusCode, 204);
     });
 
     test('weights: uploaded and downloaded byte for byte, whole and by range; over the limit is a 413 that keeps the earlier weights', async () => {

@@ -214,7 +214,10 @@ for (const dialect of dialects) {
       await finish(running, 'error', { error: { code: 'X', message: 'failed' } });
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/tasks/${running}`, key: t.otherKey })).statusCode, 404);
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/tasks/${running}`, key: t.readOnlyKey })).statusCode, 403);
-      assert.equal((await t.request({ method: 'DELETE', url: `/v2/tasks/${running}` })).statusCode, 204);
+      const stale = await t.request({ method: 'DELETE', url: `/v2/tasks/${running}`, headers: { 'if-match': '"an older version"' } });
+      assert.equal(stale.statusCode, 412);
+      const etag = String((await get(`/v2/tasks/${running}`)).headers.etag);
+      assert.equal((await t.request({ method: 'DELETE', url: `/v2/tasks/${running}`, headers: { 'if-match': etag } })).statusCode, 204);
       assert.equal((await get(`/v2/tasks/${running}`)).statusCode, 404);
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/tasks/${running}` })).statusCode, 404);
 

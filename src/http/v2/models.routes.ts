@@ -113,9 +113,17 @@ export const modelRoutes =
 
     app.delete(
       '/models/:id',
-      { schema: { tags: ['models'], summary: 'Remove a model and its weights', params: IdParams, response: { 204: Type.Null(), ...problemResponses } } },
+      {
+        schema: {
+          tags: ['models'],
+          summary: 'Remove a model and its weights; with If-Match, only while it is still the version that ETag names',
+          params: IdParams,
+          headers: IfMatchHeaders,
+          response: { 204: Type.Null(), ...problemResponses, 412: Problem },
+        },
+      },
       async (request, reply) => {
-        await models.deleteModel(ctx, request.principal.teamId, request.params.id);
+        await models.deleteModel(ctx, request.principal.teamId, request.params.id, ifMatchOf(request));
         return reply.code(204).send(null);
       },
     );

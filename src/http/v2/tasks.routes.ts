@@ -5,9 +5,9 @@ import type { Context } from '../../context.ts';
 import { type TaskUpdate, watchTask } from '../../services/task-watch.ts';
 import * as tasks from '../../services/tasks.service.ts';
 import { TaskListQuery, TaskView } from '../schemas/v2-tasks.ts';
-import { IdParams, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
+import { IdParams, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
-import { sendTagged } from './etag.ts';
+import { ifMatchOf, sendTagged } from './etag.ts';
 import { openEventStream } from './event-stream.ts';
 
 export const taskRoutes =
@@ -108,11 +108,12 @@ export const taskRoutes =
           tags: ['tasks'],
           summary: 'Remove a task that has ended (an export’s archive with it); 409 while it is queued or running',
           params: IdParams,
-          response: { 204: Type.Null(), ...problemResponses, 409: Problem },
+          headers: IfMatchHeaders,
+          response: { 204: Type.Null(), ...problemResponses, 409: Problem, 412: Problem },
         },
       },
       async (request, reply) => {
-        await tasks.deleteTask(ctx, request.principal.teamId, request.params.id);
+        await tasks.deleteTask(ctx, request.principal.teamId, request.params.id, ifMatchOf(request));
         return reply.code(204).send(null);
       },
     );
