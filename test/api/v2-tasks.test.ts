@@ -14,7 +14,7 @@ import { archiveKey } from '../../src/storage/archive-store.ts';
 import { importHandler } from '../../src/tasks/handlers/import.handler.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
 import { dialects } from '../helpers/dialects.ts';
-import { hashOf } from '../helpers/factories.ts';
+import { hashOf, newProject } from '../helpers/factories.ts';
 import { type ProjectFile, importAndRead } from '../helpers/importing.ts';
 import { multipartBody, pngImage } from '../helpers/multipart.ts';
 import { listeningPort } from '../helpers/raw-http.ts';
@@ -353,8 +353,9 @@ for (const dialect of dialects) {
     test('imports: hash check, upload and start refuse a read key and check their input; another team’s project is a 404', async () => {
       const image = await pngImage(10, 10, 77);
       assert.deepEqual(json<{ missing: string[] }>(await t.request({ method: 'POST', url: '/v2/imports/hash-check', payload: { hashes: [hashOf(image)] } })).missing, [hashOf(image)]);
-      const bad = await t.request({ method: 'POST', url: '/v2/imports/hash-check', payload: { hashes: ['nope'] } });
+      const bad = await t.request({ method: 'POST', url: '/v2/imports/hash-check', payload: { hashes: [hashOf(image), 'nope'] } });
       assert.equal(bad.statusCode, 400);
+      assert.equal(json<{ errors: { pointer: string }[] }>(bad).errors[0]!.pointer, '/hashes/1');
       assert.match(String(bad.headers['content-type']), /^application\/problem\+json/);
       assert.equal((await t.request({ method: 'POST', url: '/v2/imports/hash-check', key: t.readOnlyKey, payload: { hashes: [] } })).statusCode, 403);
       const notMultipart = await t.request({ method: 'POST', url: '/v2/imports/files', payload: { a: 1 } });
@@ -366,8 +367,7 @@ for (const dialect of dialects) {
       const others = await t.request({ method: 'POST', url: '/v2/imports/hash-check', key: t.otherKey, payload: { hashes: [hash] } });
       assert.deepEqual(json<{ missing: string[] }>(others).missing, [hash], 'another team does not learn what alpha holds');
 
-      const [project] = json<Page<{ id: number }>>(await get('/v2/tasks?type=import&status=finished')).items.map((task) => ({ id: (task as unknown as TaskView).meta.project.id as number }));
-      assert.ok(project);
+      const project = { id: await newProject(t.ctx, { team: 'alpha', title: 'alpha’s own' }) };
       // Beta's own upload of the bytes, into alpha's project.
       await t.request({ method: 'POST', url: '/v2/imports/files', key: t.otherKey, ...multipartBody([{ key: 'f0', metadata: { id: 'x.png', type: 'image', format: 'images' }, content: image }]) });
       const foreign = await t.request({ method: 'POST', url: '/v2/imports', key: t.otherKey, payload: { project: { id: project.id }, preset: 2, files: [{ hash, path: 'x.png' }] } });

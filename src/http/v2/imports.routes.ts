@@ -35,7 +35,7 @@ export const importRoutes =
           response: { 200: HashCheckAnswer, ...problemResponses },
         },
       },
-      async (request) => ({ missing: await missingHashes(db, request.principal.teamId, request.body.hashes) }),
+      async (request) => ({ missing: await missingHashes(db, request.principal.teamId, request.body.hashes, (index) => `hashes[${index}]`) }),
     );
 
     app.post(
