@@ -7,8 +7,11 @@ import type { Db } from '../db/create-db.ts';
 import { AppError } from '../errors.ts';
 import { type TaskView, getTask, isEnded } from './tasks.service.ts';
 
-/** How often the change stamp is looked at. */
-const STAMP_EVERY_MS = 20;
+/**
+ * How often the change stamp is looked at: while the database is busy (an import writing) it moves
+ * at nearly every look, so this also bounds how often each stream reads its task.
+ */
+const STAMP_EVERY_MS = 50;
 /** The longest the task goes unread, whatever the stamp says. */
 const MAX_QUIET_MS = 250;
 

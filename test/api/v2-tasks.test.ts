@@ -10,6 +10,7 @@ import pino from 'pino';
 import { type Context, createContext } from '../../src/context.ts';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../../src/repositories/teams.repository.ts';
+import { MAX_STREAMS_PER_TEAM } from '../../src/http/v2/tasks.routes.ts';
 import { archiveKey } from '../../src/storage/archive-store.ts';
 import { importHandler } from '../../src/tasks/handlers/import.handler.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
@@ -276,6 +277,32 @@ for (const dialect of dialects) {
       assert.ok(serverSide);
       request.destroy();
       await waitFor('the server to close its end', () => serverSide.destroyed);
+      await tasks.requestStop(t.ctx.db.kysely, alpha, id);
+    });
+
+    test(`events: a team holds at most ${MAX_STREAMS_PER_TEAM} streams open at once; a closed one makes room`, async () => {
+      const id = await newTask(alpha);
+      const open = (key = t.key) =>
+        new Promise<http.ClientRequest & { status?: number }>((resolve, reject) => {
+          const request = http.get({ host: '127.0.0.1', port, path: `/v2/tasks/${id}/events`, headers: { authorization: `Bearer ${key}` }, agent: false });
+          request.once('response', (res) => resolve(Object.assign(request, { status: res.statusCode })));
+          request.once('error', reject);
+        });
+      const streams = [];
+      for (let i = 0; i < MAX_STREAMS_PER_TEAM; i++) streams.push(await open());
+      assert.ok(streams.every((s) => s.status === 200));
+      const refused = await t.request({ method: 'GET', url: `/v2/tasks/${id}/events` });
+      assert.equal(refused.statusCode, 429);
+      assert.equal(json<{ code: string }>(refused).code, 'RATE_LIMITED');
+      assert.equal(json<{ code: string }>(await t.request({ method: 'GET', url: `/v2/tasks/${id}/events`, key: t.otherKey })).code, 'NOT_FOUND', 'another team counts on its own');
+      streams.pop()!.destroy();
+      const again = await waitFor('a stream to be let go', async () => {
+        const next = await open();
+        if (next.status === 200) return next;
+        next.destroy();
+        return undefined;
+      });
+      for (const s of [...streams, again]) s.destroy();
       await tasks.requestStop(t.ctx.db.kysely, alpha, id);
     });
 

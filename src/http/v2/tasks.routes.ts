@@ -1,7 +1,9 @@
 // GET /v2/tasks, GET /v2/tasks/:id, GET /v2/tasks/:id/events, POST /v2/tasks/:id/stop, DELETE /v2/tasks/:id
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
+import { AppError } from '../../errors.ts';
 import { type TaskUpdate, watchTask } from '../../services/task-watch.ts';
 import * as tasks from '../../services/tasks.service.ts';
 import { TaskListQuery, TaskView } from '../schemas/v2-tasks.ts';
@@ -10,10 +12,38 @@ import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { openEventStream } from './event-stream.ts';
 
+/** Event streams one team may hold open on this server at once: each reads its task on its own. */
+export const MAX_STREAMS_PER_TEAM = 32;
+
+/** Open event streams per team, refused with a 429 past the limit. */
+class StreamCount {
+  readonly #open = new Map<number, number>();
+
+  constructor(private readonly limit: number) {}
+
+  /** Counts one more stream of the team and answers its release (which counts only once). */
+  take(teamId: number): () => void {
+    const open = this.#open.get(teamId) ?? 0;
+    if (open >= this.limit) {
+      throw new AppError('RATE_LIMITED', `at most ${this.limit} task event streams open at once; close one first`, { limit: this.limit });
+    }
+    this.#open.set(teamId, open + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#open.get(teamId) ?? 1) - 1;
+      if (left > 0) this.#open.set(teamId, left);
+      else this.#open.delete(teamId);
+    };
+  }
+}
+
 export const taskRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
   async (app) => {
     const db = ctx.db.kysely;
+    const openStreams = new StreamCount(MAX_STREAMS_PER_TEAM);
 
     app.get(
       '/tasks',
@@ -56,37 +86,49 @@ export const taskRoutes =
             'A task that has already ended answers its `final` event at once. An EventSource that reconnects (Last-Event-ID) to an ended task gets 204, which tells it to stop.',
           params: IdParams,
           produces: ['text/event-stream'],
-          response: { 200: Type.String({ description: 'text/event-stream' }), 204: Type.Null(), ...problemResponses },
+          response: { 200: Type.String({ description: 'text/event-stream' }), 204: Type.Null(), ...problemResponses, 429: Problem },
         },
       },
       async (request, reply) => {
         const teamId = request.principal.teamId;
-        const abandoned = new AbortController();
-        const updates = watchTask(ctx.db, teamId, request.params.id, abandoned.signal);
-        // The first state before the stream opens: a task that is not the team's is a plain 404.
-        const first = await updates.next();
-        if (first.done) return reply.code(204).send(null);
-        if (first.value.final && request.headers['last-event-id'] !== undefined) {
-          await updates.return(undefined);
-          return reply.code(204).send(null);
+        const release = openStreams.take(teamId);
+        try {
+          return await streamEvents(request, reply, teamId, request.params.id, release);
+        } catch (error) {
+          release();
+          throw error;
         }
-        const stream = openEventStream(reply);
-        stream.signal.addEventListener('abort', () => abandoned.abort(), { once: true });
-        const pump = async () => {
-          try {
-            for (let update: IteratorResult<TaskUpdate> = first; !update.done; update = await updates.next()) {
-              stream.send(update.value.final ? 'final' : 'progress', update.value.task);
-            }
-          } catch (error) {
-            request.log.error({ err: error }, 'task event stream failed');
-          } finally {
-            stream.close();
-          }
-        };
-        void pump();
-        return reply;
       },
     );
+
+    /** Answers the task's event stream; `release` is called once the stream has ended. */
+    async function streamEvents(request: FastifyRequest, reply: FastifyReply, teamId: number, id: number, release: () => void): Promise<FastifyReply> {
+      const abandoned = new AbortController();
+      const updates = watchTask(ctx.db, teamId, id, abandoned.signal);
+      // The first state before the stream opens: a task that is not the team's is a plain 404.
+      const first = await updates.next();
+      if (first.done || (first.value.final && request.headers['last-event-id'] !== undefined)) {
+        await updates.return(undefined);
+        release();
+        return reply.code(204).send(null);
+      }
+      const stream = openEventStream(reply);
+      stream.signal.addEventListener('abort', () => abandoned.abort(), { once: true });
+      const pump = async () => {
+        try {
+          for (let update: IteratorResult<TaskUpdate> = first; !update.done; update = await updates.next()) {
+            stream.send(update.value.final ? 'final' : 'progress', update.value.task);
+          }
+        } catch (error) {
+          request.log.error({ err: error }, 'task event stream failed');
+        } finally {
+          stream.close();
+          release();
+        }
+      };
+      void pump();
+      return reply;
+    }
 
     app.post(
       '/tasks/:id/stop',
