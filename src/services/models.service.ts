@@ -132,15 +132,22 @@ function limitedTo(limit: number): Transform {
  * cut short or over `limit` bytes leaves the earlier weights as they were.
  */
 export async function putWeights(ctx: Context, teamId: number, id: number, body: Readable, limit: number): Promise<ArchiveStat> {
+  const limited = limitedTo(limit);
+  // Before anything is awaited, so that no failure of the body goes unheard: a client gone
+  // mid-upload ends the store's stream too, which then publishes nothing.
+  body.on('error', (error) => limited.destroy(error));
+  body.once('close', () => {
+    if (!body.readableEnded) limited.destroy(new Error('the upload ended before its last byte'));
+  });
+  body.pipe(limited);
+  // Its failure is read from `limited.errored` below, also when it fails before the store reads it.
+  limited.on('error', () => {});
   const db = ctx.db.kysely;
   await getModel(db, teamId, id);
   const key = weightsKey(teamId, id);
-  const limited = limitedTo(limit);
-  // The request's own errors (a client gone) end the store's stream too.
-  body.once('error', (error) => limited.destroy(error));
   let stat: ArchiveStat;
   try {
-    stat = await ctx.archives.put(key, body.pipe(limited));
+    stat = await ctx.archives.put(key, limited);
   } catch (error) {
     throw limited.errored instanceof AppError ? limited.errored : error;
   }

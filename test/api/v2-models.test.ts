@@ -2,14 +2,18 @@
 // local and the S3 store: a weights file goes up and comes back byte for byte.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { ensureTeam } from '../../src/repositories/teams.repository.ts';
 import { weightsKey } from '../../src/storage/archive-store.ts';
 import { dialects } from '../helpers/dialects.ts';
+import { connect, listeningPort, requestHead, write } from '../helpers/raw-http.ts';
 import { type StoreSetup, storeCases } from '../helpers/s3.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 interface Architecture {
   id: number;
@@ -163,6 +167,28 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/models/${model.id}` })).statusCode, 204);
       assert.equal(await t.ctx.archives.stat(weightsKey(alpha, model.id)), null, 'the weights went with the model');
       assert.equal((await t.request({ method: 'GET', url: `/v2/models/${model.id}/weights` })).statusCode, 404);
+    });
+
+    test('weights: a client gone mid-upload publishes nothing and leaves no temporary file', async () => {
+      const model = await newModel('cut short');
+      const earlier = randomBytes(5000);
+      assert.equal((await putWeights(model.id, earlier)).statusCode, 200);
+      const { socket, answer } = connect(await listeningPort(t.app));
+      await write(socket, requestHead('PUT', `/v2/models/${model.id}/weights`, { 'x-api-key': t.key, 'content-type': 'application/octet-stream', 'content-length': 100_000 }));
+      await write(socket, randomBytes(30_000));
+      const temps = path.join(t.config.dataDir, 'blobs', 'tmp');
+      const unfinished = () => (fs.existsSync(temps) ? fs.readdirSync(temps).filter((name) => name.includes('models_')) : []);
+      if (store.name === 'fs') await waitFor('the upload to begin', () => unfinished().length > 0);
+      socket.destroy();
+      await answer;
+      await waitFor('the unfinished upload to be removed', () => unfinished().length === 0);
+      // Nothing published, and the model takes a new upload at once.
+      const still = await t.request({ method: 'GET', url: `/v2/models/${model.id}/weights` });
+      assert.ok(still.rawPayload.equals(earlier));
+      const next = randomBytes(7000);
+      assert.equal((await putWeights(model.id, next)).statusCode, 200);
+      assert.ok((await t.request({ method: 'GET', url: `/v2/models/${model.id}/weights` })).rawPayload.equals(next));
+      assert.equal((await t.request({ method: 'DELETE', url: `/v2/models/${model.id}` })).statusCode, 204);
     });
 
     test('another team’s model is a 404 on every route, exactly like a missing one', async () => {
