@@ -1,8 +1,8 @@
 // Follows one task as it changes, for a live view (GET /v2/tasks/:id/events). The worker may be another
 // process on the same database, so changes are found through the database's change stamp (Db.changeStamp:
 // SQLite's data_version, PostgreSQL's notifications), read often because reading it costs next to
-// nothing; the task itself is read only when the stamp moved, or at the latest every MAX_QUIET_MS when
-// the database cannot tell its changes.
+// nothing; the task itself is read when the stamp moved or cannot be told, and at the latest every
+// MAX_QUIET_MS whatever it says.
 import type { Db } from '../db/create-db.ts';
 import { AppError } from '../errors.ts';
 import { type TaskView, getTask, isEnded } from './tasks.service.ts';
