@@ -9,7 +9,8 @@ import * as coveringHashIndexes from './migrations/0004_covering_hash_indexes.ts
 import * as objectsLz4 from './migrations/0005_objects_lz4.ts';
 import * as changeNotifications from './migrations/0006_change_notifications.ts';
 import * as importPlans from './migrations/0007_import_plans.ts';
-import * as catalogDetails from './migrations/0008_catalog_details.ts';
+import * as keyScopesIdempotency from './migrations/0008_key_scopes_idempotency.ts';
+import * as catalogDetails from './migrations/0009_catalog_details.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -19,7 +20,8 @@ const migrations = {
   '0005_objects_lz4': objectsLz4,
   '0006_change_notifications': changeNotifications,
   '0007_import_plans': importPlans,
-  '0008_catalog_details': catalogDetails,
+  '0008_key_scopes_idempotency': keyScopesIdempotency,
+  '0009_catalog_details': catalogDetails,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
