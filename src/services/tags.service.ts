@@ -3,13 +3,14 @@
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../db/dialect.ts';
 import type { Database, ProjectTagRow } from '../db/types.ts';
-import { type AppError, conflict, notFound, validation } from '../errors.ts';
+import { type AppError, conflict, notFound } from '../errors.ts';
 import type { AnnotationObject, TagValueType } from '../formats/canonical.ts';
 import * as projects from '../repositories/projects.repository.ts';
 import * as tags from '../repositories/tags.repository.ts';
 import type { TagScope } from '../repositories/tags.repository.ts';
 import { rewriteImageObjects } from './object-rewrite.ts';
 import { requireProject } from './projects.service.ts';
+import { checkTitle } from './titles.ts';
 
 export type { TagScope };
 
@@ -23,10 +24,6 @@ export interface TagInput {
 
 /** A tag named by id or by title. */
 export type TagRef = { id: number; title?: undefined } | { title: string; id?: undefined };
-
-function checkTitle(title: string): void {
-  if (title.trim() === '') throw validation('title must not be blank', { field: 'title' });
-}
 
 const duplicateTitle = (scope: TagScope, title: string): AppError =>
   conflict(`the project already has a tag of scope ${scope} titled "${title}"`, { field: 'title', title });
