@@ -3,6 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
+import { catalogRoutes } from './catalog.routes.ts';
 import { exportRoutes } from './exports.routes.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { registerProblems } from './problem.ts';
@@ -14,4 +15,5 @@ export const v2Routes =
     registerAuth(app, ctx.db, { bearer: true });
     registerIdempotency(app, ctx.db);
     await app.register(exportRoutes(ctx));
+    await app.register(catalogRoutes(ctx));
   };
