@@ -74,18 +74,27 @@ export async function deleteClass(db: Kysely<Database>, classId: number): Promis
 }
 
 /**
- * The project's images whose stored objects may name the class, with those objects, in id order.
- * Objects are stored serialised with `classTitle` first (serializeObjects), so an object of the class
- * starts with exactly this text, which no string inside the JSON can contain (its quotes would be
- * escaped). The caller still reads the objects: this only narrows which images it reads.
+ * Up to `limit` of the project's images after `afterId` whose stored objects may name the class, with
+ * those objects, in id order. Objects are stored serialised with `classTitle` first
+ * (serializeObjects), so an object of the class starts with exactly this text, which no string inside
+ * the JSON can contain (its quotes would be escaped). The caller still reads the objects: this only
+ * narrows which images it reads.
  */
-export async function imagesNamingClass(db: Kysely<Database>, projectId: number, title: string): Promise<{ id: number; objectsJson: string }[]> {
+export async function imagesNamingClass(
+  db: Kysely<Database>,
+  projectId: number,
+  title: string,
+  afterId: number,
+  limit: number,
+): Promise<{ id: number; objectsJson: string }[]> {
   const rows = await db
     .selectFrom('images')
     .select(['id', 'objects_json'])
     .where('project_id', '=', projectId)
+    .where('id', '>', afterId)
     .where(containsText(db, 'objects_json', `{"classTitle":${JSON.stringify(title)},`))
     .orderBy('id')
+    .limit(limit)
     .execute();
   return rows.map((r) => ({ id: r.id, objectsJson: r.objects_json }));
 }

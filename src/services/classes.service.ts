@@ -69,8 +69,10 @@ export async function changeClass(
       const title = change.title ?? row.title;
       await classes.updateClass(trx, classId, { title, color: change.color ?? row.color });
       if (title !== row.title) {
-        await rewriteImageObjects(trx, await classes.imagesNamingClass(trx, row.project_id, row.title), (objects) =>
-          objects.some((o) => o.classTitle === row.title) ? objects.map((o) => (o.classTitle === row.title ? { ...o, classTitle: title } : o)) : null,
+        await forImagesNamingClass(trx, row, (images) =>
+          rewriteImageObjects(trx, images, (objects) =>
+            objects.some((o) => o.classTitle === row.title) ? objects.map((o) => (o.classTitle === row.title ? { ...o, classTitle: title } : o)) : null,
+          ),
         );
       }
       await projects.touchProject(trx, row.project_id);
@@ -96,15 +98,16 @@ export async function removeClass(
   return db.transaction().execute(async (trx) => {
     const row = await requireClass(trx, teamId, classId, { lock: true });
     checkIfMatch(classes.toClassResource(row), options.ifMatch);
-    const images = await classes.imagesNamingClass(trx, row.project_id, row.title);
     const ofClass = (o: AnnotationObject) => o.classTitle === row.title;
     let objects = 0;
     let imagesUsing = 0;
-    for (const image of images) {
-      const count = (JSON.parse(image.objectsJson) as AnnotationObject[]).filter(ofClass).length;
-      objects += count;
-      if (count > 0) imagesUsing += 1;
-    }
+    await forImagesNamingClass(trx, row, async (images) => {
+      for (const image of images) {
+        const count = (JSON.parse(image.objectsJson) as AnnotationObject[]).filter(ofClass).length;
+        objects += count;
+        if (count > 0) imagesUsing += 1;
+      }
+    });
     if (objects > 0 && !options.cascade) {
       throw conflict(`${objects} objects in ${imagesUsing} images are of class "${row.title}"; delete with cascade=true to remove them too`, {
         classId,
@@ -115,15 +118,34 @@ export async function removeClass(
     // Counted again while rewriting, by image: an image may change between the read and the write,
     // and is then read and rewritten again.
     const removedFrom = new Map<number, number>();
-    await rewriteImageObjects(trx, images, (stored, imageId) => {
-      const kept = stored.filter((o) => !ofClass(o));
-      removedFrom.set(imageId, stored.length - kept.length);
-      return kept.length === stored.length ? null : kept;
-    });
+    await forImagesNamingClass(trx, row, (images) =>
+      rewriteImageObjects(trx, images, (stored, imageId) => {
+        const kept = stored.filter((o) => !ofClass(o));
+        removedFrom.set(imageId, stored.length - kept.length);
+        return kept.length === stored.length ? null : kept;
+      }),
+    );
     await classes.deleteClass(trx, classId);
     await projects.touchProject(trx, row.project_id);
     return { objectsRemoved: [...removedFrom.values()].reduce((a, b) => a + b, 0) };
   });
+}
+
+/** Images read at a time while a class's objects are counted or rewritten: memory stays bounded. */
+const IMAGE_BATCH = 200;
+
+/** Hands `each` the project's images that may hold objects of the class, a batch at a time. */
+async function forImagesNamingClass(
+  db: Kysely<Database>,
+  row: ClassRow,
+  each: (images: { id: number; objectsJson: string }[]) => Promise<void>,
+): Promise<void> {
+  for (let afterId = 0; ; ) {
+    const images = await classes.imagesNamingClass(db, row.project_id, row.title, afterId, IMAGE_BATCH);
+    if (images.length > 0) await each(images);
+    if (images.length < IMAGE_BATCH) return;
+    afterId = images[images.length - 1]!.id;
+  }
 }
 
 /** The class, or a 404 that reads the same whether it is missing or another team's. */
