@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import type { AnnotationObject } from '../../src/formats/canonical.ts';
+import { type AnnotationObject, serializeObjects } from '../../src/formats/canonical.ts';
+import { insertImages } from '../../src/repositories/images.repository.ts';
 import { sweepBlobs } from '../../src/services/blob-sweep.service.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, referenceFigureTag } from '../helpers/factories.ts';
@@ -335,6 +336,54 @@ for (const dialect of dialects) {
         assert.equal(objects[2]![0]!.description, '{"classTitle":"car",');
         const project = json<List<Project>>(await send('GET', '/v2/projects?title=classy&counts=true')).items[0]!;
         assert.deepEqual(project.classes!.map((c) => c.title), ['automobile', 'cart']);
+      });
+
+      test('a rename and a cascading delete reach objects in more images than one batch reads', async () => {
+        const projectId = await newProject(t.ctx, { title: 'many images', classes: [{ title: 'cone', shape: 'polygon' }, { title: 'pole', shape: 'polygon' }] });
+        const datasetId = await newDataset(t.ctx, projectId);
+        const { hash, size } = await newImage(t.ctx, datasetId, { name: 'first.png', objects: [polygon('cone', TRIANGLE)] });
+        const count = 450;
+        await t.ctx.db.kysely.transaction().execute((trx) =>
+          insertImages(
+            trx,
+            Array.from({ length: count }, (_, i) => ({
+              datasetId,
+              projectId,
+              name: `many-${i}.png`,
+              hash,
+              size,
+              width: 64,
+              height: 48,
+              objectsJson: serializeObjects(i % 3 === 0 ? [polygon('pole', TRIANGLE)] : [polygon('cone', TRIANGLE), polygon('pole', TRIANGLE)]),
+            })),
+          ),
+        );
+        const [cone, pole] = json<List<Class>>(await send('GET', `/v2/projects/${projectId}/classes`)).items;
+        assert.equal((await send('PATCH', `/v2/classes/${cone!.id}`, { payload: { title: 'marker' } })).statusCode, 200);
+        const titles = (await annotations(projectId)).flatMap((objects) => objects.map((o) => o.classTitle));
+        assert.equal(titles.filter((title) => title === 'cone').length, 0);
+        assert.equal(titles.filter((title) => title === 'marker').length, 1 + count - Math.ceil(count / 3));
+
+        const refused = assertProblem(await send('DELETE', `/v2/classes/${pole!.id}`), 409, 'CONFLICT');
+        assert.match(refused.detail, new RegExp(`\\b${count} objects in ${count} images\\b`));
+        assert.equal((await send('DELETE', `/v2/classes/${pole!.id}?cascade=true`)).statusCode, 204);
+        const left = (await annotations(projectId)).flatMap((objects) => objects.map((o) => o.classTitle));
+        assert.deepEqual([...new Set(left)], ['marker']);
+        assert.equal(json<List<Project>>(await send('GET', '/v2/projects?title=many%20images&counts=true')).items[0]!.counts!.objects, left.length);
+      });
+
+      test('of two changes based on the same ETag exactly one is made; the other is a 412', async () => {
+        const projectId = await newProject(t.ctx, { title: 'raced', classes: [{ title: 'raced', shape: 'polygon' }] });
+        const classId = json<List<Class>>(await send('GET', `/v2/projects/${projectId}/classes`)).items[0]!.id;
+        for (const url of [`/v2/classes/${classId}`, `/v2/projects/${projectId}`]) {
+          const etag = etagOf(await send('GET', url));
+          const answers = await Promise.all(
+            ['first', 'second'].map((title) => send('PATCH', url, { payload: { title: `${title} ${url.length}` }, headers: { 'if-match': etag } })),
+          );
+          assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 412], url);
+          const winner = json<{ title: string }>(answers.find((a) => a.statusCode === 200)!);
+          assert.equal(json<{ title: string }>(await send('GET', url)).title, winner.title, url);
+        }
       });
 
       test('a class still used is not deleted unless its objects go too; an unused one simply goes', async () => {
