@@ -94,40 +94,38 @@ export async function removeClass(
   teamId: number,
   classId: number,
   options: { cascade: boolean; ifMatch: string | undefined },
-): Promise<{ objectsRemoved: number }> {
-  return db.transaction().execute(async (trx) => {
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
     const row = await requireClass(trx, teamId, classId, { lock: true });
     checkIfMatch(classes.toClassResource(row), options.ifMatch);
     const ofClass = (o: AnnotationObject) => o.classTitle === row.title;
-    let objects = 0;
-    let imagesUsing = 0;
-    await forImagesNamingClass(trx, row, async (images) => {
-      for (const image of images) {
-        const count = (JSON.parse(image.objectsJson) as AnnotationObject[]).filter(ofClass).length;
-        objects += count;
-        if (count > 0) imagesUsing += 1;
-      }
-    });
-    if (objects > 0 && !options.cascade) {
-      throw conflict(`${objects} objects in ${imagesUsing} images are of class "${row.title}"; delete with cascade=true to remove them too`, {
-        classId,
-        objects,
-        images: imagesUsing,
+    if (options.cascade) {
+      await forImagesNamingClass(trx, row, (images) =>
+        rewriteImageObjects(trx, images, (stored) => {
+          const kept = stored.filter((o) => !ofClass(o));
+          return kept.length === stored.length ? null : kept;
+        }),
+      );
+    } else {
+      let objects = 0;
+      let imagesUsing = 0;
+      await forImagesNamingClass(trx, row, async (images) => {
+        for (const image of images) {
+          const count = (JSON.parse(image.objectsJson) as AnnotationObject[]).filter(ofClass).length;
+          objects += count;
+          if (count > 0) imagesUsing += 1;
+        }
       });
+      if (objects > 0) {
+        throw conflict(`${objects} objects in ${imagesUsing} images are of class "${row.title}"; delete with cascade=true to remove them too`, {
+          classId,
+          objects,
+          images: imagesUsing,
+        });
+      }
     }
-    // Counted again while rewriting, by image: an image may change between the read and the write,
-    // and is then read and rewritten again.
-    const removedFrom = new Map<number, number>();
-    await forImagesNamingClass(trx, row, (images) =>
-      rewriteImageObjects(trx, images, (stored, imageId) => {
-        const kept = stored.filter((o) => !ofClass(o));
-        removedFrom.set(imageId, stored.length - kept.length);
-        return kept.length === stored.length ? null : kept;
-      }),
-    );
     await classes.deleteClass(trx, classId);
     await projects.touchProject(trx, row.project_id);
-    return { objectsRemoved: [...removedFrom.values()].reduce((a, b) => a + b, 0) };
   });
 }
 

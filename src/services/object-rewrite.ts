@@ -12,7 +12,7 @@ const REWRITE_ATTEMPTS = 10;
  * The new objects of an image, or null to leave them as they are. Called again with the fresh objects
  * when another writer changed them between the read and the write.
  */
-export type ObjectsChange = (objects: AnnotationObject[], imageId: number) => AnnotationObject[] | null;
+export type ObjectsChange = (objects: AnnotationObject[]) => AnnotationObject[] | null;
 
 /** Applies `change` to the objects of each image; `images` carry the objects as read. */
 export async function rewriteImageObjects(
@@ -24,7 +24,7 @@ export async function rewriteImageObjects(
     let current: string | undefined = image.objectsJson;
     for (let attempt = 0; current !== undefined; attempt += 1) {
       if (attempt === REWRITE_ATTEMPTS) throw new Error(`objects of image ${image.id} kept changing during a rewrite`);
-      const next = change(JSON.parse(current) as AnnotationObject[], image.id);
+      const next = change(JSON.parse(current) as AnnotationObject[]);
       if (next === null || (await replaceObjectsJson(db, image.id, current, serializeObjects(next)))) break;
       current = await objectsJsonOf(db, image.id);
     }
