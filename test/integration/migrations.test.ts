@@ -84,5 +84,25 @@ for (const dialect of dialects) {
         [['admin', 'admin'], ['reader', 'read'], ['vera', 'write'], ['admin', 'write']],
       );
     });
+
+    test('0009 gives projects written before an empty description and their tags no value type, and undoes cleanly', async () => {
+      await migrateTo(db, '0008_key_scopes_idempotency');
+      const now = new Date().toISOString();
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('before-0009', ${now}) returning id`.execute(db.kysely);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'old', 0, ${now}, ${now}) returning id`.execute(db.kysely);
+      await sql`insert into project_tags (project_id, scope, title, hotkey, created_at, updated_at)
+        values (${project[0]!.id}, 'images', 'old tag', '', ${now}, ${now})`.execute(db.kysely);
+
+      assert.deepEqual(await migrateTo(db, '0009_catalog_details'), ['0009_catalog_details']);
+      const projectRow = await db.kysely.selectFrom('projects').select(['title', 'description']).executeTakeFirstOrThrow();
+      assert.deepEqual(projectRow, { title: 'old', description: '' });
+      const tagRow = await db.kysely.selectFrom('project_tags').select(['title', 'value_type']).executeTakeFirstOrThrow();
+      assert.deepEqual(tagRow, { title: 'old tag', value_type: 'none' });
+
+      await migrateTo(db, '0008_key_scopes_idempotency');
+      const { rows } = await sql<{ title: string; hotkey: string }>`select p.title, t.hotkey from projects p join project_tags t on t.project_id = p.id`.execute(db.kysely);
+      assert.deepEqual(rows, [{ title: 'old', hotkey: '' }], 'undone, the rows read as before');
+    });
   });
 }

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
+import { catalogRoutes } from './catalog.routes.ts';
 import { exportRoutes } from './exports.routes.ts';
 import { importRoutes } from './imports.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
@@ -18,6 +19,7 @@ export const v2Routes =
     registerAuth(app, ctx.db, { bearer: true });
     registerIdempotency(app, ctx.db);
     await app.register(exportRoutes(ctx));
+    await app.register(catalogRoutes(ctx));
     await app.register(taskRoutes(ctx));
     await app.register(importRoutes(ctx));
     await app.register(keyRoutes(ctx));
