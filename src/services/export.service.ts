@@ -11,6 +11,11 @@ import type { TaskRecord } from '../repositories/tasks.repository.ts';
 import { type ArchiveStat, type ByteRange, archiveKey } from '../storage/archive-store.ts';
 import { type CommonOptions, type ExportRequest, type FormatOptions, SAVE_LAYER, parseExportOptions } from './export-request.ts';
 import type { Principal } from './keys.service.ts';
+import { layerError, planGraph } from '../dtl/validate.ts';
+import type { DtlExportInput } from '../tasks/handlers/dtl-export.ts';
+
+/** Whether the supervisely output layer (a new project) is there yet. */
+const SUPERVISELY_OUTPUT = false;
 
 export const EXPORT_TASK = 'export';
 
@@ -32,6 +37,12 @@ export const EXPORT_PAGE = 200;
 const STOP_WAIT_MS = 15_000;
 
 export async function startExport(ctx: Context, principal: Principal, request: ExportRequest): Promise<TaskRecord> {
+  if (request.config !== undefined) {
+    const plain = (['projectId', 'datasetIds', 'format', 'options'] as const).find((f) => request[f] !== undefined);
+    if (plain) throw validation(`give a config or ${plain}, not both: a config names its projects and its output itself`, { field: plain });
+    return startDtlExport(ctx, principal, request.config);
+  }
+  if (request.format === undefined) throw validation('give a format (or a DTL config)', { field: 'format' });
   const db = ctx.db.kysely;
   const { writer, common } = parseExportOptions(request.format, request.options ?? {});
   let projectId = request.projectId;
@@ -71,6 +82,40 @@ export async function startExport(ctx: Context, principal: Principal, request: E
       progress: { done: 0, total: images },
     };
     const input: ExportInput = { projectId, datasetIds: chosen.map((d) => d.id), writer, common, key };
+    await tasks.setMetaAndInput(trx, id, meta, input);
+    return id;
+  });
+  ctx.tasksQueued.notify();
+  return (await tasks.getTask(db, principal.teamId, taskId))!;
+}
+
+/**
+ * An export of a DTL graph: the graph checked whole and its data layers resolved to the team's
+ * datasets before the task exists; the task runs the graph again from what is stored (dtl-export.ts).
+ * Layers without a seed of their own are seeded with the task's id.
+ */
+async function startDtlExport(ctx: Context, principal: Principal, config: unknown[]): Promise<TaskRecord> {
+  const db = ctx.db.kysely;
+  const { plan, resolved } = await planGraph(db, principal.teamId, config, { seed: 0 });
+  if (plan.output.action === 'supervisely' && !SUPERVISELY_OUTPUT) throw layerError(plan.output.index, 'supervisely', 'the supervisely output layer is not supported yet', '/action');
+  let images = 0;
+  let bytes = 0;
+  for (const index of plan.data) {
+    const counted = await exportRepo.countImages(db, plan.layers[index]!.source!.datasets.map((d) => d.id));
+    images += counted.images;
+    bytes += counted.bytes;
+  }
+  const taskId = await db.transaction().execute(async (trx) => {
+    const id = await tasks.createTask(trx, { teamId: principal.teamId, userId: principal.userId, type: EXPORT_TASK, size: bytes, meta: {}, input: {} });
+    const key = archiveKey(principal.teamId, id);
+    const meta = {
+      name: plan.output.name,
+      config,
+      settings: { batchSize: EXPORT_PAGE, nodesCount: 1 },
+      path: { bucket: ctx.archives.bucket, objectName: ctx.archives.objectName(key) },
+      progress: { done: 0, total: images },
+    };
+    const input: DtlExportInput = { dtl: { config, resolved, seed: id }, key };
     await tasks.setMetaAndInput(trx, id, meta, input);
     return id;
   });

@@ -1,0 +1,60 @@
+// The processing layers by action: the annotation layers written here, and the pixel layers, which
+// plug in from ./pixels/index.ts. A pixel layer's classes pass through it unchanged.
+import type { Action } from '../config.ts';
+import { approxVector } from './approx-vector.ts';
+import { background } from './background.ts';
+import { bbox } from './bbox.ts';
+import { bbox2poly } from './bbox2poly.ts';
+import { dataset } from './dataset.ts';
+import { dropNoise } from './drop-noise.ts';
+import { dropObjByClass } from './drop-obj-by-class.ts';
+import { dummy } from './dummy.ts';
+import { duplicateObjects } from './duplicate-objects.ts';
+import { findContours } from './find-contours.ts';
+import { ifLayer } from './if.ts';
+import { type BranchLayer, type ProcessingLayer, samePlan } from './layer.ts';
+import { multiply } from './multiply.ts';
+import { objectsFilter } from './objects-filter.ts';
+import { poly2bitmap, rasterize } from './poly2bitmap.ts';
+// The pixel layers: an empty record until they are written; each entry added there is a layer here.
+import { pixelLayers } from './pixels/index.ts';
+import { rename } from './rename.ts';
+import { splitMasks } from './split-masks.ts';
+import { tag } from './tag.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each layer has settings of its own
+type AnyLayer = ProcessingLayer<any, any>;
+
+const ANNOTATION_LAYERS: Partial<Record<Action, AnyLayer>> = {
+  rename,
+  drop_obj_by_class: dropObjByClass,
+  duplicate_objects: duplicateObjects,
+  bbox,
+  bbox2poly,
+  approx_vector: approxVector,
+  poly2bitmap,
+  rasterize,
+  find_contours: findContours,
+  split_masks: splitMasks,
+  drop_noise: dropNoise,
+  objects_filter: objectsFilter,
+  background,
+  tag,
+  dataset,
+  multiply,
+  dummy,
+};
+
+/** The processing layer of an action (not data, if, or an output); undefined when there is none (yet). */
+export function processingLayer(action: string): AnyLayer | undefined {
+  const own = ANNOTATION_LAYERS[action as Action];
+  if (own) return own;
+  const pixel = pixelLayers[action];
+  return pixel && { plan: samePlan, run: pixel.run };
+}
+
+/** The pixel layer's own settings schema, when it is there. */
+export const pixelSettings = (action: string) => pixelLayers[action]?.settings;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- its settings are checked by config.ts
+export const branchLayer: BranchLayer<any, any> = ifLayer;
