@@ -9,15 +9,21 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { objectBox } from '../../src/dtl/geometry.ts';
+import { LAYER_SETTINGS } from '../../src/dtl/config.ts';
+import { withPixels } from '../../src/dtl/item.ts';
+import { pixelLayers } from '../../src/dtl/layers/pixels/index.ts';
 import { readMaskSize } from '../../src/formats/supervisely/bitmap.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
 import { scratchDir } from '../helpers/archive-folder.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { importFolder, readExport } from '../helpers/export-round-trip.ts';
+import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
 import { peerFixtureCopy } from '../helpers/fixture-copy.ts';
+import { pngImage } from '../helpers/multipart.ts';
 import type { TaskBody } from '../helpers/importing.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import sharp from 'sharp';
 
 interface ExportAnswer {
   task: TaskBody;
@@ -133,6 +139,74 @@ for (const dialect of dialects) {
       const first = await runGraph(splitGraph(11));
       const second = await runGraph(splitGraph(11));
       assert.ok(first.bytes.equals(second.bytes));
+    });
+
+    test('the output classes come from the graph before any image: renamed, boxed, a background first', async () => {
+      const { bytes } = await runGraph([
+        { action: 'data', src: [`${title}/*`], dst: '$data', settings: { classes_mapping: { a: 'alpha', c: '__ignore__' } } },
+        { action: 'background', src: ['$data'], dst: '$bg', settings: { class: 'bg' } },
+        { action: 'bbox', src: ['$bg'], dst: '$boxes', settings: { classes_mapping: { alpha: 'alpha_box' } } },
+        { action: 'coco', src: ['$boxes'], dst: 'classes', settings: { images: false } },
+      ]);
+      const dir = unpack(bytes, 'classes');
+      const files = fs.readdirSync(path.join(dir, 'annotations'));
+      const source = await readExport(t, projectId);
+      const expected = ['alpha_box', ...source.project.classes.map((c) => c.title).filter((c) => c !== 'a' && c !== 'c'), 'bg'];
+      for (const file of files) {
+        const coco = JSON.parse(fs.readFileSync(path.join(dir, 'annotations', file), 'utf8')) as { categories: { name: string }[]; annotations: { category_id: number; bbox: number[] }[]; images: { width: number; height: number }[] };
+        assert.deepEqual(coco.categories.map((c) => c.name), expected);
+        // Every image's first object is its background: the whole image, in class bg.
+        const bg = expected.indexOf('bg') + 1;
+        assert.deepEqual(coco.annotations.filter((a) => a.category_id === bg).map((a) => a.bbox), coco.images.map((i) => [0, 0, i.width, i.height]));
+      }
+    });
+
+    test('an image that fails is skipped and counted; the others are written; names that meet are told apart', async () => {
+      const pid = await newProject(t.ctx, { title: `skips ${dialect.name}`, classes: [{ title: 'blob', shape: 'bitmap' }, { title: 'car', shape: 'polygon' }] });
+      const ds = await newDataset(t.ctx, pid, 'ds');
+      await newImage(t.ctx, ds, { name: 'good.png', objects: [polygon('car', [[1, 1], [5, 1], [5, 5]])] });
+      await newImage(t.ctx, ds, { name: 'bad.png', objects: [{ classTitle: 'blob', description: '', tags: [], bitmap: { origin: [0, 0], data: 'bm90IGEgbWFzaw==' }, points: { exterior: [], interior: [] } }] });
+      const data = { action: 'data', src: [`skips ${dialect.name}/*`], dst: '$a', settings: { classes_mapping: 'default' } };
+      const { bytes, answer } = await runGraph([
+        data,
+        { ...data, dst: '$b' },
+        { action: 'save', src: ['$a', '$b'], dst: 'skips', settings: { images: false } },
+      ]);
+      assert.equal(answer.task.meta.skipped.count, 2);
+      assert.equal(answer.task.meta.skipped.first[0].image, `skips ${dialect.name}/ds/bad.png`);
+      const dir = unpack(bytes, 'skips');
+      const annotations = fs.readdirSync(path.join(dir, `skips ${dialect.name}__ds`, 'ann')).sort();
+      // The second data layer reads good.png again into the same dataset: it is renamed.
+      assert.equal(annotations.length, 2);
+      assert.equal(annotations[0], 'good.png.json');
+      assert.match(annotations[1]!, /^good_[a-z0-9]{10}\.png\.json$/);
+    });
+
+    test('an item whose pixels a layer changed is encoded; one whose pixels stay is copied byte for byte', async () => {
+      const pid = await newProject(t.ctx, { title: `pixels ${dialect.name}`, classes: [{ title: 'car', shape: 'polygon' }] });
+      const ds = await newDataset(t.ctx, pid, 'ds');
+      const original = await pngImage(4, 2, 0x102030);
+      await newImage(t.ctx, ds, { name: 'p.png', bytes: original, width: 4, height: 2, objects: [polygon('car', [[0, 0], [1, 0], [1, 1]])] });
+      // A layer that turns every pixel white, standing in for the pixel layers this server lacks.
+      pixelLayers.flip = {
+        settings: LAYER_SETTINGS.flip,
+        run: async (item) => {
+          const raw = await item.image.raw();
+          return [withPixels(item, { ...raw, data: Buffer.alloc(raw.data.length, 255) }, item.annotation)];
+        },
+      };
+      try {
+        const data = { action: 'data', src: [`pixels ${dialect.name}/*`], dst: '$data', settings: { classes_mapping: 'default' } };
+        const changed = await runGraph([data, { action: 'flip', src: ['$data'], dst: '$white', settings: { axis: 'vertical' } }, { action: 'save', src: ['$white'], dst: 'white', settings: {} }]);
+        const white = fs.readFileSync(path.join(unpack(changed.bytes, 'white'), `pixels ${dialect.name}__ds`, 'img', 'p.png'));
+        const { data: pixels, info } = await sharp(white).raw().toBuffer({ resolveWithObject: true });
+        assert.deepEqual([info.width, info.height, info.format], [4, 2, 'raw']);
+        assert.ok(pixels.every((b) => b === 255));
+        const copied = await runGraph([data, { action: 'save', src: ['$data'], dst: 'same', settings: {} }]);
+        assert.ok(fs.readFileSync(path.join(unpack(copied.bytes, 'same'), `pixels ${dialect.name}__ds`, 'img', 'p.png')).equals(original));
+      } finally {
+        delete pixelLayers.flip;
+      }
     });
 
     test('a bad graph is one 400 naming the layer, its action and the reason', async () => {
