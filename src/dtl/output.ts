@@ -11,13 +11,14 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
-import type { CanonicalObject } from '../formats/canonical.ts';
+import type { CanonicalObject, ClassDefinition } from '../formats/canonical.ts';
 import type { ArchiveEntry, ExportProject, ExportRecord, FormatWriter, WriterNotice } from '../formats/writer.ts';
 import { type WriterOptions, createFormatWriter } from '../formats/writers.ts';
 import { loadSharp } from '../sharp.ts';
 import type { OutputAction } from './config.ts';
 import type { DtlItem, RawImage } from './item.ts';
 import type { Plan } from './validate.ts';
+import { overlay } from './visualize.ts';
 
 /** The time every entry of a DTL archive (and COCO's `date_created`) carries, so that one graph over the same data gives the same bytes. */
 export const DTL_ARCHIVE_TIME = new Date('1980-01-01T00:00:00Z');
@@ -70,6 +71,16 @@ interface SpooledRecord {
   record: ExportRecord;
   /** The file of encoded bytes, for an image whose pixels changed. */
   bytes?: string;
+  /** The file of the visualize overlay. */
+  visual?: string;
+}
+
+/** An item made ready for the writer: its record, and the bytes encoded for it here. */
+export interface Prepared {
+  record: ExportRecord;
+  bytes?: Buffer;
+  /** The save layer's visualize overlay. */
+  visual?: Buffer;
 }
 
 export class ArchiveOutput {
@@ -77,6 +88,8 @@ export class ArchiveOutput {
   private readonly names = new Map<string, Set<string>>();
   private readonly onlyAnnotated: boolean;
   private readonly includeImages: boolean;
+  /** The output classes by title, when the save layer draws overlays. */
+  private readonly visualize: Map<string, ClassDefinition> | null;
   /** Regrouping: the spool file of each output dataset, in the order they first came. */
   private readonly spools = new Map<string, { file: string; stream: fs.WriteStream }>();
   private encoded = 0;
@@ -92,6 +105,7 @@ export class ArchiveOutput {
     this.writer = createFormatWriter(project, outputWriterOptions(action, settings, tempDir));
     this.onlyAnnotated = flag(settings, 'only_annotated', false);
     this.includeImages = flag(settings, 'images', true);
+    this.visualize = action === 'save' && flag(settings, 'visualize', false) ? new Map(classes.classes.map((c) => [c.title, c])) : null;
   }
 
   /** The item's name in its dataset, renamed when an earlier item took it. */
@@ -108,12 +122,13 @@ export class ArchiveOutput {
    * The records of the items one image became, with the bytes of those whose pixels changed, or
    * nothing for items left out. Encoding happens here so that a failure skips the image whole.
    */
-  async prepare(items: readonly DtlItem[]): Promise<{ record: ExportRecord; bytes?: Buffer }[]> {
-    const prepared: { record: ExportRecord; bytes?: Buffer }[] = [];
+  async prepare(items: readonly DtlItem[]): Promise<Prepared[]> {
+    const prepared: Prepared[] = [];
     for (const item of items) {
       if (this.onlyAnnotated && item.annotation.objects.length === 0) continue;
       const { width, height } = item.annotation.size;
       const bytes = item.image.hash === null && this.includeImages ? await encodeImage(await item.image.raw(), item.name) : undefined;
+      const visual = this.visualize ? await overlay(item, this.visualize) : undefined;
       prepared.push({
         record: {
           dataset: item.dataset,
@@ -126,23 +141,24 @@ export class ArchiveOutput {
           objects: item.annotation.objects.map(exportObject),
         },
         ...(bytes ? { bytes } : {}),
+        ...(visual ? { visual } : {}),
       });
     }
     return prepared;
   }
 
   /** The archive entries of prepared records; with regrouping they are spooled and answer none until `finish`. */
-  async add(prepared: readonly { record: ExportRecord; bytes?: Buffer }[]): Promise<ArchiveEntry[]> {
+  async add(prepared: readonly Prepared[]): Promise<ArchiveEntry[]> {
     const entries: ArchiveEntry[] = [];
-    for (const { record, bytes } of prepared) {
+    for (const { record, bytes, visual } of prepared) {
       const named = { ...record, name: this.claim(record.dataset, record.name) };
-      if (this.plan.regroup) await this.spool(named, bytes);
-      else entries.push(...swapBytes(await this.writer.add(named), bytes && new Map([[named.hash, () => bytes]])));
+      if (this.plan.regroup) await this.spool(named, bytes, visual);
+      else entries.push(...withVisual(swapBytes(await this.writer.add(named), bytes && new Map([[named.hash, () => bytes]])), visual && (() => visual)));
     }
     return entries;
   }
 
-  private async spool(record: ExportRecord, bytes: Buffer | undefined): Promise<void> {
+  private async spool(record: ExportRecord, bytes: Buffer | undefined, visual: Buffer | undefined): Promise<void> {
     let spool = this.spools.get(record.dataset);
     if (!spool) {
       const file = path.join(this.tempDir, `dataset-${this.spools.size}.jsonl`);
@@ -154,6 +170,10 @@ export class ArchiveOutput {
       line.bytes = path.join(this.tempDir, `image-${this.spooledImages++}.bin`);
       await fsp.writeFile(line.bytes, bytes);
     }
+    if (visual) {
+      line.visual = path.join(this.tempDir, `visual-${this.spooledImages++}.png`);
+      await fsp.writeFile(line.visual, visual);
+    }
     if (!spool.stream.write(`${JSON.stringify(line)}\n`)) await new Promise<void>((resolve) => spool.stream.once('drain', () => resolve()));
   }
 
@@ -164,8 +184,9 @@ export class ArchiveOutput {
       const lines = readline.createInterface({ input: fs.createReadStream(spool.file), crlfDelay: Infinity });
       for await (const line of lines) {
         if (line === '') continue;
-        const { record, bytes } = JSON.parse(line) as SpooledRecord;
-        await emit(swapBytes(await this.writer.add(record), bytes ? new Map([[record.hash, () => fsp.readFile(bytes)]]) : undefined));
+        const { record, bytes, visual } = JSON.parse(line) as SpooledRecord;
+        const entries = swapBytes(await this.writer.add(record), bytes ? new Map([[record.hash, () => fsp.readFile(bytes)]]) : undefined);
+        await emit(withVisual(entries, visual ? () => fsp.readFile(visual) : undefined));
       }
     }
     await emit(await this.writer.finish());
@@ -179,6 +200,26 @@ export class ArchiveOutput {
     for (const spool of this.spools.values()) spool.stream.destroy();
     await this.writer.close();
   }
+}
+
+/** The overlay beside the Supervisely annotation entry: `<dataset>/visualize/<name>.png`. */
+function withVisual(entries: ArchiveEntry[], visual: (() => Buffer | Promise<Buffer>) | undefined): ArchiveEntry[] {
+  if (!visual) return entries;
+  const annotation = entries.find((e) => /\/ann\/[^/]+\.json$/.test(e.path));
+  if (!annotation) return entries;
+  const [folder, , file] = annotation.path.split('/') as [string, string, string];
+  const path = `${folder}/visualize/${file.slice(0, -'.json'.length)}.png`;
+  return [
+    ...entries,
+    {
+      path,
+      body: {
+        stream: async function* () {
+          yield await visual();
+        },
+      },
+    },
+  ];
 }
 
 /** The entries with the stand-in hashes of encoded images swapped for their bytes. */

@@ -209,6 +209,24 @@ for (const dialect of dialects) {
       }
     });
 
+    test('save with visualize: beside each annotation, the image with its objects drawn at half opacity in their class colour', async () => {
+      const pid = await newProject(t.ctx, { title: `visual ${dialect.name}`, classes: [{ title: 'car', shape: 'polygon', color: '#FF0000' }] });
+      const ds = await newDataset(t.ctx, pid, 'ds');
+      // r 48, g 32, b 16 everywhere; the square covers the pixels (0..1, 0..1).
+      await newImage(t.ctx, ds, { name: 'v.png', bytes: await pngImage(4, 2, 0x102030), width: 4, height: 2, objects: [polygon('car', [[0, 0], [2, 0], [2, 2], [0, 2]])] });
+      const { bytes } = await runGraph([
+        { action: 'data', src: [`visual ${dialect.name}/*`], dst: '$data', settings: { classes_mapping: 'default' } },
+        { action: 'save', src: ['$data'], dst: 'visual', settings: { visualize: true } },
+      ]);
+      const file = path.join(unpack(bytes, 'visual'), `visual ${dialect.name}__ds`, 'visualize', 'v.png.png');
+      const { data: pixels } = await sharp(fs.readFileSync(file)).raw().toBuffer({ resolveWithObject: true });
+      const at = (x: number, y: number) => [...pixels.subarray((y * 4 + x) * 3, (y * 4 + x) * 3 + 3)];
+      assert.deepEqual(at(0, 0), [151, 16, 8]);
+      assert.deepEqual(at(1, 1), [151, 16, 8]);
+      assert.deepEqual(at(2, 0), [48, 32, 16]);
+      assert.deepEqual(at(3, 1), [48, 32, 16]);
+    });
+
     test('a bad graph is one 400 naming the layer, its action and the reason', async () => {
       const data = { action: 'data', src: [`${title}/*`], dst: '$data', settings: { classes_mapping: 'default' } };
       const save = (src: string) => ({ action: 'save', src: [src], dst: 'out', settings: {} });
