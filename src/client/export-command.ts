@@ -79,6 +79,13 @@ export async function runExportCommand(o: ExportCommandOptions): Promise<number>
       if (o.json) console.log(JSON.stringify({ taskId: task.id, status: ended.status, error: error ?? null }));
       return 1;
     }
+    const project = meta.project as { id: number; title: string } | undefined;
+    if (project) {
+      // A graph whose output is a new project: there is no archive to download.
+      if (o.json) console.log(JSON.stringify({ taskId: task.id, status: 'finished', project }));
+      else say(`project ${project.id} "${project.title}" written`);
+      return 0;
+    }
     // The file name from the project title, without what a file system refuses.
     const name = typeof meta.name === 'string' ? [...meta.name].map((c) => (c < ' ' || '\\/:*?"<>|'.includes(c) ? '_' : c)).join('') : `export-${task.id}`;
     const file = path.resolve(o.out ?? `${name}.zip`);

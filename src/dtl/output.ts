@@ -65,6 +65,22 @@ export function clashName(seed: string | number, dataset: string, name: string, 
   return dot > 0 ? `${name.slice(0, dot)}_${suffix}${name.slice(dot)}` : `${name}_${suffix}`;
 }
 
+/** The names taken in each output dataset; a name taken already becomes clashName's. */
+export class OutputNames {
+  private readonly taken = new Map<string, Set<string>>();
+
+  constructor(private readonly seed: string | number) {}
+
+  claim(dataset: string, name: string): string {
+    let taken = this.taken.get(dataset);
+    if (!taken) this.taken.set(dataset, (taken = new Set()));
+    let claimed = name;
+    for (let attempt = 0; taken.has(claimed); attempt++) claimed = clashName(this.seed, dataset, name, attempt);
+    taken.add(claimed);
+    return claimed;
+  }
+}
+
 const exportObject = (o: CanonicalObject) => ({ classTitle: o.classTitle, description: o.description, tags: o.tags, bitmap: o.bitmap && { origin: o.bitmap.origin, data: o.bitmap.data }, points: o.points });
 
 interface SpooledRecord {
@@ -85,7 +101,7 @@ export interface Prepared {
 
 export class ArchiveOutput {
   private readonly writer: FormatWriter;
-  private readonly names = new Map<string, Set<string>>();
+  private readonly names: OutputNames;
   private readonly onlyAnnotated: boolean;
   private readonly includeImages: boolean;
   /** The output classes by title, when the save layer draws overlays. */
@@ -100,6 +116,7 @@ export class ArchiveOutput {
     private readonly seed: string | number,
     private readonly tempDir: string,
   ) {
+    this.names = new OutputNames(seed);
     const { action, settings, classes, name } = plan.output;
     const project: ExportProject = { title: name, classes: classes.classes, tags: classes.tags };
     this.writer = createFormatWriter(project, outputWriterOptions(action, settings, tempDir));
@@ -108,14 +125,8 @@ export class ArchiveOutput {
     this.visualize = action === 'save' && flag(settings, 'visualize', false) ? new Map(classes.classes.map((c) => [c.title, c])) : null;
   }
 
-  /** The item's name in its dataset, renamed when an earlier item took it. */
   private claim(dataset: string, name: string): string {
-    let taken = this.names.get(dataset);
-    if (!taken) this.names.set(dataset, (taken = new Set()));
-    let claimed = name;
-    for (let attempt = 0; taken.has(claimed); attempt++) claimed = clashName(this.seed, dataset, name, attempt);
-    taken.add(claimed);
-    return claimed;
+    return this.names.claim(dataset, name);
   }
 
   /**

@@ -11,11 +11,8 @@ import type { TaskRecord } from '../repositories/tasks.repository.ts';
 import { type ArchiveStat, type ByteRange, archiveKey } from '../storage/archive-store.ts';
 import { type CommonOptions, type ExportRequest, type FormatOptions, SAVE_LAYER, parseExportOptions } from './export-request.ts';
 import type { Principal } from './keys.service.ts';
-import { layerError, planGraph } from '../dtl/validate.ts';
-import type { DtlExportInput } from '../tasks/handlers/dtl-export.ts';
-
-/** Whether the supervisely output layer (a new project) is there yet. */
-const SUPERVISELY_OUTPUT = false;
+import { planGraph } from '../dtl/validate.ts';
+import { DTL_TASK, type DtlExportInput } from '../tasks/handlers/dtl-export.ts';
 
 export const EXPORT_TASK = 'export';
 
@@ -97,7 +94,8 @@ export async function startExport(ctx: Context, principal: Principal, request: E
 async function startDtlExport(ctx: Context, principal: Principal, config: unknown[]): Promise<TaskRecord> {
   const db = ctx.db.kysely;
   const { plan, resolved } = await planGraph(db, principal.teamId, config, { seed: 0 });
-  if (plan.output.action === 'supervisely' && !SUPERVISELY_OUTPUT) throw layerError(plan.output.index, 'supervisely', 'the supervisely output layer is not supported yet', '/action');
+  // The supervisely output writes a new project, in a task of its own type, with no archive.
+  const toProject = plan.output.action === 'supervisely';
   let images = 0;
   let bytes = 0;
   for (const index of plan.data) {
@@ -106,13 +104,13 @@ async function startDtlExport(ctx: Context, principal: Principal, config: unknow
     bytes += counted.bytes;
   }
   const taskId = await db.transaction().execute(async (trx) => {
-    const id = await tasks.createTask(trx, { teamId: principal.teamId, userId: principal.userId, type: EXPORT_TASK, size: bytes, meta: {}, input: {} });
+    const id = await tasks.createTask(trx, { teamId: principal.teamId, userId: principal.userId, type: toProject ? DTL_TASK : EXPORT_TASK, size: bytes, meta: {}, input: {} });
     const key = archiveKey(principal.teamId, id);
     const meta = {
       name: plan.output.name,
       config,
       settings: { batchSize: EXPORT_PAGE, nodesCount: 1 },
-      path: { bucket: ctx.archives.bucket, objectName: ctx.archives.objectName(key) },
+      ...(toProject ? {} : { path: { bucket: ctx.archives.bucket, objectName: ctx.archives.objectName(key) } }),
       progress: { done: 0, total: images },
     };
     const input: DtlExportInput = { dtl: { config, resolved, seed: id }, key };
@@ -143,23 +141,24 @@ function dtlConfig(project: string, datasetTitles: string[] | null, name: string
   return layers;
 }
 
-/** The team's export task, or a 404 (another team's, or not an export). */
+/** The team's export task (or a graph's task writing a project), or a 404 (another team's, or not an export). */
 export async function getExport(ctx: Context, teamId: number, id: number): Promise<TaskRecord> {
   const task = await tasks.getTask(ctx.db.kysely, teamId, id);
-  if (!task || task.type !== EXPORT_TASK) throw notFound('export', { exportId: id });
+  if (!task || (task.type !== EXPORT_TASK && task.type !== DTL_TASK)) throw notFound('export', { exportId: id });
   return task;
 }
 
 /** The task and, once it has finished, its archive's size and entity tag. */
 export async function describeExport(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; archive: ArchiveStat | null }> {
   const task = await getExport(ctx, teamId, id);
-  const archive = task.status === 'finished' && task.meta.expiredAt === undefined ? await ctx.archives.stat(archiveKey(teamId, id)) : null;
+  const archive = task.type === EXPORT_TASK && task.status === 'finished' && task.meta.expiredAt === undefined ? await ctx.archives.stat(archiveKey(teamId, id)) : null;
   return { task, archive };
 }
 
 /** The finished export's archive: its facts and a reader of it. 409 while the export is not finished. */
 export async function exportArchive(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; stat: ArchiveStat; open: (range?: ByteRange) => Promise<Readable> }> {
   const task = await getExport(ctx, teamId, id);
+  if (task.type === DTL_TASK) throw new AppError('NOT_FOUND', 'this export writes a project, not an archive: meta.project names it', { exportId: id });
   if (typeof task.meta.expiredAt === 'string') {
     throw new AppError('GONE', 'the archive was removed at the end of its retention; export again', { exportId: id, expiredAt: task.meta.expiredAt });
   }

@@ -3,12 +3,13 @@
 // handler a compile error.
 import type { Context } from '../context.ts';
 import type { TaskHandler } from './handler.ts';
+import { dtlProjectHandler } from './handlers/dtl-export.ts';
 import { exportHandler } from './handlers/export.handler.ts';
 import { importHandler } from './handlers/import.handler.ts';
 
-export const TASK_TYPES = ['import', 'export'] as const;
+export const TASK_TYPES = ['import', 'export', 'dtl'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
 export function taskHandlers(_ctx: Context): Record<TaskType, TaskHandler> {
-  return { import: importHandler, export: exportHandler };
+  return { import: importHandler, export: exportHandler, dtl: dtlProjectHandler };
 }

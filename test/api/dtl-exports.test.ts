@@ -227,6 +227,35 @@ for (const dialect of dialects) {
       assert.deepEqual(at(3, 1), [48, 32, 16]);
     });
 
+    test('the supervisely output writes a new project of the team, in a task of its own type', async () => {
+      const res = await post({
+        config: [
+          { action: 'data', src: [`${title}/*`], dst: '$data', settings: { classes_mapping: 'default' } },
+          { action: 'rename', src: ['$data'], dst: '$renamed', settings: { classes_mapping: { a: 'alpha' } } },
+          { action: 'dataset', src: ['$renamed'], dst: '$one', settings: { name: 'all' } },
+          { action: 'supervisely', src: ['$one'], dst: `copy of ${title}`, settings: {} },
+        ],
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const answer = await finished(json<ExportAnswer>(res).task.id);
+      assert.equal(answer.task.type, 'dtl');
+      assert.equal(answer.archive, null);
+      const listed = json<{ id: number; type: string }[]>(await t.request({ method: 'GET', url: '/v1/tasks' }));
+      assert.equal(listed.find((l) => l.id === answer.task.id)?.type, 'dtl');
+      const archive = await t.request({ method: 'GET', url: `/v2/exports/${answer.task.id}/archive` });
+      assert.equal(archive.statusCode, 404);
+      const project = answer.task.meta.project as { id: number; title: string };
+      assert.equal(project.title, `copy of ${title}`);
+      const source = await readExport(t, projectId);
+      const copy = await readExport(t, project.id);
+      assert.deepEqual(copy.project.classes.map((c) => c.title), source.project.classes.map((c) => (c.title === 'a' ? 'alpha' : c.title)));
+      const renamed = source.records.map((r) => ({ ...r, dataset: 'all', objects: r.objects.map((o) => ({ ...o, classTitle: o.classTitle === 'a' ? 'alpha' : o.classTitle })) }));
+      assert.deepEqual(copy.records, renamed);
+      // Another team sees neither the task nor the project.
+      assert.equal((await t.request({ method: 'GET', url: `/v2/exports/${answer.task.id}`, key: t.otherKey })).statusCode, 404);
+      assert.equal((await t.request({ method: 'GET', url: `/v2/projects/${project.id}`, key: t.otherKey })).statusCode, 404);
+    });
+
     test('a bad graph is one 400 naming the layer, its action and the reason', async () => {
       const data = { action: 'data', src: [`${title}/*`], dst: '$data', settings: { classes_mapping: 'default' } };
       const save = (src: string) => ({ action: 'save', src: [src], dst: 'out', settings: {} });

@@ -1,25 +1,29 @@
-// The export task of a DTL graph: the graph is planned again from its stored config (the data layers
-// as resolved when the task was made), every image of every data layer runs through it one at a
-// time, and what reaches the output goes through its format writer into the streaming zip.
+// The tasks of a DTL graph: the graph is planned again from its stored config (the data layers as
+// resolved when the task was made), and every image of every data layer runs through it one at a
+// time. An export task writes what reaches the output through its format writer into the streaming
+// zip; a `dtl` task (the supervisely output) writes it into a new project.
 //
 // An image whose processing fails is skipped: the task counts it in `meta.skipped` with the first
 // few reasons, and goes on.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { ArchiveOutput, DTL_ARCHIVE_TIME } from '../../dtl/output.ts';
+import type { DtlItem } from '../../dtl/item.ts';
+import { ArchiveOutput, DTL_ARCHIVE_TIME, type Prepared } from '../../dtl/output.ts';
+import { ProjectOutput } from '../../dtl/project-output.ts';
 import { runItem } from '../../dtl/run.ts';
 import { sourcePages } from '../../dtl/source.ts';
-import { type Resolved, planGraph } from '../../dtl/validate.ts';
+import { type Plan, type Resolved, planGraph } from '../../dtl/validate.ts';
 import { AppError } from '../../errors.ts';
 import type { ArchiveEntry } from '../../formats/writer.ts';
+import * as projects from '../../repositories/projects.repository.ts';
 import { EXPORT_PAGE } from '../../services/export.service.ts';
-import { TaskFailure, type TaskRun } from '../handler.ts';
-import { addEntries } from './export-entries.ts';
+import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { exportSpool, intoArchive } from './export-archive.ts';
+import { addEntries } from './export-entries.ts';
 
 export interface DtlExportInput {
   dtl: { config: unknown; resolved: Resolved; seed: string | number };
-  /** Where the archive goes (archiveKey). */
+  /** Where the archive goes (archiveKey); none for the supervisely output. */
   key: string;
 }
 
@@ -35,57 +39,89 @@ export interface Skipped {
   first: { image: string; message: string }[];
 }
 
-export async function dtlExport(run: TaskRun, input: DtlExportInput): Promise<void> {
-  const db = run.ctx.db.kysely;
-  const { seed } = input.dtl;
-  let plan;
+/** Where the items of the graph go. */
+interface Sink<T> {
+  /** A page of source images starts; `sizes` are their blobs' byte sizes. */
+  page(sizes: ReadonlyMap<string, number>): void;
+  /** What the output makes of the items of one image; a failure here skips the image. */
+  prepare(items: DtlItem[]): Promise<T>;
+  /** Writes what prepare made; a failure here fails the task. */
+  commit(prepared: T): Promise<void>;
+  /** The page's images have all been run. */
+  pageEnd(): Promise<void>;
+}
+
+async function planOf(run: TaskRun, input: DtlExportInput): Promise<Plan> {
   try {
-    ({ plan } = await planGraph(db, run.teamId, input.dtl.config, { seed, resolved: input.dtl.resolved }));
+    return (await planGraph(run.ctx.db.kysely, run.teamId, input.dtl.config, { seed: input.dtl.seed, resolved: input.dtl.resolved })).plan;
   } catch (error) {
     // What was checked when the task was made no longer holds (a project or a class is gone).
     if (error instanceof AppError) throw new TaskFailure(error.code, error.message);
     throw error;
   }
+}
+
+/** Every image of every data layer through the graph into the sink, with progress and skips in the task's meta. */
+async function runImages<T>(run: TaskRun, plan: Plan, skipped: Skipped, sink: Sink<T>): Promise<void> {
   const total = (run.meta.progress as { total?: number } | undefined)?.total ?? 0;
+  let done = 0;
+  for (const dataLayer of plan.data) {
+    const source = plan.layers[dataLayer]!.source!;
+    for await (const page of sourcePages(run.ctx.db.kysely, run.ctx.blobs, source, EXPORT_PAGE)) {
+      sink.page(page.sizes);
+      const skippedBefore = skipped.count;
+      for (const item of page.items) {
+        let prepared: T;
+        try {
+          prepared = await sink.prepare(await runItem(plan, dataLayer, item));
+        } catch (error) {
+          skipped.count += 1;
+          if (skipped.first.length < REASONS_KEPT) skipped.first.push({ image: `${source.project}/${item.source.dataset}/${item.name}`, message: error instanceof Error ? error.message : String(error) });
+          continue;
+        }
+        await sink.commit(prepared);
+      }
+      await sink.pageEnd();
+      done += page.items.length;
+      await run.checkpoint({ done, total: Math.max(total, done) }, skipped.count !== skippedBefore ? { skipped } : undefined);
+    }
+  }
+}
+
+/** An export task of a graph with an archive output. */
+export async function dtlExport(run: TaskRun, input: DtlExportInput): Promise<void> {
+  const plan = await planOf(run, input);
   const spool = await exportSpool(run);
   const temp = await fsp.mkdtemp(path.join(spool, 'dtl-'));
-  const output = new ArchiveOutput(plan, seed, temp);
+  const output = new ArchiveOutput(plan, input.dtl.seed, temp);
   const skipped: Skipped = { count: 0, first: [] };
   try {
     await intoArchive(run, input.key, spool, { mtime: DTL_ARCHIVE_TIME }, async (archive) => {
       const sizes = new Map<string, number>();
       const emit = (entries: ArchiveEntry[]) => addEntries(archive, entries, run.ctx.blobs, sizes, () => run.checkpoint());
-      let done = 0;
-      for (const dataLayer of plan.data) {
-        const source = plan.layers[dataLayer]!.source!;
-        for await (const page of sourcePages(db, run.ctx.blobs, source, EXPORT_PAGE)) {
+      let entries: ArchiveEntry[] = [];
+      let held = 0;
+      await runImages<Prepared[]>(run, plan, skipped, {
+        page(pageSizes) {
           sizes.clear();
-          for (const [hash, size] of page.sizes) sizes.set(hash, size);
-          let entries: ArchiveEntry[] = [];
-          let held = 0;
-          const skippedBefore = skipped.count;
-          for (const item of page.items) {
-            let prepared;
-            try {
-              prepared = await output.prepare(await runItem(plan, dataLayer, item));
-            } catch (error) {
-              skipped.count += 1;
-              if (skipped.first.length < REASONS_KEPT) skipped.first.push({ image: `${source.project}/${item.source.dataset}/${item.name}`, message: (error as Error).message ?? String(error) });
-              continue;
-            }
-            entries.push(...(await output.add(prepared)));
-            held += prepared.reduce((sum, p) => sum + (p.bytes?.length ?? 0), 0);
-            if (held > ENCODED_HELD_BYTES) {
-              await emit(entries);
-              entries = [];
-              held = 0;
-            }
+          for (const [hash, size] of pageSizes) sizes.set(hash, size);
+        },
+        prepare: (items) => output.prepare(items),
+        async commit(prepared) {
+          entries.push(...(await output.add(prepared)));
+          held += prepared.reduce((sum, p) => sum + (p.bytes?.length ?? 0) + (p.visual?.length ?? 0), 0);
+          if (held > ENCODED_HELD_BYTES) {
+            await emit(entries);
+            entries = [];
+            held = 0;
           }
+        },
+        async pageEnd() {
           await emit(entries);
-          done += page.items.length;
-          await run.checkpoint({ done, total: Math.max(total, done) }, skipped.count !== skippedBefore ? { skipped } : undefined);
-        }
-      }
+          entries = [];
+          held = 0;
+        },
+      });
       sizes.clear();
       await output.finish(emit);
       await archive.end();
@@ -96,3 +132,28 @@ export async function dtlExport(run: TaskRun, input: DtlExportInput): Promise<vo
     await fsp.rm(temp, { recursive: true, force: true });
   }
 }
+
+export const DTL_TASK = 'dtl';
+
+/**
+ * The task of a graph whose output is a new project (`supervisely`). A resumed task removes the
+ * project an earlier attempt began and writes a new one.
+ */
+export const dtlProjectHandler: TaskHandler = async (run) => {
+  const input = run.input as DtlExportInput;
+  const db = run.ctx.db.kysely;
+  const plan = await planOf(run, input);
+  const earlier = (run.meta.project as { id?: number } | undefined)?.id;
+  if (earlier !== undefined) await projects.deleteProject(db, run.teamId, earlier);
+  const output = await ProjectOutput.create(db, run.ctx.blobs, run.teamId, run.userId, plan, input.dtl.seed);
+  await run.updateMeta({ project: { id: output.projectId, title: plan.output.name } });
+  const skipped: Skipped = { count: 0, first: [] };
+  await runImages<void>(run, plan, skipped, {
+    page: () => undefined,
+    // An image is written in its own transactions: one that fails is skipped like a layer's failure.
+    prepare: async (items) => void (await output.add(db, items)),
+    commit: async () => undefined,
+    pageEnd: async () => undefined,
+  });
+  await run.updateMeta({ skipped });
+};
