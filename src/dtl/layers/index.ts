@@ -15,7 +15,8 @@ import { ifLayer } from './if.ts';
 import { type BranchLayer, type ProcessingLayer, samePlan } from './layer.ts';
 import { multiply } from './multiply.ts';
 import { objectsFilter } from './objects-filter.ts';
-import { poly2bitmap, rasterize } from './poly2bitmap.ts';
+import { poly2bitmap } from './poly2bitmap.ts';
+import { rasterize } from './rasterize.ts';
 // The pixel layers: an empty record until they are written; each entry added there is a layer here.
 import { pixelLayers } from './pixels/index.ts';
 import { rename } from './rename.ts';
