@@ -89,7 +89,12 @@ interface SpooledRecord {
   bytes?: string;
   /** The file of the visualize overlay. */
   visual?: string;
+  /** The byte size of the stored blob the record names, so that it may be read ahead. */
+  size?: number;
 }
+
+/** Spooled records handed to the writer together, so their images can be read ahead. */
+const SPOOL_BATCH = 200;
 
 /** An item made ready for the writer: its record, and the bytes encoded for it here. */
 export interface Prepared {
@@ -159,24 +164,24 @@ export class ArchiveOutput {
   }
 
   /** The archive entries of prepared records; with regrouping they are spooled and answer none until `finish`. */
-  async add(prepared: readonly Prepared[]): Promise<ArchiveEntry[]> {
+  async add(prepared: readonly Prepared[], sizes: ReadonlyMap<string, number> = new Map()): Promise<ArchiveEntry[]> {
     const entries: ArchiveEntry[] = [];
     for (const { record, bytes, visual } of prepared) {
       const named = { ...record, name: this.claim(record.dataset, record.name) };
-      if (this.plan.regroup) await this.spool(named, bytes, visual);
+      if (this.plan.regroup) await this.spool(named, bytes, visual, sizes.get(named.hash));
       else entries.push(...withVisual(swapBytes(await this.writer.add(named), bytes && new Map([[named.hash, () => bytes]])), visual && (() => visual)));
     }
     return entries;
   }
 
-  private async spool(record: ExportRecord, bytes: Buffer | undefined, visual: Buffer | undefined): Promise<void> {
+  private async spool(record: ExportRecord, bytes: Buffer | undefined, visual: Buffer | undefined, size: number | undefined): Promise<void> {
     let spool = this.spools.get(record.dataset);
     if (!spool) {
       const file = path.join(this.tempDir, `dataset-${this.spools.size}.jsonl`);
       spool = { file, stream: fs.createWriteStream(file) };
       this.spools.set(record.dataset, spool);
     }
-    const line: SpooledRecord = { record };
+    const line: SpooledRecord = { record, ...(size !== undefined ? { size } : {}) };
     if (bytes) {
       line.bytes = path.join(this.tempDir, `image-${this.spooledImages++}.bin`);
       await fsp.writeFile(line.bytes, bytes);
@@ -188,19 +193,32 @@ export class ArchiveOutput {
     if (!spool.stream.write(`${JSON.stringify(line)}\n`)) await new Promise<void>((resolve) => spool.stream.once('drain', () => resolve()));
   }
 
-  /** The spooled datasets one after another, then the writer's last entries; `emit` writes each batch. */
-  async finish(emit: (entries: ArchiveEntry[]) => Promise<void>): Promise<void> {
+  /**
+   * The spooled datasets one after another, then the writer's last entries; `emit` writes each
+   * batch, given the sizes of the stored blobs its entries name.
+   */
+  async finish(emit: (entries: ArchiveEntry[], sizes: ReadonlyMap<string, number>) => Promise<void>): Promise<void> {
     for (const spool of this.spools.values()) {
       await new Promise<void>((resolve, reject) => spool.stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
       const lines = readline.createInterface({ input: fs.createReadStream(spool.file), crlfDelay: Infinity });
+      let batch: ArchiveEntry[] = [];
+      let sizes = new Map<string, number>();
+      let records = 0;
       for await (const line of lines) {
         if (line === '') continue;
-        const { record, bytes, visual } = JSON.parse(line) as SpooledRecord;
+        const { record, bytes, visual, size } = JSON.parse(line) as SpooledRecord;
         const entries = swapBytes(await this.writer.add(record), bytes ? new Map([[record.hash, () => fsp.readFile(bytes)]]) : undefined);
-        await emit(withVisual(entries, visual ? () => fsp.readFile(visual) : undefined));
+        batch.push(...withVisual(entries, visual ? () => fsp.readFile(visual) : undefined));
+        if (size !== undefined) sizes.set(record.hash, size);
+        if (++records % SPOOL_BATCH === 0) {
+          await emit(batch, sizes);
+          batch = [];
+          sizes = new Map();
+        }
       }
+      await emit(batch, sizes);
     }
-    await emit(await this.writer.finish());
+    await emit(await this.writer.finish(), new Map());
   }
 
   notices(): WriterNotice[] {

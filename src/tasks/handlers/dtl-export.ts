@@ -108,7 +108,7 @@ export async function dtlExport(run: TaskRun, input: DtlExportInput): Promise<vo
         },
         prepare: (items) => output.prepare(items),
         async commit(prepared) {
-          entries.push(...(await output.add(prepared)));
+          entries.push(...(await output.add(prepared, sizes)));
           held += prepared.reduce((sum, p) => sum + (p.bytes?.length ?? 0) + (p.visual?.length ?? 0), 0);
           if (held > ENCODED_HELD_BYTES) {
             await emit(entries);
@@ -122,8 +122,11 @@ export async function dtlExport(run: TaskRun, input: DtlExportInput): Promise<vo
           held = 0;
         },
       });
-      sizes.clear();
-      await output.finish(emit);
+      await output.finish(async (batch, batchSizes) => {
+        sizes.clear();
+        for (const [hash, size] of batchSizes) sizes.set(hash, size);
+        await emit(batch);
+      });
       await archive.end();
       return () => ({ notices: output.notices(), skipped });
     });
