@@ -10,7 +10,7 @@ import type { Database } from '../db/types.ts';
 import { AppError } from '../errors.ts';
 import * as dtlRepo from '../repositories/dtl.repository.ts';
 import * as exportRepo from '../repositories/export.repository.ts';
-import { ClassError, ClassListBuilder, type ClassSet, type Mapping, mapTitle, mergeSets, requireClasses } from './classes.ts';
+import { CLONE, ClassError, ClassListBuilder, type ClassSet, DEFAULT, IGNORE, type Mapping, NEW, OTHER, mapTitle, mergeSets, requireClasses } from './classes.ts';
 import { type Action, DtlConfig, type DtlConfigT, LAYER_SETTINGS, type LayerT, type OutputAction, PIXEL_ACTIONS, isAction, isOutput } from './config.ts';
 import { branchLayer, pixelSettings, processingLayer } from './layers/index.ts';
 
@@ -91,6 +91,12 @@ function checkShapes(config: unknown): DtlConfigT {
     checkSchema(LAYER_SETTINGS[layer.action], settings, i, layer.action, '/settings');
     const own = pixelSettings(layer.action);
     if (own) checkSchema(own, settings, i, layer.action, '/settings');
+    const mapping = (settings as { classes_mapping?: unknown }).classes_mapping;
+    if (typeof mapping === 'object' && mapping !== null) {
+      for (const [from, to] of Object.entries(mapping as Record<string, string>)) {
+        if (to === OTHER || to === NEW) throw layerError(i, layer.action, `${to} is not a target of a mapping: name a title, ${DEFAULT}, ${CLONE} or ${IGNORE}`, `/settings/classes_mapping/${from.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+      }
+    }
   });
   return config;
 }

@@ -269,6 +269,7 @@ for (const dialect of dialects) {
         [[data, { action: 'if', src: ['$data'], dst: '$x', settings: { condition: { min_width: 3 } } }, save('$x')], 1, 'if', /two entries/, '/config/1/dst'],
         [[data, { action: 'dummy', src: ['$data'], dst: '$x', settings: {} }, save('$data')], 1, 'dummy', /no layer reads \$x/, '/config/1/dst'],
         [[data, { action: 'sharpen', src: ['$data'], dst: '$x', settings: {} }, save('$x')], 1, 'sharpen', /unknown action/, '/config/1/action'],
+        [[data, { action: 'rename', src: ['$data'], dst: '$x', settings: { classes_mapping: { a: '__new__' } } }, save('$x')], 1, 'rename', /not a target/, '/config/1/settings/classes_mapping/a'],
       ];
       for (const [config, layer, action, reason, pointer] of cases) {
         const res = await post({ config });
