@@ -51,7 +51,7 @@ for (const dialect of dialects) {
       const emptyImport = await taskWithInput('import', { ...header, items: [] });
       const otherTask = await taskWithInput('export', { items: ['kept as it is'] });
 
-      assert.deepEqual(await migrateToLatest(db), ['0007_import_plans']);
+      assert.deepEqual(await migrateTo(db, '0007_import_plans'), ['0007_import_plans']);
       assert.deepEqual(await loadPlan(db.kysely, importTask), items);
       assert.deepEqual(await inputOf(importTask), header);
       assert.deepEqual(await loadPlan(db.kysely, emptyImport), []);
@@ -61,6 +61,22 @@ for (const dialect of dialects) {
       assert.deepEqual(await inputOf(importTask), { ...header, items });
       assert.deepEqual(await inputOf(emptyImport), { ...header, items: [] });
       assert.deepEqual(await inputOf(otherTask), { items: ['kept as it is'] });
+    });
+
+    test('0009 gives blobs a thumbhash and a thumbnails table, and takes them away when undone', async () => {
+      await migrateTo(db, '0007_import_plans');
+      const now = new Date().toISOString();
+      await sql`insert into blobs (hash, size, media_type, width, height, created_at) values ('h', 3, 'image/png', 1, 1, ${now})`.execute(db.kysely);
+      assert.ok((await migrateToLatest(db)).includes('0009_thumbnails'));
+      const blob = await db.kysely.selectFrom('blobs').select(['hash', 'thumbhash']).executeTakeFirstOrThrow();
+      assert.deepEqual(blob, { hash: 'h', thumbhash: null });
+      await db.kysely.insertInto('thumbnails').values({ hash: 'h', size: 256, key: 'k', bytes: 10, width: 1, height: 1, created_at: now }).execute();
+      await assert.rejects(db.kysely.insertInto('thumbnails').values({ hash: 'missing', size: 256, key: 'k', bytes: 10, width: 1, height: 1, created_at: now }).execute());
+
+      await migrateTo(db, '0007_import_plans');
+      const { rows } = await sql<Record<string, unknown>>`select * from blobs`.execute(db.kysely);
+      assert.deepEqual(Object.keys(rows[0]!).sort(), ['created_at', 'hash', 'height', 'media_type', 'size', 'width']);
+      await assert.rejects(sql`select * from thumbnails`.execute(db.kysely));
     });
   });
 }
