@@ -68,6 +68,8 @@ for (const dialect of dialects) {
       const res = await get(`/v2/images/${image.id}/file`, { range: `bytes=${bytes.length}-` });
       assert.equal(res.statusCode, 416);
       assert.equal(res.headers['content-range'], `bytes */${bytes.length}`);
+      assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+      assert.equal(json<{ code: string }>(res).code, 'RANGE_NOT_SATISFIABLE');
     });
 
     test('If-None-Match with the tag is 304 without a body, for the file and the thumbnail', async () => {
@@ -122,6 +124,7 @@ for (const dialect of dialects) {
         const missing = await get(`/v2/images/99999999/${route}`, {}, t.otherKey);
         assert.equal(theirs.statusCode, 404);
         assert.equal(missing.statusCode, 404);
+        assert.equal(json<{ code: string }>(theirs).code, 'NOT_FOUND');
         assert.equal(theirs.body.replace(String(image.id), 'N'), missing.body.replace('99999999', 'N'));
       }
       assert.equal((await t.request({ method: 'GET', url: `/v2/images/${image.id}/file`, key: null })).statusCode, 401);

@@ -63,8 +63,30 @@ for (const dialect of dialects) {
       assert.deepEqual(await inputOf(otherTask), { items: ['kept as it is'] });
     });
 
-    test('0009 gives blobs a thumbhash and a thumbnails table, and takes them away when undone', async () => {
+    test('0008 gives keys their scope: read-only keys read, the start-up admin key is admin, the others write', async () => {
       await migrateTo(db, '0007_import_plans');
+      const now = new Date().toISOString();
+      const insert = async (team: string, login: string, readOnly: number) => {
+        await sql`insert into teams (name, created_at) values (${team}, ${now}) on conflict do nothing`.execute(db.kysely);
+        const { rows } = await sql<{ id: number }>`
+          insert into users (team_id, login, created_at) select id, ${login}, ${now} from teams where name = ${team} returning id`.execute(db.kysely);
+        await sql`insert into api_keys (user_id, prefix, digest, read_only, created_at)
+          values (${rows[0]!.id}, ${login}, ${`digest-${team}-${login}`}, ${readOnly}, ${now})`.execute(db.kysely);
+      };
+      await insert('default', 'admin', 0);
+      await insert('default', 'reader', 1);
+      await insert('vision', 'vera', 0);
+      await insert('vision', 'admin', 0);
+      await migrateTo(db, '0008_key_scopes_idempotency');
+      const { rows } = await sql<{ prefix: string; scope: string }>`select prefix, scope from api_keys order by id`.execute(db.kysely);
+      assert.deepEqual(
+        rows.map((r) => [r.prefix, r.scope]),
+        [['admin', 'admin'], ['reader', 'read'], ['vera', 'write'], ['admin', 'write']],
+      );
+    });
+
+    test('0009 gives blobs a thumbhash and a thumbnails table, and takes them away when undone', async () => {
+      await migrateTo(db, '0008_key_scopes_idempotency');
       const now = new Date().toISOString();
       await sql`insert into blobs (hash, size, media_type, width, height, created_at) values ('h', 3, 'image/png', 1, 1, ${now})`.execute(db.kysely);
       assert.ok((await migrateToLatest(db)).includes('0009_thumbnails'));
@@ -73,7 +95,7 @@ for (const dialect of dialects) {
       await db.kysely.insertInto('thumbnails').values({ hash: 'h', size: 256, key: 'k', bytes: 10, width: 1, height: 1, created_at: now }).execute();
       await assert.rejects(db.kysely.insertInto('thumbnails').values({ hash: 'missing', size: 256, key: 'k', bytes: 10, width: 1, height: 1, created_at: now }).execute());
 
-      await migrateTo(db, '0007_import_plans');
+      await migrateTo(db, '0008_key_scopes_idempotency');
       const { rows } = await sql<Record<string, unknown>>`select * from blobs`.execute(db.kysely);
       assert.deepEqual(Object.keys(rows[0]!).sort(), ['created_at', 'hash', 'height', 'media_type', 'size', 'width']);
       await assert.rejects(sql`select * from thumbnails`.execute(db.kysely));

@@ -7,7 +7,8 @@ import { ImageFiles } from '../../services/image-files.service.ts';
 import { THUMBNAIL_SIZES, type ThumbnailSize } from '../../services/thumbnails.service.ts';
 import type { ImageFileRow } from '../../repositories/image-files.repository.ts';
 import type { ThumbnailRecord } from '../../repositories/thumbnails.repository.ts';
-import { ErrorBody, Id, errorResponses } from '../schemas/common.ts';
+import { Id } from '../schemas/common.ts';
+import { Problem, problemResponses } from '../schemas/v2.ts';
 import { type StoredBytes, sendStoredBytes } from './stored-bytes.ts';
 
 const ImageParams = Type.Object({ id: Id });
@@ -20,8 +21,8 @@ const fileResponses = {
   200: Type.Unknown({ description: 'the bytes' }),
   206: Type.Unknown({ description: 'one byte range of the bytes' }),
   304: Type.Null({ description: 'the client’s copy (If-None-Match) is current' }),
-  ...errorResponses,
-  416: ErrorBody,
+  ...problemResponses,
+  416: Problem,
 };
 
 export const imageFileRoutes =
@@ -70,7 +71,7 @@ export const imageFileRoutes =
           summary: 'A WebP of the image fitted inside size × size (never enlarged, turned upright); cacheable for good',
           params: ImageParams,
           querystring: ThumbnailQuery,
-          response: { ...fileResponses, 415: ErrorBody },
+          response: { ...fileResponses, 415: Problem },
         },
       },
       (request, reply) => {

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
 import type { ByteRange } from '../../storage/archive-store.ts';
 import { parseRange } from './byte-range.ts';
+import { ifNoneMatchHits } from './etag.ts';
 
 export interface StoredBytes {
   /** A strong entity tag, quoted. */
@@ -19,19 +20,9 @@ const IMMUTABLE = 'private, max-age=31536000, immutable';
 
 const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-/** Whether If-None-Match names `etag` (weakly compared, as RFC 9110 §13.1.2 says), or is `*`. */
-export function noneMatchHits(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return (trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed) === etag;
-  });
-}
-
 export function sendStoredBytes(request: FastifyRequest, reply: FastifyReply, stored: StoredBytes): FastifyReply | Promise<FastifyReply> {
   void reply.header('ETag', stored.etag).header('Cache-Control', IMMUTABLE).header('Accept-Ranges', 'bytes').header('X-Content-Type-Options', 'nosniff');
-  if (noneMatchHits(first(request.headers['if-none-match']), stored.etag)) return reply.code(304).send();
+  if (ifNoneMatchHits(request, stored.etag)) return reply.code(304).send();
   void reply.header('Content-Type', stored.contentType);
   const range = parseRange(first(request.headers.range), stored.size, first(request.headers['if-range']), stored.etag);
   if (range === 'unsatisfiable') {
