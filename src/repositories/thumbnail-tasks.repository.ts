@@ -15,9 +15,16 @@ export async function hasImportThumbnailsTask(db: Kysely<Database>, importTaskId
   return row !== undefined;
 }
 
-/** Whether a task queued after `taskId` waits for a worker. */
-export async function tasksQueuedAfter(db: Kysely<Database>, taskId: number): Promise<boolean> {
-  const row = await db.selectFrom('tasks').select('id').where('status', '=', 'queued').where('id', '>', taskId).limit(1).executeTakeFirst();
+/** Whether a task of another type than thumbnails, queued after `taskId`, waits for a worker. */
+export async function othersQueuedAfter(db: Kysely<Database>, taskId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('tasks')
+    .select('id')
+    .where('status', '=', 'queued')
+    .where('id', '>', taskId)
+    .where('type', '<>', 'thumbnails')
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 

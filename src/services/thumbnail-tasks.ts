@@ -1,5 +1,6 @@
 // Queues the `thumbnails` task that makes the grid thumbnails (and thumbhashes) of new images in the
-// background, so an import or an upload ends as fast as it did without them.
+// background, so an import or an upload ends as fast as it did without them. An upload queues one for
+// the images new to the store (upload.service.ts), an import one for the images it made.
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database } from '../db/types.ts';
@@ -10,16 +11,25 @@ export const THUMBNAILS_TASK = 'thumbnails';
 
 /**
  * What a thumbnails task works through: the images an import made (by its plan's items, from just
- * after `after`), or a list of image hashes (an upload: at most MAX_LISTED_HASHES of them).
+ * after `after`), or a list of image hashes (an upload's new images: at most MAX_LISTED_HASHES).
  */
 export type ThumbnailsInput = { importTaskId: number; after?: number } | { hashes: string[] };
 
 export const MAX_LISTED_HASHES = 10_000;
 
-/** Queues a thumbnails task in the transaction `trx`; the caller tells the runner once it commits. */
-export async function queueThumbnails(trx: Kysely<Database>, owner: { teamId: number; userId: number | null }, input: ThumbnailsInput): Promise<number> {
-  if ('hashes' in input && input.hashes.length > MAX_LISTED_HASHES) throw new Error(`a thumbnails task takes at most ${MAX_LISTED_HASHES} hashes`);
-  return tasks.createTask(trx, { teamId: owner.teamId, userId: owner.userId, type: THUMBNAILS_TASK, size: 0, meta: { made: 0, failed: 0 }, input });
+/**
+ * Queues thumbnails tasks in the transaction `trx` (a list of hashes longer than MAX_LISTED_HASHES
+ * is cut into several) and answers their ids; the caller tells the runner once it commits.
+ */
+export async function queueThumbnails(trx: Kysely<Database>, owner: { teamId: number; userId: number | null }, input: ThumbnailsInput): Promise<number[]> {
+  const inputs: ThumbnailsInput[] = [];
+  if ('hashes' in input) for (let i = 0; i < input.hashes.length; i += MAX_LISTED_HASHES) inputs.push({ hashes: input.hashes.slice(i, i + MAX_LISTED_HASHES) });
+  else inputs.push(input);
+  const ids: number[] = [];
+  for (const one of inputs) {
+    ids.push(await tasks.createTask(trx, { teamId: owner.teamId, userId: owner.userId, type: THUMBNAILS_TASK, size: 0, meta: { made: 0, failed: 0 }, input: one }));
+  }
+  return ids;
 }
 
 /**
@@ -38,14 +48,4 @@ export async function queueImportThumbnails(
     return true;
   });
   if (queued) ctx.tasksQueued.notify();
-}
-
-/** Queues the thumbnails of uploaded image hashes (deduplicated), in their own transaction. */
-export async function queueUploadThumbnails(ctx: Context, owner: { teamId: number; userId: number | null }, hashes: readonly string[]): Promise<void> {
-  const distinct = [...new Set(hashes)];
-  if (distinct.length === 0) return;
-  await ctx.db.kysely.transaction().execute(async (trx) => {
-    for (let i = 0; i < distinct.length; i += MAX_LISTED_HASHES) await queueThumbnails(trx, owner, { hashes: distinct.slice(i, i + MAX_LISTED_HASHES) });
-  });
-  ctx.tasksQueued.notify();
 }

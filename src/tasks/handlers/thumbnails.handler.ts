@@ -2,8 +2,8 @@
 // two images at once. What is already made is skipped, so a resumed task only finishes the rest.
 //
 // A task runner works on one task at a time, and this one can take a while (a second per ten images
-// or so on one core): after a turn of TURN_MS, if other tasks are queued behind it, it queues its own
-// remainder as a new task (behind them) and ends, so imports and exports never wait for thumbnails.
+// or so on one core): whenever an import or an export is queued behind it, it queues its own remainder
+// as a new task (behind that one) and ends, so imports and exports wait a page of thumbnails at most.
 import { mapLimited } from '../../concurrency.ts';
 import * as thumbnails from '../../repositories/thumbnails.repository.ts';
 import * as thumbnailTasks from '../../repositories/thumbnail-tasks.repository.ts';
@@ -12,9 +12,8 @@ import { type ThumbnailsInput, queueThumbnails } from '../../services/thumbnail-
 import type { TaskHandler, TaskRun } from '../handler.ts';
 
 /** Images looked at per page (one query for those that lack something, one checkpoint). */
-const PAGE = 32;
+const PAGE = 16;
 const AT_ONCE = 2;
-const TURN_MS = 10_000;
 
 interface Progress {
   made: number;
@@ -56,8 +55,11 @@ export const thumbnailsHandler: TaskHandler = async (run) => {
   let after = previous.after ?? start;
   const total = await totalOf(run, input);
   let done = 'hashes' in input ? after + 1 : ((previous as { progress?: { done?: number } }).progress?.done ?? 0);
-  const turnEnds = Date.now() + TURN_MS;
   for (;;) {
+    if (await thumbnailTasks.othersQueuedAfter(run.ctx.db.kysely, run.taskId)) {
+      await handOver(run, input, after);
+      return;
+    }
     const page = await nextPage(run, input, after);
     if (page.hashes.length === 0) break;
     const lacking = await thumbnails.lackingThumbnail(run.ctx.db.kysely, [...new Set(page.hashes)], GRID_THUMBNAIL_SIZE);
@@ -74,17 +76,13 @@ export const thumbnailsHandler: TaskHandler = async (run) => {
     after = page.last;
     done += page.hashes.length;
     await run.checkpoint({ done: Math.min(done, total), total }, { ...progress, after });
-    if (Date.now() >= turnEnds && (await thumbnailTasks.tasksQueuedAfter(run.ctx.db.kysely, run.taskId))) {
-      await handOver(run, input, after);
-      return;
-    }
   }
 };
 
 /** Queues what is left as a new task, behind those waiting, and records it here. */
 async function handOver(run: TaskRun, input: ThumbnailsInput, after: number): Promise<void> {
   const rest: ThumbnailsInput = 'hashes' in input ? { hashes: input.hashes.slice(after + 1) } : { importTaskId: input.importTaskId, after };
-  const id = await run.ctx.db.kysely.transaction().execute(async (trx) => {
+  const [id] = await run.ctx.db.kysely.transaction().execute(async (trx) => {
     await run.fenceLease(trx);
     return queueThumbnails(trx, { teamId: run.teamId, userId: run.userId }, rest);
   });
