@@ -7,7 +7,7 @@ import pino from 'pino';
 import type { Config } from '../../src/config.ts';
 import { type Context, createContext } from '../../src/context.ts';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
-import { queueThumbnails } from '../../src/services/thumbnail-tasks.ts';
+import { queueImportThumbnails, queueThumbnails } from '../../src/services/thumbnail-tasks.ts';
 import { thumbnailsHandler } from '../../src/tasks/handlers/thumbnails.handler.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
 import { dialects } from '../helpers/dialects.ts';
@@ -87,6 +87,19 @@ for (const dialect of dialects) {
       await waitFor('the task to finish', async () => (await statusOf(id!)).status === 'finished', 10_000);
       assert.equal(ctx.thumbnails.rendered, before);
       assert.equal((JSON.parse((await statusOf(id!)).meta) as { made: number }).made, 0);
+    });
+
+    test('an import resumed after its end queues its thumbnails once', async () => {
+      const importTask = await tasks.createTask(ctx.db.kysely, { teamId, userId: null, type: 'import-done', size: 0, meta: {}, input: {} });
+      const owner = { taskId: importTask, teamId, userId: null };
+      await queueImportThumbnails(ctx, owner, async () => undefined);
+      await queueImportThumbnails(ctx, owner, async () => undefined);
+      const queued = await ctx.db.kysely
+        .selectFrom('task_inputs')
+        .select('input')
+        .where('input', '=', JSON.stringify({ importTaskId: importTask }))
+        .execute();
+      assert.equal(queued.length, 1);
     });
   });
 }
