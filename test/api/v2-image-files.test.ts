@@ -1,5 +1,6 @@
 // GET /v2/images/:id/file and /thumbnail: the bytes as uploaded, ranges, caching, thumbnails made
-// once, the thumbnails task after an import, and tenancy. On both dialects.
+// once, the thumbnails task after an import, and tenancy. On both dialects, on the local and the S3
+// blob store.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
@@ -12,20 +13,23 @@ import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject } from '../helpers/factories.ts';
 import { type ProjectFile, uploadProject, waitForTask } from '../helpers/importing.ts';
 import { picture } from '../helpers/pictures.ts';
+import { type StoreSetup, storeCases } from '../helpers/s3.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 
 for (const dialect of dialects) {
-  describe(`v2 image files on ${dialect.name}`, { skip: dialect.skip }, () => {
+  for (const store of storeCases) describe(`v2 image files on ${dialect.name} with the ${store.name} store`, { skip: dialect.skip }, () => {
     let t: TestApp;
+    let storage: StoreSetup;
     let runner: TaskRunner;
     let datasetId: number;
     let bytes: Buffer;
     let image: { id: number; hash: string; size: number };
     before(async () => {
-      t = await startTestApp(dialect);
+      storage = await store.setup();
+      t = await startTestApp(dialect, storage.overrides);
       runner = startTaskRunner(t.ctx, silent, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 5000 });
       datasetId = await newDataset(t.ctx, await newProject(t.ctx, { title: 'files' }));
       bytes = await picture(900, 600, { seed: 1 });
@@ -34,6 +38,7 @@ for (const dialect of dialects) {
     after(async () => {
       await runner?.stop();
       await t?.close();
+      await storage?.cleanup();
     });
 
     const get = (url: string, headers: Record<string, string> = {}, key?: string) => t.request({ method: 'GET', url, headers, ...(key ? { key } : {}) });
