@@ -85,8 +85,28 @@ for (const dialect of dialects) {
       );
     });
 
-    test('0009 gives blobs a thumbhash and a thumbnails table, and takes them away when undone', async () => {
+    test('0009 gives projects written before an empty description and their tags no value type, and undoes cleanly', async () => {
       await migrateTo(db, '0008_key_scopes_idempotency');
+      const now = new Date().toISOString();
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('before-0009', ${now}) returning id`.execute(db.kysely);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'old', 0, ${now}, ${now}) returning id`.execute(db.kysely);
+      await sql`insert into project_tags (project_id, scope, title, hotkey, created_at, updated_at)
+        values (${project[0]!.id}, 'images', 'old tag', '', ${now}, ${now})`.execute(db.kysely);
+
+      assert.deepEqual(await migrateTo(db, '0009_catalog_details'), ['0009_catalog_details']);
+      const projectRow = await db.kysely.selectFrom('projects').select(['title', 'description']).executeTakeFirstOrThrow();
+      assert.deepEqual(projectRow, { title: 'old', description: '' });
+      const tagRow = await db.kysely.selectFrom('project_tags').select(['title', 'value_type']).executeTakeFirstOrThrow();
+      assert.deepEqual(tagRow, { title: 'old tag', value_type: 'none' });
+
+      await migrateTo(db, '0008_key_scopes_idempotency');
+      const { rows } = await sql<{ title: string; hotkey: string }>`select p.title, t.hotkey from projects p join project_tags t on t.project_id = p.id`.execute(db.kysely);
+      assert.deepEqual(rows, [{ title: 'old', hotkey: '' }], 'undone, the rows read as before');
+    });
+
+    test('0009 gives blobs a thumbhash and a thumbnails table, and takes them away when undone', async () => {
+      await migrateTo(db, '0009_catalog_details');
       const now = new Date().toISOString();
       await sql`insert into blobs (hash, size, media_type, width, height, created_at) values ('h', 3, 'image/png', 1, 1, ${now})`.execute(db.kysely);
       assert.ok((await migrateToLatest(db)).includes('0009_thumbnails'));
@@ -95,7 +115,7 @@ for (const dialect of dialects) {
       await db.kysely.insertInto('thumbnails').values({ hash: 'h', size: 256, key: 'k', bytes: 10, width: 1, height: 1, created_at: now }).execute();
       await assert.rejects(db.kysely.insertInto('thumbnails').values({ hash: 'missing', size: 256, key: 'k', bytes: 10, width: 1, height: 1, created_at: now }).execute());
 
-      await migrateTo(db, '0008_key_scopes_idempotency');
+      await migrateTo(db, '0009_catalog_details');
       const { rows } = await sql<Record<string, unknown>>`select * from blobs`.execute(db.kysely);
       assert.deepEqual(Object.keys(rows[0]!).sort(), ['created_at', 'hash', 'height', 'media_type', 'size', 'width']);
       await assert.rejects(sql`select * from thumbnails`.execute(db.kysely));
