@@ -56,20 +56,7 @@ export function jsonRows<Row extends unknown[]>(text: string | null | undefined)
   return text ? (JSON.parse(text) as Row[]) : [];
 }
 
-/**
- * The members of the JSON array in text column `column`, as a table `alias` to join laterally (SQLite's
- * json_each joins that way by itself). Read a member's text field with jsonMemberText().
- */
-export function jsonArrayMembers<DB>(db: Kysely<DB>, column: string, alias: string): RawBuilder<unknown> {
-  return isPostgres(db)
-    ? sql`lateral json_array_elements(${sql.ref(column)}::json) as ${sql.table(alias)}(value)`
-    : sql`json_each(${sql.ref(column)}) as ${sql.table(alias)}`;
-}
-
-/** The text of field `field` of a member of jsonArrayMembers(db, …, alias). */
-export function jsonMemberText<DB>(db: Kysely<DB>, alias: string, field: string): RawBuilder<string> {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) throw new Error(`not a plain field name: ${field}`);
-  return isPostgres(db)
-    ? sql<string>`(${sql.ref(`${alias}.value`)} ->> ${sql.lit(field)})`
-    : sql<string>`json_extract(${sql.ref(`${alias}.value`)}, ${sql.lit(`$.${field}`)})`;
+/** Whether text column `column` holds `text` anywhere, exactly (case and all). */
+export function containsText<DB>(db: Kysely<DB>, column: string, text: string): RawBuilder<boolean> {
+  return isPostgres(db) ? sql<boolean>`(strpos(${sql.ref(column)}, ${text}) > 0)` : sql<boolean>`(instr(${sql.ref(column)}, ${text}) > 0)`;
 }

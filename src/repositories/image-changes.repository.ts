@@ -2,9 +2,10 @@
 // The callers run these inside one transaction with the image locked (lockImage).
 import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
-import { isPostgres, jsonArrayMembers, jsonMemberText } from '../db/dialect.ts';
+import { isPostgres } from '../db/dialect.ts';
 import type { Database, ImageRow } from '../db/types.ts';
 import { addToSizes, insertImage } from './images.repository.ts';
+import { countClassTitles } from './stored-objects.ts';
 
 /**
  * The image, if it lies in a project of the team, locked for change on PostgreSQL until the
@@ -39,10 +40,9 @@ export interface UsedTitles {
 }
 
 export async function usedTitles(db: Kysely<Database>, imageId: number): Promise<UsedTitles> {
-  const { rows: classRows } = await sql<{ title: string }>`
-    select distinct ${jsonMemberText(db, 'o', 'classTitle')} as title
-    from images cross join ${jsonArrayMembers(db, 'images.objects_json', 'o')}
-    where images.id = ${imageId}`.execute(db);
+  const image = await db.selectFrom('images').select('objects_json').where('id', '=', imageId).executeTakeFirstOrThrow();
+  const classes = new Map<string, number>();
+  countClassTitles(image.objects_json, classes);
   const imageTags = await db
     .selectFrom('image_tags')
     .innerJoin('project_tags', 'project_tags.id', 'image_tags.tag_id')
@@ -57,7 +57,7 @@ export async function usedTitles(db: Kysely<Database>, imageId: number): Promise
     .where('object_tag_refs.image_id', '=', imageId)
     .execute();
   return {
-    classes: classRows.map((r) => r.title).filter((t) => typeof t === 'string'),
+    classes: [...classes.keys()],
     imageTags,
     objectTags: objectTags.map((r) => r.title),
   };
