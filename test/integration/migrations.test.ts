@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Config } from '../../src/config.ts';
 import { type Db, createDb } from '../../src/db/create-db.ts';
-import { migrateTo, migrateToLatest } from '../../src/db/migrate.ts';
+import { migrateTo } from '../../src/db/migrate.ts';
 import { type ImportItem, loadPlan } from '../../src/repositories/import.repository.ts';
 import { dialects } from '../helpers/dialects.ts';
 
@@ -51,7 +51,7 @@ for (const dialect of dialects) {
       const emptyImport = await taskWithInput('import', { ...header, items: [] });
       const otherTask = await taskWithInput('export', { items: ['kept as it is'] });
 
-      assert.deepEqual(await migrateToLatest(db), ['0007_import_plans']);
+      assert.deepEqual(await migrateTo(db, '0007_import_plans'), ['0007_import_plans']);
       assert.deepEqual(await loadPlan(db.kysely, importTask), items);
       assert.deepEqual(await inputOf(importTask), header);
       assert.deepEqual(await loadPlan(db.kysely, emptyImport), []);
@@ -61,6 +61,28 @@ for (const dialect of dialects) {
       assert.deepEqual(await inputOf(importTask), { ...header, items });
       assert.deepEqual(await inputOf(emptyImport), { ...header, items: [] });
       assert.deepEqual(await inputOf(otherTask), { items: ['kept as it is'] });
+    });
+
+    test('0008 gives keys their scope: read-only keys read, the start-up admin key is admin, the others write', async () => {
+      await migrateTo(db, '0007_import_plans');
+      const now = new Date().toISOString();
+      const insert = async (team: string, login: string, readOnly: number) => {
+        await sql`insert into teams (name, created_at) values (${team}, ${now}) on conflict do nothing`.execute(db.kysely);
+        const { rows } = await sql<{ id: number }>`
+          insert into users (team_id, login, created_at) select id, ${login}, ${now} from teams where name = ${team} returning id`.execute(db.kysely);
+        await sql`insert into api_keys (user_id, prefix, digest, read_only, created_at)
+          values (${rows[0]!.id}, ${login}, ${`digest-${team}-${login}`}, ${readOnly}, ${now})`.execute(db.kysely);
+      };
+      await insert('default', 'admin', 0);
+      await insert('default', 'reader', 1);
+      await insert('vision', 'vera', 0);
+      await insert('vision', 'admin', 0);
+      await migrateTo(db, '0008_key_scopes_idempotency');
+      const { rows } = await sql<{ prefix: string; scope: string }>`select prefix, scope from api_keys order by id`.execute(db.kysely);
+      assert.deepEqual(
+        rows.map((r) => [r.prefix, r.scope]),
+        [['admin', 'admin'], ['reader', 'read'], ['vera', 'write'], ['admin', 'write']],
+      );
     });
   });
 }
