@@ -27,8 +27,8 @@ export interface ImageListQuery {
   annotated?: boolean;
   sort?: ImageSort;
   limit: number;
-  /** Where the page starts, as a cursor of an earlier page told it (decoded, not yet checked). */
-  after?: unknown;
+  /** Where the page starts: after this image, the last of the page before (its cursor, decoded). */
+  after?: ImagePosition;
   count?: boolean;
 }
 
@@ -37,26 +37,6 @@ export interface ImageListPage {
   /** Where the next page starts; null on the last page. */
   next: ImagePosition | null;
   total?: number;
-}
-
-/** The list's cursor, as the http layer encodes it: the sort it belongs to and the last image's key. */
-export interface ImageCursor {
-  sort: ImageSort;
-  id: number;
-  name?: string;
-}
-
-/** A cursor decoded from text the client sent: anything but a cursor of this sort is a 400. */
-function positionOf(after: unknown, sort: ImageSort): ImagePosition {
-  const c = after as Partial<ImageCursor> | null;
-  const valid =
-    typeof c === 'object' &&
-    c !== null &&
-    c.sort === sort &&
-    Number.isSafeInteger(c.id) &&
-    (sort === 'id' || typeof c.name === 'string');
-  if (!valid) throw validation('cursor does not belong to a list of this sort', { field: 'cursor' });
-  return sort === 'name' ? { id: c.id!, name: c.name! } : { id: c.id! };
 }
 
 /** The filter of the query, with every id it names checked against the caller's team. */
@@ -91,10 +71,10 @@ async function filterOf(db: Kysely<Database>, teamId: number, query: ImageListQu
 /** One page of the list; the total of the whole list only when asked (it costs a count). */
 export async function listImages(db: Kysely<Database>, teamId: number, query: ImageListQuery): Promise<ImageListPage> {
   const sort = query.sort ?? 'id';
-  const after = query.after === undefined ? undefined : positionOf(query.after, sort);
+  if (sort === 'name' && query.after && query.after.name === undefined) throw validation('a list by name starts after a name', { field: 'cursor' });
   const filter = await filterOf(db, teamId, query);
   // One more than the page: whether it is there tells whether a next page is.
-  const rows = await listImageMetadata(db, filter, sort, after, query.limit + 1);
+  const rows = await listImageMetadata(db, filter, sort, query.after, query.limit + 1);
   const items = rows.slice(0, query.limit);
   const last = items.at(-1);
   const next = rows.length > query.limit && last ? (sort === 'name' ? { id: last.id, name: last.name } : { id: last.id }) : null;
@@ -121,20 +101,20 @@ const KEPT_PAGE_BYTES = 2 * 1024 * 1024;
 export class ImageListPages {
   private readonly kept = new StampedCache<SentPage>(KEPT_PAGES);
 
-  /** `encodeCursor` writes a cursor as the client sees it (the http layer's opaque text). */
+  /** `cursorOf` writes where a page starts as the client sees it (the http layer's opaque text). */
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly encodeCursor: (cursor: ImageCursor) => string,
+    private readonly cursorOf: (sort: ImageSort, next: ImagePosition) => string,
   ) {}
 
-  /** `cursorText` is the query's cursor as sent, for the key; `query.after` its decoded value. */
+  /** `cursorText` is the query's cursor as sent, the key of a kept page; `query.after` says the same. */
   async page(teamId: number, query: ImageListQuery, cursorText: string | undefined, stamp: number | undefined): Promise<SentPage> {
     const key = JSON.stringify([teamId, query.datasetId, query.projectId, query.namePrefix, query.tagId, query.classId, query.annotated, query.sort, query.limit, query.count, cursorText]);
     const kept = this.kept.get(stamp, key);
     if (kept) return kept;
     const page = await listImages(this.db, teamId, query);
     const sort = query.sort ?? 'id';
-    const nextCursor = page.next ? this.encodeCursor({ sort, ...page.next }) : null;
+    const nextCursor = page.next ? this.cursorOf(sort, page.next) : null;
     const answer = { items: page.items, nextCursor, ...(page.total !== undefined ? { total: page.total } : {}) };
     const sent: SentPage = { body: Buffer.from(JSON.stringify(answer)), nextCursor };
     if (sent.body.length <= KEPT_PAGE_BYTES) this.kept.set(stamp, key, sent);

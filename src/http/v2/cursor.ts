@@ -57,6 +57,11 @@ function nextUrl(request: FastifyRequest, cursor: string): string {
  * response schema's serialiser.
  */
 export function sendList<T>(request: FastifyRequest, reply: FastifyReply, page: ListAnswer<T>): FastifyReply {
-  if (page.nextCursor !== null) void reply.header('link', `<${nextUrl(request, page.nextCursor)}>; rel="next"`);
-  return reply.type('application/json; charset=utf-8').send(JSON.stringify(page));
+  return sendListBody(request, reply, JSON.stringify(page), page.nextCursor);
+}
+
+/** Sends a page already serialised (a list that keeps its pages as bytes), with its Link header. */
+export function sendListBody(request: FastifyRequest, reply: FastifyReply, body: string | Buffer, nextCursor: string | null): FastifyReply {
+  if (nextCursor !== null) void reply.header('link', `<${nextUrl(request, nextCursor)}>; rel="next"`);
+  return reply.type('application/json; charset=utf-8').send(body);
 }
