@@ -413,6 +413,32 @@ for (const dialect of dialects) {
       });
     });
 
+    describe('limits', () => {
+      test('more files than a request may hold is 413; a file over the size limit, or a part that is no file, is 400', async () => {
+        const small = await startTestApp(dialect, { limits: { ...t.config.limits, uploadFilesPerRequest: 2, uploadFileBytes: 2000 } });
+        try {
+          const dataset = await newDataset(small.ctx, await newProject(small.ctx));
+          const send = (payload: { payload: Buffer; headers: Record<string, string> }) =>
+            small.request({ method: 'POST', url: `/v2/datasets/${dataset}/images`, ...payload });
+          const three = [1, 2, 3].map((i) => ({ name: `${i}.png`, bytes: Buffer.alloc(0) }));
+          assertProblem(await send(imageFiles(three)), 413, 'PAYLOAD_TOO_LARGE');
+          const large = await pngImage(400, 400, 77);
+          assert.ok(large.length > 2000);
+          const problem = assertProblem(await send(imageFiles([{ name: 'ok.png', bytes: await png() }, { name: 'large.png', bytes: large }])), 400, 'VALIDATION');
+          assert.deepEqual(problem.errors?.map((e) => e.pointer), ['/files/1']);
+          const boundary = '----annostoreFieldPart';
+          const field = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n--${boundary}--\r\n`);
+          assertProblem(await send({ payload: field, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }), 400, 'VALIDATION');
+          assert.deepEqual(
+            json<Page>(await small.request({ method: 'GET', url: `/v2/images?datasetId=${dataset}` })).items,
+            [],
+          );
+        } finally {
+          await small.close();
+        }
+      });
+    });
+
     describe('teams and keys', () => {
       test('another team’s ids answer 404 everywhere, as missing ones do', async () => {
         const theirProject = await newProject(t.ctx, { team: 'beta', classes: [{ title: 'car', shape: 'polygon' }] });

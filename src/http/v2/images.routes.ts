@@ -51,10 +51,11 @@ export const imageRoutes =
       limits: {
         fieldNameSize: 1024,
         fieldSize: 64 * 1024,
-        fields: 0,
+        // One field is let through, to be refused by name: images come as file parts only.
+        fields: 1,
         files: limits.uploadFilesPerRequest,
         fileSize: limits.uploadFileBytes,
-        parts: limits.uploadFilesPerRequest,
+        parts: limits.uploadFilesPerRequest + 1,
         headerPairs: 100,
       },
     });
