@@ -213,6 +213,16 @@ for (const dialect of dialects) {
         const latest = (await getImage(image.id)).headers.etag as string;
         assert.equal((await remove(image.id, { 'if-match': latest })).statusCode, 204);
       });
+
+      test('two edits from the same ETag at once: one wins, the other is told with 412', async () => {
+        const dataset = await newDataset(t.ctx, await newProject(t.ctx));
+        const image = await newImage(t.ctx, dataset, { name: 'race.png' });
+        const etag = (await getImage(image.id)).headers.etag as string;
+        const answers = await Promise.all(['left', 'right'].map((d) => patch(image.id, { description: d }, { 'if-match': etag })));
+        assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 412]);
+        const winner = json<Metadata>(answers.find((a) => a.statusCode === 200)!).description;
+        assert.equal(json<Metadata>(await getImage(image.id)).description, winner);
+      });
     });
 
     describe('move and copy', () => {
