@@ -8,14 +8,14 @@ import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { changeImage, copyImage, deleteImage, describeImage } from '../../services/image-changes.service.ts';
-import { ImageListPages } from '../../services/image-list.service.ts';
+import { ImageListPages, type SentPage } from '../../services/image-list.service.ts';
 import { type ImageFilePart, RefusedFiles, requireUploadDataset, uploadImages } from '../../services/image-upload.service.ts';
 import { StagingFolder } from '../../storage/staging.ts';
 import { checkMultipartBoundary } from '../multipart-boundary.ts';
 import { IdempotencyHeaders, IfMatchHeaders, ListOf, ListQuery, Problem, problemResponses } from '../schemas/v2.ts';
 import { DatasetImagesParams, ImageCopyBody, ImageListFilters, ImageMetadata, ImageParams, UploadedImages, imageChangeBody } from '../schemas/v2-images.ts';
 import type { ImagePosition, ImageSort } from '../../repositories/image-metadata.repository.ts';
-import { decodeCursor, encodeCursor, isIdKey, isNameIdKey, sendListBody } from './cursor.ts';
+import { decodeCursor, encodeCursor, isIdKey, isNameIdKey, nextLink, sendListBody } from './cursor.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 
 /** Every file part of the request, streamed to the staging folder; its filename names the image. */
@@ -44,6 +44,17 @@ export const imageRoutes =
       }
       const id = decodeCursor(cursor, isIdKey);
       return id === undefined ? undefined : { id };
+    };
+    // The Link header of a kept page, for the URL it was last asked by: building it (URL parsing and
+    // searchParams) costs more than the rest of sending a kept page.
+    const links = new WeakMap<SentPage, { url: string; link: string }>();
+    const linkOf = (request: FastifyRequest, page: SentPage): string | undefined => {
+      if (page.nextCursor === null) return undefined;
+      const kept = links.get(page);
+      if (kept?.url === request.url) return kept.link;
+      const link = nextLink(request, page.nextCursor);
+      links.set(page, { url: request.url, link });
+      return link;
     };
 
     await app.register(multipart, {
@@ -107,7 +118,7 @@ export const imageRoutes =
         const { cursor, limit, ...query } = request.query;
         const after = positionOf(query.sort ?? 'id', cursor);
         const page = await pages.page(request.principal.teamId, { ...query, limit: limit ?? 100, after }, cursor, request.changeStamp);
-        return sendListBody(request, reply, page.body, page.nextCursor);
+        return sendListBody(request, reply, page.body, page.nextCursor, linkOf(request, page));
       },
     );
 
