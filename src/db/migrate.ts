@@ -9,6 +9,7 @@ import * as coveringHashIndexes from './migrations/0004_covering_hash_indexes.ts
 import * as objectsLz4 from './migrations/0005_objects_lz4.ts';
 import * as changeNotifications from './migrations/0006_change_notifications.ts';
 import * as importPlans from './migrations/0007_import_plans.ts';
+import * as objectIds from './migrations/0010_object_ids.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -18,6 +19,7 @@ const migrations = {
   '0005_objects_lz4': objectsLz4,
   '0006_change_notifications': changeNotifications,
   '0007_import_plans': importPlans,
+  '0010_object_ids': objectIds,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

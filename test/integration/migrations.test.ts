@@ -51,7 +51,7 @@ for (const dialect of dialects) {
       const emptyImport = await taskWithInput('import', { ...header, items: [] });
       const otherTask = await taskWithInput('export', { items: ['kept as it is'] });
 
-      assert.deepEqual(await migrateToLatest(db), ['0007_import_plans']);
+      assert.deepEqual(await migrateTo(db, '0007_import_plans'), ['0007_import_plans']);
       assert.deepEqual(await loadPlan(db.kysely, importTask), items);
       assert.deepEqual(await inputOf(importTask), header);
       assert.deepEqual(await loadPlan(db.kysely, emptyImport), []);
@@ -61,6 +61,30 @@ for (const dialect of dialects) {
       assert.deepEqual(await inputOf(importTask), { ...header, items });
       assert.deepEqual(await inputOf(emptyImport), { ...header, items: [] });
       assert.deepEqual(await inputOf(otherTask), { items: ['kept as it is'] });
+    });
+
+    test('0010 gives the images already there no stored object ids (1..n), their objects untouched', async () => {
+      await migrateTo(db, '0007_import_plans');
+      const now = new Date().toISOString();
+      const objects = '[{"classTitle":"car","description":"","tags":[],"bitmap":null,"points":{"exterior":[[1,2]],"interior":[]}}]';
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('t', ${now}) returning id`.execute(db.kysely);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'p', 0, ${now}, ${now}) returning id`.execute(db.kysely);
+      const { rows: dataset } = await sql<{ id: number }>`
+        insert into datasets (project_id, title, size, created_at, updated_at) values (${project[0]!.id}, 'd', 0, ${now}, ${now}) returning id`.execute(db.kysely);
+      await sql`insert into blobs (hash, size, media_type, created_at) values ('h', 1, 'image/png', ${now})`.execute(db.kysely);
+      await sql`insert into images (dataset_id, project_id, name, hash, size, width, height, description, objects_json, created_at, updated_at)
+        values (${dataset[0]!.id}, ${project[0]!.id}, 'a.png', 'h', 1, 4, 4, '', ${objects}, ${now}, ${now})`.execute(db.kysely);
+
+      assert.deepEqual(await migrateToLatest(db), ['0010_object_ids']);
+      const after = await sql<{ objects_json: string; object_ids: string | null; next_object_id: number | null }>`
+        select objects_json, object_ids, next_object_id from images`.execute(db.kysely);
+      assert.deepEqual(after.rows, [{ objects_json: objects, object_ids: null, next_object_id: null }]);
+
+      await migrateTo(db, '0007_import_plans');
+      const undone = await sql<Record<string, unknown>>`select * from images`.execute(db.kysely);
+      assert.equal(undone.rows[0]!.objects_json, objects);
+      assert.equal('object_ids' in undone.rows[0]!, false);
     });
   });
 }
