@@ -1,0 +1,135 @@
+// One image's annotation as a whole: its stored objects with their stable ids, its image tags, and
+// the rows v1 derives from it (image_tags, object_tag_refs), read and written together.
+import type { Kysely } from 'kysely';
+import { isoNow } from '../clock.ts';
+import { isPostgres } from '../db/dialect.ts';
+import type { Database } from '../db/types.ts';
+import { insertImageTags, insertObjectTagRefs } from './import.repository.ts';
+
+/** An image's annotation as stored. */
+export interface StoredAnnotation {
+  imageId: number;
+  projectId: number;
+  name: string;
+  width: number;
+  height: number;
+  description: string;
+  /** The objects as v1 sends them (images.objects_json). */
+  objectsJson: string;
+  /** images.object_ids: null means 1..n. */
+  objectIds: string | null;
+  /** images.next_object_id: null means n + 1. */
+  nextObjectId: number | null;
+  /** The image's tags, in tag id order (the order v1 lists their titles in). */
+  tags: { id: number; title: string; value: string | null }[];
+}
+
+/**
+ * The annotation of the image, if it lies in a project of the team. With `lock` (inside a
+ * transaction) the image row is locked for update on PostgreSQL, so a concurrent writer of the same
+ * annotation waits until this transaction ends and then reads what it wrote. SQLite runs one write
+ * transaction at a time anyway.
+ */
+export async function findAnnotation(
+  db: Kysely<Database>,
+  teamId: number,
+  imageId: number,
+  options: { lock?: boolean } = {},
+): Promise<StoredAnnotation | undefined> {
+  let query = db
+    .selectFrom('images')
+    .innerJoin('projects', 'projects.id', 'images.project_id')
+    .select([
+      'images.id',
+      'images.project_id',
+      'images.name',
+      'images.width',
+      'images.height',
+      'images.description',
+      'images.objects_json',
+      'images.object_ids',
+      'images.next_object_id',
+    ])
+    .where('images.id', '=', imageId)
+    .where('projects.team_id', '=', teamId);
+  // Only the image row: locking the project's too would queue every edit of the project behind one.
+  if (options.lock && isPostgres(db)) query = query.forUpdate('images');
+  const row = await query.executeTakeFirst();
+  if (!row) return undefined;
+  const tags = await db
+    .selectFrom('image_tags')
+    .innerJoin('project_tags', 'project_tags.id', 'image_tags.tag_id')
+    .select(['project_tags.id', 'project_tags.title', 'image_tags.value'])
+    .where('image_tags.image_id', '=', imageId)
+    .orderBy('project_tags.id')
+    .execute();
+  return {
+    imageId: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    width: row.width,
+    height: row.height,
+    description: row.description,
+    objectsJson: row.objects_json,
+    objectIds: row.object_ids,
+    nextObjectId: row.next_object_id,
+    tags,
+  };
+}
+
+export interface AnnotationWrite {
+  description: string;
+  objectsJson: string;
+  objectIds: string | null;
+  nextObjectId: number | null;
+  /** The image's tags by id, with their values as JSON text. */
+  imageTags: { tagId: number; value: string | null }[];
+  /** The figure tags the objects use, by id. */
+  objectTagIds: number[];
+}
+
+/**
+ * Replaces the image's annotation and what v1 derives from it: the image tags and the figure tag
+ * references a tag rename or delete finds the image by. Call inside a transaction.
+ */
+export async function writeAnnotation(db: Kysely<Database>, imageId: number, write: AnnotationWrite): Promise<void> {
+  await db
+    .updateTable('images')
+    .set({
+      description: write.description,
+      objects_json: write.objectsJson,
+      object_ids: write.objectIds,
+      next_object_id: write.nextObjectId,
+      updated_at: isoNow(),
+    })
+    .where('id', '=', imageId)
+    .execute();
+  // The rows are written as the import writes them, a thousand a statement.
+  await db.deleteFrom('image_tags').where('image_id', '=', imageId).execute();
+  const tagRows = write.imageTags.map((t) => ({ image_id: imageId, tag_id: t.tagId, value: t.value }));
+  for (let i = 0; i < tagRows.length; i += 1000) await insertImageTags(db, tagRows.slice(i, i + 1000));
+  await db.deleteFrom('object_tag_refs').where('image_id', '=', imageId).execute();
+  const refs = write.objectTagIds.map((tagId) => ({ image_id: imageId, tag_id: tagId }));
+  for (let i = 0; i < refs.length; i += 1000) await insertObjectTagRefs(db, refs.slice(i, i + 1000));
+}
+
+/**
+ * The ids of the project's tags of `scope` with these titles, by title. On PostgreSQL the rows found
+ * stay share-locked until the caller's transaction ends, as importRepo.lockTags does for an import
+ * batch: a rename or delete of one of them waits for the annotation write, then finds the image
+ * through the references it wrote. A rename committed first is seen: its tag no longer has the title.
+ */
+export async function lockTagsByTitle(db: Kysely<Database>, projectId: number, scope: 'images' | 'figures', titles: readonly string[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (let i = 0; i < titles.length; i += 1000) {
+    let query = db
+      .selectFrom('project_tags')
+      .select(['id', 'title'])
+      .where('project_id', '=', projectId)
+      .where('scope', '=', scope)
+      .where('title', 'in', titles.slice(i, i + 1000));
+    if (isPostgres(db)) query = query.forShare();
+    for (const row of await query.execute()) ids.set(row.title, row.id);
+  }
+  return ids;
+}
