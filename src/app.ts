@@ -9,12 +9,15 @@ import { registerValidation } from './http/plugins/validation.ts';
 import { registerHealth } from './http/health.ts';
 import { v1Routes } from './http/v1/index.ts';
 import { v2Routes } from './http/v2/index.ts';
+import { answerProblem } from './http/v2/problem.ts';
 
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Told of every route as it is registered, so that a caller can list them all. */
   onRoute?: (route: RouteOptions) => void;
 }
+
+const isV2Url = (url: string): boolean => url === '/v2' || url.startsWith('/v2/') || url.startsWith('/v2?');
 
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
   const v1Headers = deprecationHeaders(ctx.config.deprecation);
@@ -27,7 +30,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     // before any hook runs: the contract's body and the /v1 headers are given here.
     frameworkErrors: (error, request, reply) => {
       if (isV1Url(request.url)) void reply.headers(v1Headers);
-      answerError(error, request, reply);
+      if (isV2Url(request.url)) answerProblem(error, request, reply);
+      else answerError(error, request, reply);
     },
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);

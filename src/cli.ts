@@ -5,6 +5,7 @@ import { EXIT_CODES_HELP, FOLDERS_HELP, runImportCommand } from './client/import
 import { ON_CONFLICT_MODES, type OnConflictT } from './client/client.ts';
 import { ConfigError, loadClientSettings, loadConfig } from './config.ts';
 import type { Context } from './context.ts';
+import type { KeyScope } from './repositories/teams.repository.ts';
 import { configureHeapGrowth } from './heap-growth.ts';
 
 // The server side is loaded by the commands that use it, so that `import` (a client) starts in
@@ -79,13 +80,14 @@ keys
   .description('create a key (and its team and user as needed); prints the key alone on the last line')
   .requiredOption('--team <team>', 'team name')
   .requiredOption('--user <user>', 'user login')
-  .option('--read-only', 'the key may only read')
-  .action(async (options: { team: string; user: string; readOnly?: boolean }) => {
+  .addOption(new Option('--scope <scope>', 'what the key may do: read, write, or admin (write and manage keys)').choices(['read', 'write', 'admin']))
+  .option('--read-only', 'the same as --scope read')
+  .action(async (options: { team: string; user: string; scope?: KeyScope; readOnly?: boolean }) => {
     const { createKey } = await import('./services/keys.service.ts');
-    const key = await withContext((ctx) =>
-      createKey(ctx.db.kysely, { team: options.team, user: options.user, readOnly: options.readOnly ?? false }),
-    );
-    console.log(`created a${options.readOnly ? ' read-only' : ''} key for user ${options.user} of team ${options.team}; it is shown once:`);
+    if (options.readOnly && options.scope && options.scope !== 'read') program.error('--read-only and --scope disagree');
+    const scope = options.readOnly ? 'read' : (options.scope ?? 'write');
+    const key = await withContext((ctx) => createKey(ctx.db.kysely, { team: options.team, user: options.user, scope }));
+    console.log(`created a ${scope} key for user ${options.user} of team ${options.team}; it is shown once:`);
     console.log(key);
   });
 keys
@@ -96,7 +98,7 @@ keys
     const rows = await withContext((ctx) => teams.listKeys(ctx.db.kysely));
     for (const k of rows) {
       const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
-      console.log(`${k.prefix}\t${k.team}\t${k.user}\t${k.readOnly ? 'read-only' : 'read-write'}\t${k.createdAt}\t${state}`);
+      console.log(`${k.prefix}\t${k.team}\t${k.user}\t${k.scope}\t${k.createdAt}\t${state}`);
     }
   });
 keys

@@ -8,9 +8,11 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   GONE: 410,
+  PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RANGE_NOT_SATISFIABLE: 416,
+  IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
 } as const;
@@ -43,6 +45,9 @@ export const notFound = (what: string, extra: Record<string, unknown> = {}): App
 
 export const validation = (message: string, extra: Record<string, unknown> = {}): AppError =>
   new AppError('VALIDATION', message, extra);
+
+export const preconditionFailed = (message: string, extra: Record<string, unknown> = {}): AppError =>
+  new AppError('PRECONDITION_FAILED', message, extra);
 
 export const conflict = (message: string, extra: Record<string, unknown> = {}): AppError =>
   new AppError('CONFLICT', message, extra);

@@ -37,10 +37,17 @@ export class ConnectionError extends Error {
   }
 }
 
-/** Builds an ApiError from an HTTP answer whose body may or may not be the contract's. */
+/**
+ * Builds an ApiError from an HTTP answer whose body may or may not be the contract's: v1's
+ * `{error, details}` or v2's problem details `{code, detail, errors, …}`.
+ */
 export function apiErrorOf(status: number, text: string, request: string): ApiError {
   try {
-    const body = JSON.parse(text) as { error?: unknown; details?: { message?: unknown } };
+    const body = JSON.parse(text) as { error?: unknown; details?: { message?: unknown }; code?: unknown; detail?: unknown };
+    if (typeof body.code === 'string' && typeof body.detail === 'string') {
+      const { code, detail, ...rest } = body;
+      return new ApiError(code, detail, status, rest, request);
+    }
     if (typeof body.error === 'string') {
       const details = typeof body.details === 'object' && body.details !== null ? (body.details as Record<string, unknown>) : {};
       const message = typeof details.message === 'string' ? details.message : `${request} answered ${status}`;

@@ -9,6 +9,7 @@ import * as coveringHashIndexes from './migrations/0004_covering_hash_indexes.ts
 import * as objectsLz4 from './migrations/0005_objects_lz4.ts';
 import * as changeNotifications from './migrations/0006_change_notifications.ts';
 import * as importPlans from './migrations/0007_import_plans.ts';
+import * as keyScopesIdempotency from './migrations/0008_key_scopes_idempotency.ts';
 import * as objectIds from './migrations/0010_object_ids.ts';
 
 const migrations = {
@@ -19,6 +20,7 @@ const migrations = {
   '0005_objects_lz4': objectsLz4,
   '0006_change_notifications': changeNotifications,
   '0007_import_plans': importPlans,
+  '0008_key_scopes_idempotency': keyScopesIdempotency,
   '0010_object_ids': objectIds,
 } satisfies Record<string, Migration>;
 

@@ -29,6 +29,8 @@ export interface ApiKeysTable {
   /** Hex SHA-256 of the whole key. */
   digest: string;
   read_only: number;
+  /** `read`, `write` or `admin` (see KeyScope); `read_only` is 1 exactly when it is `read`. */
+  scope: string;
   created_at: string;
   revoked_at: string | null;
 }
@@ -193,10 +195,23 @@ export interface ModelsTable {
   updated_at: string;
 }
 
+/** The first answer to a create sent with an Idempotency-Key, kept for its retries. */
+export interface IdempotentRequestsTable {
+  key_id: number;
+  idempotency_key: string;
+  fingerprint: string;
+  status: number | null;
+  headers: string | null;
+  body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   teams: TeamsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
+  idempotent_requests: IdempotentRequestsTable;
   projects: ProjectsTable;
   classes: ClassesTable;
   project_tags: ProjectTagsTable;

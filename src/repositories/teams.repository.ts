@@ -3,19 +3,26 @@ import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
 import type { Database } from '../db/types.ts';
 
+/** What a key may do: read; read and write; and, for `admin`, manage the team's keys too. */
+export type KeyScope = 'read' | 'write' | 'admin';
+
+export const KEY_SCOPES: readonly KeyScope[] = ['read', 'write', 'admin'];
+
+const toScope = (text: string): KeyScope => (KEY_SCOPES.includes(text as KeyScope) ? (text as KeyScope) : 'read');
+
 export interface KeyOwner {
   keyId: number;
   digest: string;
   userId: number;
   teamId: number;
-  readOnly: boolean;
+  scope: KeyScope;
 }
 
 export interface KeyListing {
   prefix: string;
   team: string;
   user: string;
-  readOnly: boolean;
+  scope: KeyScope;
   createdAt: string;
   revokedAt: string | null;
 }
@@ -43,11 +50,18 @@ export async function ensureUser(db: Kysely<Database>, teamId: number, login: st
 
 export async function insertKey(
   db: Kysely<Database>,
-  key: { userId: number; prefix: string; digest: string; readOnly: boolean },
+  key: { userId: number; prefix: string; digest: string; scope: KeyScope },
 ): Promise<void> {
   await db
     .insertInto('api_keys')
-    .values({ user_id: key.userId, prefix: key.prefix, digest: key.digest, read_only: key.readOnly ? 1 : 0, created_at: isoNow() })
+    .values({
+      user_id: key.userId,
+      prefix: key.prefix,
+      digest: key.digest,
+      read_only: key.scope === 'read' ? 1 : 0,
+      scope: key.scope,
+      created_at: isoNow(),
+    })
     .onConflict((oc) => oc.column('digest').doNothing())
     .execute();
 }
@@ -57,11 +71,11 @@ export async function findActiveKeys(db: Kysely<Database>, prefix: string): Prom
   const rows = await db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
-    .select(['api_keys.id as keyId', 'api_keys.digest', 'api_keys.read_only', 'users.id as userId', 'users.team_id'])
+    .select(['api_keys.id as keyId', 'api_keys.digest', 'api_keys.scope', 'users.id as userId', 'users.team_id'])
     .where('api_keys.prefix', '=', prefix)
     .where('api_keys.revoked_at', 'is', null)
     .execute();
-  return rows.map((r) => ({ keyId: r.keyId, digest: r.digest, userId: r.userId, teamId: r.team_id, readOnly: r.read_only === 1 }));
+  return rows.map((r) => ({ keyId: r.keyId, digest: r.digest, userId: r.userId, teamId: r.team_id, scope: toScope(r.scope) }));
 }
 
 export async function countKeys(db: Kysely<Database>): Promise<number> {
@@ -74,14 +88,14 @@ export async function listKeys(db: Kysely<Database>): Promise<KeyListing[]> {
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
     .innerJoin('teams', 'teams.id', 'users.team_id')
-    .select(['api_keys.prefix', 'teams.name as team', 'users.login as user', 'api_keys.read_only', 'api_keys.created_at', 'api_keys.revoked_at'])
+    .select(['api_keys.prefix', 'teams.name as team', 'users.login as user', 'api_keys.scope', 'api_keys.created_at', 'api_keys.revoked_at'])
     .orderBy('api_keys.id')
     .execute();
   return rows.map((r) => ({
     prefix: r.prefix,
     team: r.team,
     user: r.user,
-    readOnly: r.read_only === 1,
+    scope: toScope(r.scope),
     createdAt: r.created_at,
     revokedAt: r.revoked_at,
   }));

@@ -5,6 +5,7 @@ import { API_KEY_RULE, isUsableApiKey } from '../api-key-format.ts';
 import { StampedCache } from '../db/stamped-cache.ts';
 import type { Database } from '../db/types.ts';
 import * as teams from '../repositories/teams.repository.ts';
+import type { KeyScope } from '../repositories/teams.repository.ts';
 
 export const DEFAULT_TEAM = 'default';
 export const DEFAULT_USER = 'admin';
@@ -12,8 +13,11 @@ export const DEFAULT_USER = 'admin';
 const PREFIX_LENGTH = 12;
 
 export interface Principal {
+  keyId: number;
   userId: number;
   teamId: number;
+  scope: KeyScope;
+  /** The scope is `read`: every write is refused. */
   readOnly: boolean;
 }
 
@@ -25,20 +29,27 @@ export function generateKey(): string {
   return `ak_${randomBytes(24).toString('base64url')}`;
 }
 
+/** Who a new key belongs to, by name, and its scope (`write` unless told). */
+export interface KeyOwnerName {
+  team: string;
+  user: string;
+  scope?: KeyScope;
+}
+
 export async function registerKey(
   db: Kysely<Database>,
   key: string,
-  owner: { team: string; user: string; readOnly?: boolean },
+  owner: KeyOwnerName,
 ): Promise<void> {
   if (!isUsableApiKey(key)) throw new Error(`an API key must be ${API_KEY_RULE}`);
   const teamId = await teams.ensureTeam(db, owner.team);
   const userId = await teams.ensureUser(db, teamId, owner.user);
-  await teams.insertKey(db, { userId, prefix: keyPrefix(key), digest: digestOf(key), readOnly: owner.readOnly ?? false });
+  await teams.insertKey(db, { userId, prefix: keyPrefix(key), digest: digestOf(key), scope: owner.scope ?? 'write' });
 }
 
 export async function createKey(
   db: Kysely<Database>,
-  owner: { team: string; user: string; readOnly?: boolean },
+  owner: KeyOwnerName,
 ): Promise<string> {
   const key = generateKey();
   await registerKey(db, key, owner);
@@ -50,7 +61,8 @@ async function findPrincipal(db: Kysely<Database>, prefix: string, digestHex: st
   for (const candidate of await teams.findActiveKeys(db, prefix)) {
     if (timingSafeEqual(digest, Buffer.from(candidate.digest, 'hex'))) {
       // Frozen: every request with this key shares the object while it is kept.
-      return Object.freeze({ userId: candidate.userId, teamId: candidate.teamId, readOnly: candidate.readOnly });
+      const { keyId, userId, teamId, scope } = candidate;
+      return Object.freeze({ keyId, userId, teamId, scope, readOnly: scope === 'read' });
     }
   }
   return null;
@@ -84,14 +96,14 @@ export class Authenticator {
 }
 
 /**
- * At start: registers ANNOSTORE_API_KEY for the default admin (idempotent), or, on a database without
+ * At start: registers ANNOSTORE_API_KEY for the default admin, with the admin scope (idempotent), or, on a database without
  * any key, generates one. Answers a generated key so the caller can print it once.
  */
 export async function bootstrapKey(db: Kysely<Database>, configuredKey: string | undefined): Promise<string | null> {
   if (configuredKey) {
-    await registerKey(db, configuredKey, { team: DEFAULT_TEAM, user: DEFAULT_USER });
+    await registerKey(db, configuredKey, { team: DEFAULT_TEAM, user: DEFAULT_USER, scope: 'admin' });
     return null;
   }
   if ((await teams.countKeys(db)) > 0) return null;
-  return createKey(db, { team: DEFAULT_TEAM, user: DEFAULT_USER });
+  return createKey(db, { team: DEFAULT_TEAM, user: DEFAULT_USER, scope: 'admin' });
 }

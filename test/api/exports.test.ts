@@ -184,7 +184,7 @@ for (const dialect of dialects) {
       const id = json<ExportAnswer>(viaBearer).task.id;
       const readOnly = await post({ projectId, format: 'yolo' }, t.readOnlyKey);
       assert.equal(readOnly.statusCode, 403);
-      assert.equal(json<{ error: string }>(readOnly).error, 'FORBIDDEN');
+      assert.equal(json<{ code: string }>(readOnly).code, 'FORBIDDEN');
       assert.equal((await t.request({ method: 'GET', url: `/v2/exports/${id}`, key: t.readOnlyKey })).statusCode, 200);
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/exports/${id}`, key: t.readOnlyKey })).statusCode, 403);
       assert.equal((await t.request({ method: 'GET', url: '/v2/exports/1', key: null })).statusCode, 401);
@@ -202,7 +202,7 @@ for (const dialect of dialects) {
       ] as const) {
         const answer = await t.request({ method, url, key: t.otherKey });
         assert.equal(answer.statusCode, 404, `${method} ${url}`);
-        assert.equal(json<{ error: string }>(answer).error, 'NOT_FOUND');
+        assert.equal(json<{ code: string }>(answer).code, 'NOT_FOUND');
       }
       assert.equal((await t.request({ method: 'GET', url: `/v2/exports/${id}` })).statusCode, 200, 'still there for its team');
     });
@@ -210,18 +210,21 @@ for (const dialect of dialects) {
     test('a bad format, option or class is a 400 and no task exists', async () => {
       const before = json<TaskBody[]>(await t.request({ method: 'GET', url: '/v1/tasks' })).length;
       for (const [payload, field] of [
-        [{ projectId, format: 'tiff' }, 'format'],
-        [{ projectId, format: 'coco', options: { segmentation: true } }, 'options.segmentation'],
-        [{ projectId, format: 'yolo', options: { task: 'classify' } }, 'options.task'],
-        [{ projectId, format: 'masks', options: { includeImages: 'yes' } }, 'options.includeImages'],
-        [{ projectId, format: 'supervisely', options: { classes: ['car', 'unicorn'] } }, 'options.classes'],
-        [{ format: 'supervisely' }, 'projectId'],
+        [{ projectId, format: 'tiff' }, '/format'],
+        [{ projectId, format: 'coco', options: { segmentation: true } }, '/options/segmentation'],
+        [{ projectId, format: 'yolo', options: { task: 'classify' } }, '/options/task'],
+        [{ projectId, format: 'masks', options: { includeImages: 'yes' } }, '/options/includeImages'],
+        [{ projectId, format: 'supervisely', options: { classes: ['car', 'unicorn'] } }, '/options/classes'],
+        [{ format: 'supervisely' }, '/projectId'],
       ] as const) {
         const res = await post(payload);
         assert.equal(res.statusCode, 400, JSON.stringify(payload));
-        const body = json<{ error: string; details: { field?: string } }>(res);
-        assert.equal(body.error, 'VALIDATION');
-        assert.equal(body.details.field, field);
+        assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+        const body = json<{ type: string; status: number; code: string; detail: string; errors?: { pointer: string }[] }>(res);
+        assert.equal(body.code, 'VALIDATION');
+        assert.equal(body.status, 400);
+        assert.equal(body.type, 'urn:annostore:problem:validation');
+        assert.equal(body.errors?.[0]?.pointer, field, body.detail);
       }
       assert.equal((await post({ projectId: 2_000_000, format: 'coco' })).statusCode, 404);
       assert.equal(json<TaskBody[]>(await t.request({ method: 'GET', url: '/v1/tasks' })).length, before);
@@ -321,7 +324,7 @@ for (const dialect of dialects) {
       assert.equal(answer.archive, null);
       const download = await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` });
       assert.equal(download.statusCode, 410);
-      assert.equal(json<{ error: string }>(download).error, 'GONE');
+      assert.equal(json<{ code: string }>(download).code, 'GONE');
       assert.equal(await expireExports(t.ctx, later), 0, 'an expired export is not expired again');
     });
   });

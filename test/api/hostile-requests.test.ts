@@ -11,7 +11,7 @@ import { newDataset, newImage, newProject, newTag } from '../helpers/factories.t
 import { multipartBody } from '../helpers/multipart.ts';
 import { type TestApp, startTestApp } from '../helpers/test-app.ts';
 
-const CATALOGUE = new Set(['VALIDATION', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED']);
+const CATALOGUE = new Set(['VALIDATION', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'GONE', 'PRECONDITION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RANGE_NOT_SATISFIABLE', 'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED']);
 
 interface Route {
   method: string;
@@ -111,14 +111,22 @@ for (const dialect of dialects) {
       assert.ok(res.statusCode < 500, `${label}: ${res.statusCode} ${res.body.slice(0, 300)}`);
       // A HEAD answer carries no body, by HTTP's rule.
       if (res.statusCode >= 400 && options.method !== 'HEAD') {
-        let body: { error?: unknown; details?: { message?: unknown } };
+        let body: { error?: unknown; details?: { message?: unknown }; code?: unknown; detail?: unknown; status?: unknown };
         try {
           body = JSON.parse(res.body) as typeof body;
         } catch {
           assert.fail(`${label}: ${res.statusCode} without a JSON body: ${res.body.slice(0, 300)}`);
         }
-        assert.ok(CATALOGUE.has(String(body.error)), `${label}: ${res.body.slice(0, 300)}`);
-        assert.equal(typeof body.details?.message, 'string', `${label}: ${res.body.slice(0, 300)}`);
+        if (String(options.url).startsWith('/v2')) {
+          // v2 answers problem details (docs/api-v2.md).
+          assert.match(String(res.headers['content-type']), /^application\/problem\+json/, label);
+          assert.ok(CATALOGUE.has(String(body.code)), `${label}: ${res.body.slice(0, 300)}`);
+          assert.equal(body.status, res.statusCode, label);
+          assert.equal(typeof body.detail, 'string', `${label}: ${res.body.slice(0, 300)}`);
+        } else {
+          assert.ok(CATALOGUE.has(String(body.error)), `${label}: ${res.body.slice(0, 300)}`);
+          assert.equal(typeof body.details?.message, 'string', `${label}: ${res.body.slice(0, 300)}`);
+        }
       }
       assert.deepEqual(log.failures(), [], label);
     }

@@ -43,7 +43,8 @@ for (const dialect of dialects) {
       const listing = await cli('keys', 'list');
       assert.ok(listing.includes(key.slice(0, 12)), 'keys are listed by prefix');
       assert.ok(!listing.includes(key), 'never the key itself');
-      assert.match(listing, /read-only/);
+      assert.match(listing, new RegExp(`${readOnly.slice(0, 12)}\tvision\trob\tread\t`));
+      assert.match(listing, new RegExp(`${key.slice(0, 12)}\tvision\tvera\twrite\t`));
 
       const archId = Number((await cli('architectures', 'add', '--title', 'UNet', '--description', 'segmentation', '--category-id', '2', '--train-image', 'reg/unet:train')).trim());
       assert.ok(archId > 0);

@@ -17,6 +17,8 @@ export interface TestApp {
   otherKey: string;
   /** Read-only key of team "alpha". */
   readOnlyKey: string;
+  /** A key of team alpha with the admin scope (may manage the team's keys). */
+  adminKey: string;
   /** An injected request with the alpha key unless `headers` say otherwise. */
   request(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
   /**
@@ -36,7 +38,8 @@ export async function startTestApp(dialect: DialectCase, overrides: Partial<Conf
   const db = ctx.db.kysely;
   const key = await createKey(db, { team: 'alpha', user: 'alice' });
   const otherKey = await createKey(db, { team: 'beta', user: 'bob' });
-  const readOnlyKey = await createKey(db, { team: 'alpha', user: 'reader', readOnly: true });
+  const readOnlyKey = await createKey(db, { team: 'alpha', user: 'reader', scope: 'read' });
+  const adminKey = await createKey(db, { team: 'alpha', user: 'owner', scope: 'admin' });
   return {
     app,
     ctx,
@@ -44,6 +47,7 @@ export async function startTestApp(dialect: DialectCase, overrides: Partial<Conf
     key,
     otherKey,
     readOnlyKey,
+    adminKey,
     request({ key: useKey, ...options }) {
       const chosen = useKey === undefined ? key : useKey;
       const headers = { ...(chosen ? { 'x-api-key': chosen } : {}), ...(options.headers ?? {}) };

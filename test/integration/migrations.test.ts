@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Config } from '../../src/config.ts';
 import { type Db, createDb } from '../../src/db/create-db.ts';
-import { migrateTo, migrateToLatest } from '../../src/db/migrate.ts';
+import { migrateTo } from '../../src/db/migrate.ts';
 import { type ImportItem, loadPlan } from '../../src/repositories/import.repository.ts';
 import { dialects } from '../helpers/dialects.ts';
 
@@ -63,8 +63,30 @@ for (const dialect of dialects) {
       assert.deepEqual(await inputOf(otherTask), { items: ['kept as it is'] });
     });
 
-    test('0010 gives the images already there no stored object ids (1..n), their objects untouched', async () => {
+    test('0008 gives keys their scope: read-only keys read, the start-up admin key is admin, the others write', async () => {
       await migrateTo(db, '0007_import_plans');
+      const now = new Date().toISOString();
+      const insert = async (team: string, login: string, readOnly: number) => {
+        await sql`insert into teams (name, created_at) values (${team}, ${now}) on conflict do nothing`.execute(db.kysely);
+        const { rows } = await sql<{ id: number }>`
+          insert into users (team_id, login, created_at) select id, ${login}, ${now} from teams where name = ${team} returning id`.execute(db.kysely);
+        await sql`insert into api_keys (user_id, prefix, digest, read_only, created_at)
+          values (${rows[0]!.id}, ${login}, ${`digest-${team}-${login}`}, ${readOnly}, ${now})`.execute(db.kysely);
+      };
+      await insert('default', 'admin', 0);
+      await insert('default', 'reader', 1);
+      await insert('vision', 'vera', 0);
+      await insert('vision', 'admin', 0);
+      await migrateTo(db, '0008_key_scopes_idempotency');
+      const { rows } = await sql<{ prefix: string; scope: string }>`select prefix, scope from api_keys order by id`.execute(db.kysely);
+      assert.deepEqual(
+        rows.map((r) => [r.prefix, r.scope]),
+        [['admin', 'admin'], ['reader', 'read'], ['vera', 'write'], ['admin', 'write']],
+      );
+    });
+
+    test('0010 gives the images already there no stored object ids (1..n), their objects untouched', async () => {
+      await migrateTo(db, '0008_key_scopes_idempotency');
       const now = new Date().toISOString();
       const objects = '[{"classTitle":"car","description":"","tags":[],"bitmap":null,"points":{"exterior":[[1,2]],"interior":[]}}]';
       const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('t', ${now}) returning id`.execute(db.kysely);
@@ -76,12 +98,12 @@ for (const dialect of dialects) {
       await sql`insert into images (dataset_id, project_id, name, hash, size, width, height, description, objects_json, created_at, updated_at)
         values (${dataset[0]!.id}, ${project[0]!.id}, 'a.png', 'h', 1, 4, 4, '', ${objects}, ${now}, ${now})`.execute(db.kysely);
 
-      assert.deepEqual(await migrateToLatest(db), ['0010_object_ids']);
+      assert.deepEqual(await migrateTo(db, '0010_object_ids'), ['0010_object_ids']);
       const after = await sql<{ objects_json: string; object_ids: string | null; next_object_id: number | null }>`
         select objects_json, object_ids, next_object_id from images`.execute(db.kysely);
       assert.deepEqual(after.rows, [{ objects_json: objects, object_ids: null, next_object_id: null }]);
 
-      await migrateTo(db, '0007_import_plans');
+      await migrateTo(db, '0008_key_scopes_idempotency');
       const undone = await sql<Record<string, unknown>>`select * from images`.execute(db.kysely);
       assert.equal(undone.rows[0]!.objects_json, objects);
       assert.equal('object_ids' in undone.rows[0]!, false);

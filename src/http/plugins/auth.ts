@@ -1,5 +1,6 @@
 // Every /v1 request carries `x-api-key` (/v2 also takes `Authorization: Bearer <key>`). Missing,
-// unknown or revoked: 401. A read-only key may only read.
+// unknown or revoked: 401. A key of scope `read` may only read; the few routes that manage the team
+// itself (its keys) ask for `admin` with requireAdmin.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/create-db.ts';
 import { AppError } from '../../errors.ts';
@@ -54,5 +55,12 @@ function admit(request: FastifyRequest, principal: Principal | null, done: (erro
   } else {
     request.principal = principal;
     done();
+  }
+}
+
+/** Refuses the request unless its key has the admin scope. */
+export function requireAdmin(request: FastifyRequest): void {
+  if (request.principal.scope !== 'admin') {
+    throw new AppError('FORBIDDEN', 'this needs an API key with the admin scope', { scope: request.principal.scope });
   }
 }

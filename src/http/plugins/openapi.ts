@@ -1,7 +1,40 @@
-// The OpenAPI document is generated from the route schemas; /docs renders it.
+// The OpenAPI documents are generated from the route schemas: /openapi.json for v1, /v2/openapi.json
+// (OpenAPI 3.1, also at /v2) for v2; /docs renders either.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+
+interface Document {
+  paths?: Record<string, unknown>;
+  components?: Record<string, unknown>;
+  [member: string]: unknown;
+}
+
+/** The document's paths under `prefix` only. */
+function pathsUnder(document: Document, prefix: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(document.paths ?? {}).filter(([path]) => path.startsWith(prefix)));
+}
+
+function v2Document(document: Document): Record<string, unknown> {
+  return {
+    ...document,
+    openapi: '3.1.0',
+    info: {
+      title: 'Annostore API v2',
+      version: '2.0.0',
+      description:
+        'Resource-oriented REST under /v2 (docs/api-v2.md). Authenticate with `Authorization: Bearer <key>` or `x-api-key`. ' +
+        'Errors are RFC 9457 problem details; lists page by cursor; single resources carry an ETag and writes honour If-Match; ' +
+        'creates honour Idempotency-Key.',
+    },
+    components: {
+      ...(document.components ?? {}),
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+    },
+    security: [{ bearer: [] }, { apiKey: [] }],
+    paths: pathsUnder(document, '/v2/'),
+  };
+}
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -11,13 +44,24 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'Annostore API',
         version: '1.0.0',
         description:
-          'REST API v1 (deprecated; every answer carries Deprecation, Sunset and Link headers). ' +
+          'REST API v1 (deprecated; every answer carries Deprecation, Sunset and Link headers; its successor is described at /v2/openapi.json). ' +
           'Every /v1 request needs the x-api-key header. Errors answer {error, details: {message}}.',
       },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
       security: [{ apiKey: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { urls: [{ url: '/v2/openapi.json', name: 'v2' }, { url: '/openapi.json', name: 'v1 (deprecated)' }] },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => {
+    const document = app.swagger() as Document;
+    return { ...document, paths: pathsUnder(document, '/v1/') };
+  });
+  // Outside the /v2 plugin: the document is public, like /openapi.json. /v2 itself, where v1's
+  // successor-version links point, answers it too.
+  const v2 = async () => v2Document(app.swagger() as Document);
+  app.get('/v2/openapi.json', { schema: { hide: true } }, v2);
+  app.get('/v2', { schema: { hide: true } }, v2);
 }

@@ -1,15 +1,13 @@
 // POST /v2/exports, GET /v2/exports/:id, GET /v2/exports/:id/archive, DELETE /v2/exports/:id.
-// Errors keep the v1 body `{error, details}` until v2's problem+json handler exists.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { deleteExport, describeExport, exportArchive, startExport } from '../../services/export.service.ts';
-import { ErrorBody, errorResponses } from '../schemas/common.ts';
+import { Problem, problemResponses } from '../schemas/v2.ts';
 import { ExportAnswer, ExportBody, ExportParams } from '../schemas/exports.ts';
 import { parseRange } from './byte-range.ts';
 
-/** A file name safe in a quoted header value: the project title and format, nothing else. */
 /** Percent-encoding as RFC 5987 allows in `filename*`: encodeURIComponent leaves ' ( ) * as they are. */
 const rfc5987 = (text: string): string => encodeURIComponent(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
@@ -29,7 +27,7 @@ export const exportRoutes =
           tags: ['exports'],
           summary: 'Export a project, or some of its datasets, as a zip archive in a format',
           body: ExportBody,
-          response: { 201: ExportAnswer, ...errorResponses },
+          response: { 201: ExportAnswer, ...problemResponses },
         },
       },
       async (request, reply) => {
@@ -46,7 +44,7 @@ export const exportRoutes =
           tags: ['exports'],
           summary: 'An export task and, once it has finished, its archive’s size',
           params: ExportParams,
-          response: { 200: ExportAnswer, ...errorResponses },
+          response: { 200: ExportAnswer, ...problemResponses },
         },
       },
       async (request) => {
@@ -65,10 +63,10 @@ export const exportRoutes =
           response: {
             200: Type.Unknown({ description: 'the zip archive (application/zip)' }),
             206: Type.Unknown({ description: 'one byte range of the archive' }),
-            ...errorResponses,
-            409: ErrorBody,
-            410: ErrorBody,
-            416: ErrorBody,
+            ...problemResponses,
+            409: Problem,
+            410: Problem,
+            416: Problem,
           },
         },
       },
@@ -100,7 +98,7 @@ export const exportRoutes =
           tags: ['exports'],
           summary: 'Remove an export’s archive and its task; a running export is stopped first',
           params: ExportParams,
-          response: { 204: Type.Null(), ...errorResponses, 409: ErrorBody },
+          response: { 204: Type.Null(), ...problemResponses, 409: Problem },
         },
       },
       async (request, reply) => {

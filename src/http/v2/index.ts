@@ -1,12 +1,17 @@
-// Every /v2 route, behind the API key check (x-api-key or Authorization: Bearer).
+// Every /v2 route, behind the API key check (x-api-key or Authorization: Bearer), answering errors as
+// problem details and honouring Idempotency-Key on creates. One line a resource group.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
 import { exportRoutes } from './exports.routes.ts';
+import { registerIdempotency } from './idempotency.ts';
+import { registerProblems } from './problem.ts';
 
 export const v2Routes =
   (ctx: Context): FastifyPluginAsync =>
   async (app) => {
+    registerProblems(app);
     registerAuth(app, ctx.db, { bearer: true });
+    registerIdempotency(app, ctx.db);
     await app.register(exportRoutes(ctx));
   };

@@ -1,0 +1,62 @@
+// Cursor paging. A cursor is the sort key of the last item of a page, as base64url JSON: opaque to
+// clients, read back by the list that wrote it. Lists ask their repository for the items after that
+// key (keyset paging: no OFFSET, and stable under inserts elsewhere in the list), one more than the
+// page holds to learn whether a next page exists. Nothing in a cursor is trusted: the repository still
+// filters by the caller's team, so a forged cursor can only move where a page starts.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { validation } from '../../errors.ts';
+import type { ListAnswer } from '../schemas/v2.ts';
+
+export function encodeCursor(key: unknown): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+const badCursor = () => validation('cursor is not one this list gave', { in: 'querystring', pointer: '/cursor' });
+
+/**
+ * The sort key a cursor holds, checked by `isKey` (a list's own shape), or undefined without a
+ * cursor. A cursor that is not one of this list's is a 400.
+ */
+export function decodeCursor<K>(cursor: string | undefined, isKey: (value: unknown) => value is K): K | undefined {
+  if (cursor === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw badCursor();
+  }
+  if (!isKey(value)) throw badCursor();
+  return value;
+}
+
+/** Key checks for the common sort keys. */
+export const isIdKey = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
+export const isNameIdKey = (value: unknown): value is [string, number] =>
+  Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && isIdKey(value[1]);
+
+/**
+ * A page from `rows`, read with a limit of `limit + 1`: the first `limit` rows, and a cursor after
+ * the last of them when there was one more.
+ */
+export function pageOf<T>(rows: T[], limit: number, keyOf: (row: T) => unknown): ListAnswer<T> {
+  if (rows.length <= limit) return { items: rows, nextCursor: null };
+  const items = rows.slice(0, limit);
+  return { items, nextCursor: encodeCursor(keyOf(items[items.length - 1]!)) };
+}
+
+/** The request's own URL with `cursor` set to the next page's. */
+function nextUrl(request: FastifyRequest, cursor: string): string {
+  const url = new URL(request.url, 'http://host');
+  url.searchParams.set('cursor', cursor);
+  return `${url.pathname}${url.search}`;
+}
+
+/**
+ * Sends a page, with `Link: <…>; rel="next"` (RFC 8288) when there is a next page. The body is
+ * serialised here: list pages are the largest answers, and JSON.stringify is faster on them than a
+ * response schema's serialiser.
+ */
+export function sendList<T>(request: FastifyRequest, reply: FastifyReply, page: ListAnswer<T>): FastifyReply {
+  if (page.nextCursor !== null) void reply.header('link', `<${nextUrl(request, page.nextCursor)}>; rel="next"`);
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(page));
+}
