@@ -7,20 +7,26 @@ import type { FastifyInstance } from 'fastify';
 
 const shared = { allErrors: false, strict: false, useDefaults: true, removeAdditional: false } as const;
 
-/** Where the first string holding a NUL character is, as Ajv names a place (`/files/3/path`), or null. */
-function nulPath(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\0') ? path : null;
+/**
+ * Where the first string holding a NUL character is, as Ajv names a place (`/files/3/path`), or null.
+ * The place is written only once one is found: a body of a thousand polygons holds tens of thousands
+ * of coordinates, and a path string made for each cost more than the rest of the check.
+ */
+function nulPath(value: unknown): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? '' : null;
   if (typeof value !== 'object' || value === null) return null;
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index += 1) {
-      const found = nulPath(value[index], `${path}/${index}`);
-      if (found !== null) return found;
+      const item: unknown = value[index];
+      if (typeof item !== 'string' && (typeof item !== 'object' || item === null)) continue;
+      const found = nulPath(item);
+      if (found !== null) return `/${index}${found}`;
     }
     return null;
   }
   for (const key of Object.keys(value)) {
-    const found = nulPath((value as Record<string, unknown>)[key], `${path}/${key}`);
-    if (found !== null) return found;
+    const found = nulPath((value as Record<string, unknown>)[key]);
+    if (found !== null) return `/${key}${found}`;
   }
   return null;
 }
