@@ -5,6 +5,7 @@ import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
 import { exportRoutes } from './exports.routes.ts';
 import { registerIdempotency } from './idempotency.ts';
+import { imageAnnotationRoutes } from './image-annotation.routes.ts';
 import { registerProblems } from './problem.ts';
 
 export const v2Routes =
@@ -14,4 +15,5 @@ export const v2Routes =
     registerAuth(app, ctx.db, { bearer: true });
     registerIdempotency(app, ctx.db);
     await app.register(exportRoutes(ctx));
+    await app.register(imageAnnotationRoutes(ctx));
   };
