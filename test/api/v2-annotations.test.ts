@@ -6,6 +6,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { AnnotationObject } from '../../src/formats/canonical.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, tagImage } from '../helpers/factories.ts';
+import { type ProjectFile, uploadProject, waitForTask, withImportRunner } from '../helpers/importing.ts';
+import { pngImage } from '../helpers/multipart.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 
 interface IdentifiedObject extends AnnotationObject {
@@ -292,6 +294,90 @@ for (const dialect of dialects) {
       assertProblem(await put(imageId, annotation, etag, t.readOnlyKey), 403, 'FORBIDDEN');
       assertProblem(await patch(imageId, { remove: [1] }, etag, t.readOnlyKey), 403, 'FORBIDDEN');
       assert.equal((await read(imageId)).etag, etag);
+    });
+  });
+}
+
+/** A Supervisely project of one annotated image, `a.png`, whose image tag has a value. */
+async function importedProject(description: string): Promise<ProjectFile[]> {
+  const file = (value: unknown) => Buffer.from(JSON.stringify(value));
+  const meta = {
+    classes: [
+      { title: 'car', shape: 'polygon', color: '#FF0000' },
+      { title: 'sign', shape: 'rectangle', color: '#00FF00' },
+    ],
+    tags_images: ['weather'],
+    tags_objects: ['occluded'],
+  };
+  const annotation = {
+    description,
+    tags: [{ name: 'weather', value: 'rain' }],
+    size: { width: 64, height: 48 },
+    objects: [
+      { classTitle: 'car', description: '', tags: ['occluded'], bitmap: null, points: { exterior: TRIANGLE, interior: [] } },
+      { classTitle: 'sign', description: '', tags: [], bitmap: null, points: { exterior: [[40, 30], [2, 3]], interior: [] } },
+    ],
+  };
+  return [
+    { path: 'meta.json', type: 'class', content: file(meta) },
+    { path: 'city/img/a.png', type: 'image', content: await pngImage(64, 48, 7) },
+    { path: 'city/ann/a.png.json', type: 'annotation', content: file(annotation) },
+  ];
+}
+
+for (const dialect of dialects) {
+  describe(`v2 annotations of imported images on ${dialect.name}`, { skip: dialect.skip }, () => {
+    let t: TestApp;
+    withImportRunner(dialect, (app) => {
+      t = app;
+    });
+
+    const importInto = async (project: { id: number | null; title?: string }, description: string, onConflict = 'ignore') => {
+      const files = await uploadProject(t, await importedProject(description));
+      const res = await t.request({ method: 'POST', url: '/v1/tasks/import', payload: { project, preset: 1, onConflict, files } });
+      assert.equal(res.statusCode, 200, res.body);
+      const task = await waitForTask(t, json<{ taskId: number }>(res).taskId);
+      assert.equal(task.status, 'finished', JSON.stringify(task.meta));
+      return task.meta.project.id as number;
+    };
+    const records = async (projectId: number) => json<V1Record[]>(await t.request({ method: 'GET', url: `/v1/annotations?projectId=${projectId}` }));
+    const tagValue = async (imageId: number) =>
+      (await t.ctx.db.kysely.selectFrom('image_tags').select('value').where('image_id', '=', imageId).executeTakeFirstOrThrow()).value;
+
+    test('an imported annotation has ids 1..n; edits keep tag values; a replacing re-import starts a new image at 1..n', async () => {
+      const projectId = await importInto({ id: null, title: 'imported' }, 'first');
+      const [record] = await records(projectId);
+      const imageId = record!.imageId;
+      const read = await t.request({ method: 'GET', url: `/v2/images/${imageId}/annotation` });
+      assert.equal(read.statusCode, 200, read.body);
+      const annotation = json<Annotation>(read);
+      assert.deepEqual(annotation.objects.map((o) => o.id), [1, 2]);
+      assert.deepEqual({ ...annotation, objects: annotation.objects.map(withoutId) }, record!.data);
+      assert.equal(await tagValue(imageId), '"rain"');
+
+      // Sent back as read, titles only: the image tag keeps the value the import stored.
+      const removed = await t.request({
+        method: 'PUT',
+        url: `/v2/images/${imageId}/annotation`,
+        payload: { ...annotation, objects: annotation.objects.slice(1) },
+        headers: { 'if-match': String(read.headers.etag) },
+      });
+      assert.equal(removed.statusCode, 200, removed.body);
+      assert.deepEqual(json<Annotation>(removed).objects.map((o) => o.id), [2]);
+      assert.equal(await tagValue(imageId), '"rain"');
+      const added = await t.request({ method: 'PATCH', url: `/v2/images/${imageId}/annotation`, payload: { add: [polygon('car', SQUARE)] } });
+      assert.deepEqual(json<Annotation>(added).objects.map((o) => o.id), [2, 3]);
+
+      // onConflict ignore leaves the edited image as it is; replace puts a new image in its place.
+      await importInto({ id: projectId }, 'second', 'ignore');
+      assert.deepEqual((await records(projectId)).map((r) => [r.imageId, r.data.objects.length]), [[imageId, 2]]);
+      await importInto({ id: projectId }, 'third', 'replace');
+      const [replacing] = await records(projectId);
+      assert.notEqual(replacing!.imageId, imageId);
+      assert.equal(replacing!.data.description, 'third');
+      const fresh = json<Annotation>(await t.request({ method: 'GET', url: `/v2/images/${replacing!.imageId}/annotation` }));
+      assert.deepEqual(fresh.objects.map((o) => o.id), [1, 2]);
+      assertProblem(await t.request({ method: 'GET', url: `/v2/images/${imageId}/annotation` }), 404, 'NOT_FOUND');
     });
   });
 }

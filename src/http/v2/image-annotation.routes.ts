@@ -14,7 +14,7 @@ import { ifMatchOf, ifNoneMatchHits } from './etag.ts';
  */
 function sendAnnotation(request: FastifyRequest, reply: FastifyReply, answer: AnnotationAnswer): FastifyReply {
   void reply.header('etag', answer.etag);
-  if (request.method === 'GET' && ifNoneMatchHits(request, answer.etag)) return reply.code(304).send();
+  if ((request.method === 'GET' || request.method === 'HEAD') && ifNoneMatchHits(request, answer.etag)) return reply.code(304).send();
   return reply.type('application/json; charset=utf-8').send(answer.json());
 }
 
