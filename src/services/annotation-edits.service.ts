@@ -11,20 +11,13 @@ import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database } from '../db/types.ts';
 import { notFound } from '../errors.ts';
-import { type AnnotationObject, type CanonicalAnnotation, type CanonicalObject, serializeObjects, toAnnotationObject } from '../formats/canonical.ts';
-import { MAX_OBJECTS_PER_ANNOTATION } from '../formats/supervisely/index.ts';
+import { type AnnotationObject, type CanonicalAnnotation, serializeObjects, toAnnotationObject } from '../formats/canonical.ts';
 import { type StoredAnnotation, findAnnotation, lockTagsByTitle, writeAnnotation } from '../repositories/image-annotation.repository.ts';
 import { classShapes } from '../repositories/import.repository.ts';
-import { type PathStep, invalidAt, pointerOf, readAnnotation } from './annotation-input.ts';
+import { invalidAt, readAnnotation } from './annotation-input.ts';
+import { type AnnotationPatch, applyPatch } from './annotation-patch.ts';
 import { type AnnotationState, annotationJson, annotationTag, checkAnnotationIfMatch, objectStarts } from './annotation-text.ts';
-import { nextObjectIdOf, objectIdsOf, storedObjectIds } from './object-ids.ts';
-
-/** PATCH: objects added, changed (by id, the fields given) and removed (by id), in one write. */
-export interface AnnotationPatch {
-  add?: unknown[];
-  change?: ({ id: number } & Record<string, unknown>)[];
-  remove?: number[];
-}
+import { type IdentifiedObjects, nextObjectIdOf, objectIdsOf, storedObjectIds } from './object-ids.ts';
 
 /**
  * An annotation as v2 answers it: its entity tag, and its representation (v1's annotation record
@@ -56,7 +49,7 @@ async function requireAnnotation(db: Kysely<Database>, teamId: number, imageId: 
 }
 
 /** The stored objects, read, with their ids and the next id. */
-function currentObjects(stored: StoredAnnotation): { objects: AnnotationObject[]; ids: number[]; next: number } {
+function currentObjects(stored: StoredAnnotation): IdentifiedObjects {
   const objects = JSON.parse(stored.objectsJson) as AnnotationObject[];
   return { objects, ids: objectIdsOf(stored.objectIds, objects.length), next: nextObjectIdOf(stored.nextObjectId, objects.length) };
 }
@@ -179,92 +172,19 @@ export async function replaceAnnotation(ctx: Context, teamId: number, imageId: n
   });
 }
 
-/** Members a change may set: those of an object as v1 shows it (and the reader's geometryType). */
-const CHANGEABLE = new Set(['classTitle', 'description', 'tags', 'bitmap', 'points', 'geometryType']);
-
 /**
- * PATCH: adds, changes and removes objects by id, if `ifMatch`, when given, names the current state.
- * Only the objects added or changed are read again; the rest stay as stored. Removals and changes
- * name ids of the image, each at most once; new objects get new ids, in the order given.
+ * PATCH: adds, changes and removes objects by id (annotation-patch.ts), if `ifMatch`, when given,
+ * names the current state. The description and the image tags stay as they are.
  */
 export async function patchAnnotation(ctx: Context, teamId: number, imageId: number, patch: AnnotationPatch, ifMatch: string | undefined): Promise<AnnotationAnswer> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const stored = await requireAnnotation(trx, teamId, imageId, true);
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
-    const current = currentObjects(stored);
-    const indexOf = new Map(current.ids.map((id, i) => [id, i]));
-    const named = new Set<number>();
-    const name = (id: number, at: string) => {
-      if (!indexOf.has(id)) throw invalidAt(at, `no object of the image has id ${id}`);
-      if (named.has(id)) throw invalidAt(at, `object ${id} is named twice in the patch`);
-      named.add(id);
-    };
-    const removed = new Set<number>();
-    (patch.remove ?? []).forEach((id, i) => {
-      name(id, `/remove/${i}`);
-      removed.add(id);
-    });
-    const changes = new Map<number, { fields: Record<string, unknown>; at: string }>();
-    (patch.change ?? []).forEach((change, i) => {
-      name(change.id, `/change/${i}/id`);
-      const fields: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(change)) {
-        if (key === 'id') continue;
-        if (!CHANGEABLE.has(key)) throw invalidAt(`/change/${i}/${key}`, 'is not a member of an object');
-        fields[key] = value;
-      }
-      changes.set(change.id, { fields, at: `/change/${i}` });
-    });
-    const added = patch.add ?? [];
-    added.forEach((o, i) => {
-      if (o !== null && typeof o === 'object' && 'id' in o) throw invalidAt(`/add/${i}/id`, 'a new object gets its id from the server; leave it out');
-    });
-    const count = current.objects.length - removed.size + added.length;
-    if (count > MAX_OBJECTS_PER_ANNOTATION) throw invalidAt('/add', `the annotation would have ${count} objects; at most ${MAX_OBJECTS_PER_ANNOTATION} are allowed`);
-
-    // The objects to read again: each changed one as stored with the change applied, then the new ones.
-    const toRead: unknown[] = [];
-    const origins: string[] = [];
-    for (const [k, id] of current.ids.entries()) {
-      const change = changes.get(id);
-      if (!change) continue;
-      toRead.push({ ...current.objects[k], ...change.fields });
-      origins.push(change.at);
-    }
-    added.forEach((o, i) => {
-      toRead.push(o);
-      origins.push(`/add/${i}`);
-    });
-    const locate = (steps: PathStep[]) =>
-      steps[0] === 'objects' && typeof steps[1] === 'number' ? origins[steps[1]]! + pointerOf(steps.slice(2)) : pointerOf(steps);
-    const size = { width: stored.width, height: stored.height };
-    const read = readAnnotation({ size, objects: toRead }, await classShapes(trx, stored.projectId), locate).objects;
-
-    const objects: AnnotationObject[] = [];
-    const ids: number[] = [];
-    const tagsAt: string[] = [];
-    let r = 0;
-    for (const [k, id] of current.ids.entries()) {
-      if (removed.has(id)) continue;
-      const change = changes.get(id);
-      objects.push(change ? toAnnotationObject(read[r++] as CanonicalObject) : current.objects[k]!);
-      ids.push(id);
-      tagsAt.push(change ? `${change.at}/tags` : `/objects/${k}/tags`);
-    }
-    let next = current.next;
-    added.forEach((_, i) => {
-      objects.push(toAnnotationObject(read[r++]!));
-      ids.push(next++);
-      tagsAt.push(`/add/${i}/tags`);
-    });
-
+    const patched = applyPatch(currentObjects(stored), patch, { width: stored.width, height: stored.height }, await classShapes(trx, stored.projectId));
     return writeState(trx, stored, {
+      ...patched,
       description: stored.description,
       imageTags: stored.tags.map((t, i) => ({ title: t.title, value: t.value, at: `/tags/${i}` })),
-      objects,
-      ids,
-      next,
-      tagsAt: (i) => tagsAt[i]!,
     });
   });
 }

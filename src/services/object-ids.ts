@@ -2,6 +2,7 @@
 // removing an object leaves the others' ids as they were, and a new object gets the next id, which
 // only ever grows. Stored beside the objects as images.object_ids and images.next_object_id, both null
 // while they say nothing more than "1..n, next n + 1" (every imported image).
+import type { AnnotationObject } from '../formats/canonical.ts';
 
 /** The ids of the `count` stored objects, in their order. */
 export function objectIdsOf(stored: string | null, count: number): number[] {
@@ -22,4 +23,11 @@ export function nextObjectIdOf(stored: number | null, count: number): number {
 export function storedObjectIds(ids: readonly number[], next: number): { objectIds: string | null; nextObjectId: number | null } {
   const plain = next === ids.length + 1 && ids.every((id, i) => id === i + 1);
   return plain ? { objectIds: null, nextObjectId: null } : { objectIds: JSON.stringify(ids), nextObjectId: next };
+}
+
+/** An image's objects, their ids in the same order, and the id the next new object gets. */
+export interface IdentifiedObjects {
+  objects: AnnotationObject[];
+  ids: number[];
+  next: number;
 }
