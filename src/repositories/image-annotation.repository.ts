@@ -1,8 +1,8 @@
 // One image's annotation as a whole: its stored objects with their stable ids, its image tags, and
 // the rows v1 derives from it (image_tags, object_tag_refs), read and written together.
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
-import { isPostgres } from '../db/dialect.ts';
+import { isPostgres, jsonRows, jsonRowsOf } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import { insertImageTags, insertObjectTagRefs } from './import.repository.ts';
 
@@ -24,11 +24,22 @@ export interface StoredAnnotation {
   tags: { id: number; title: string; value: string | null }[];
 }
 
+/** The image's tags as one JSON text of [id, title, value] rows, read in the statement that reads the image. */
+function tagRows(db: Kysely<Database>): RawBuilder<string | null> {
+  const rows = jsonRowsOf(db, [sql.ref('project_tags.id'), sql.ref('project_tags.title'), sql.ref('image_tags.value')]);
+  return sql<string | null>`(select ${rows} from image_tags inner join project_tags on project_tags.id = image_tags.tag_id
+    where image_tags.image_id = images.id)`;
+}
+
 /**
- * The annotation of the image, if it lies in a project of the team. With `lock` (inside a
- * transaction) the image row is locked for update on PostgreSQL, so a concurrent writer of the same
- * annotation waits until this transaction ends and then reads what it wrote. SQLite runs one write
- * transaction at a time anyway.
+ * The annotation of the image, if it lies in a project of the team.
+ *
+ * Read plainly, the image and its tags come from one statement, so from one state of the database
+ * even while another request writes them. With `lock` (inside a transaction) the image row is locked
+ * for update on PostgreSQL first, so a concurrent writer of the same annotation waits until this
+ * transaction ends; the tags are then read by a statement of their own, which sees what that writer
+ * committed (the locking statement itself would still see the tags of its own start). SQLite runs one
+ * write transaction at a time anyway.
  */
 export async function findAnnotation(
   db: Kysely<Database>,
@@ -36,7 +47,7 @@ export async function findAnnotation(
   imageId: number,
   options: { lock?: boolean } = {},
 ): Promise<StoredAnnotation | undefined> {
-  let query = db
+  const query = db
     .selectFrom('images')
     .innerJoin('projects', 'projects.id', 'images.project_id')
     .select([
@@ -52,17 +63,27 @@ export async function findAnnotation(
     ])
     .where('images.id', '=', imageId)
     .where('projects.team_id', '=', teamId);
-  // Only the image row: locking the project's too would queue every edit of the project behind one.
-  if (options.lock && isPostgres(db)) query = query.forUpdate('images');
-  const row = await query.executeTakeFirst();
-  if (!row) return undefined;
-  const tags = await db
-    .selectFrom('image_tags')
-    .innerJoin('project_tags', 'project_tags.id', 'image_tags.tag_id')
-    .select(['project_tags.id', 'project_tags.title', 'image_tags.value'])
-    .where('image_tags.image_id', '=', imageId)
-    .orderBy('project_tags.id')
-    .execute();
+  let tags: StoredAnnotation['tags'];
+  let row;
+  if (options.lock) {
+    // Only the image row: locking the project's too would queue every edit of the project behind one.
+    row = await (isPostgres(db) ? query.forUpdate('images') : query).executeTakeFirst();
+    if (!row) return undefined;
+    tags = await db
+      .selectFrom('image_tags')
+      .innerJoin('project_tags', 'project_tags.id', 'image_tags.tag_id')
+      .select(['project_tags.id', 'project_tags.title', 'image_tags.value'])
+      .where('image_tags.image_id', '=', imageId)
+      .orderBy('project_tags.id')
+      .execute();
+  } else {
+    const found = await query.select(tagRows(db).as('tags_json')).executeTakeFirst();
+    if (!found) return undefined;
+    row = found;
+    tags = jsonRows<[number, string, string | null]>(found.tags_json)
+      .map(([id, title, value]) => ({ id, title, value }))
+      .sort((a, b) => a.id - b.id);
+  }
   return {
     imageId: row.id,
     projectId: row.project_id,
