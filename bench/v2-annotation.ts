@@ -152,6 +152,8 @@ async function main(): Promise<void> {
     process.exitCode = passed ? 0 : 1;
   } finally {
     await server.stop();
+    // Nothing is worth keeping: the next run seeds afresh.
+    await database.reset();
   }
 }
 

@@ -157,7 +157,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     limits: {
       jsonBodyBytes: 1024 * 1024,
-      annotationBodyBytes: 32 * 1024 * 1024,
+      annotationBodyBytes: 16 * 1024 * 1024,
       titleLength: 255,
       descriptionLength: 10_000,
       perPageMax: 1000,
