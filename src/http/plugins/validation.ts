@@ -18,18 +18,27 @@ function nulPath(value: unknown): string | null {
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index += 1) {
       const item: unknown = value[index];
-      if (typeof item !== 'string' && (typeof item !== 'object' || item === null)) continue;
+      if (typeof item !== 'object' || item === null) {
+        if (typeof item === 'string' && item.includes('\0')) return `/${index}`;
+        continue;
+      }
+      // A list of numbers (a point) holds no string: passed over without descending into it.
+      if (Array.isArray(item) && item.every(isNumber)) continue;
       const found = nulPath(item);
       if (found !== null) return `/${index}${found}`;
     }
     return null;
   }
-  for (const key of Object.keys(value)) {
+  // What is validated (parsed JSON, a query, headers) has own members only: `in` walks what
+  // Object.keys would, without making the list.
+  for (const key in value) {
     const found = nulPath((value as Record<string, unknown>)[key]);
     if (found !== null) return `/${key}${found}`;
   }
   return null;
 }
+
+const isNumber = (value: unknown): boolean => typeof value === 'number';
 
 /**
  * The schema's validator, then the NUL check over what passed it (a value of the schema's shape, so
