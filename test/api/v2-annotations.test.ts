@@ -355,7 +355,15 @@ for (const dialect of dialects) {
       assert.deepEqual({ ...annotation, objects: annotation.objects.map(withoutId) }, record!.data);
       assert.equal(await tagValue(imageId), '"rain"');
 
-      // Sent back as read, titles only: the image tag keeps the value the import stored.
+      // Sent back as read, v1's page stays the same bytes: the import's text of the objects is the one
+      // the edit writes, and the image tag, named by its title only, keeps the value the import stored.
+      const v1Before = (await t.request({ method: 'GET', url: `/v1/annotations?projectId=${projectId}` })).body;
+      const same = await t.request({ method: 'PUT', url: `/v2/images/${imageId}/annotation`, payload: annotation, headers: { 'if-match': String(read.headers.etag) } });
+      assert.equal(same.statusCode, 200, same.body);
+      assert.equal(same.headers.etag, read.headers.etag);
+      assert.equal((await t.request({ method: 'GET', url: `/v1/annotations?projectId=${projectId}` })).body, v1Before);
+      assert.equal(await tagValue(imageId), '"rain"');
+
       const removed = await t.request({
         method: 'PUT',
         url: `/v2/images/${imageId}/annotation`,
