@@ -1,6 +1,7 @@
 // A typed client of the v1 API (and of /v2/exports): one method per endpoint, types from the schemas
 // the server validates with, the contract's error body as ApiError, and bounded retries for failures
 // that may pass.
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -89,9 +90,9 @@ export interface ClientOptions {
   onRetry?: (notice: RetryNotice) => void;
 }
 
-type Query = Record<string, string | number | boolean | readonly (string | number)[] | undefined>;
+export type Query = Record<string, string | number | boolean | readonly (string | number)[] | undefined>;
 
-interface RequestOptions {
+export interface RequestOptions {
   query?: Query | undefined;
   json?: unknown;
   /** Sent as it is by every attempt: a buffer or Blob body can be read again. */
@@ -103,6 +104,15 @@ interface RequestOptions {
   idempotent?: boolean;
   /** The API version of the path (default v1). */
   version?: 'v1' | 'v2';
+  /** Headers beyond the key's (If-Match, Range, …). */
+  headers?: Record<string, string>;
+}
+
+/** An answer: its status, headers and JSON body. */
+export interface Exchange<T> {
+  status: number;
+  headers: Headers;
+  body: T;
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(['finished', 'error', 'stopped']);
@@ -358,12 +368,23 @@ export class AnnostoreClient {
   }
 
   private async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.exchange<T>(method, path, options)).body;
+  }
+
+  /**
+   * One request, retried as its kind allows; answers the status, headers and parsed body. A v2 create
+   * (a POST that is not idempotent) is sent with an Idempotency-Key, the same on every attempt, so it
+   * too may be retried after a lost answer: the server answers a retry with the first answer.
+   */
+  async exchange<T>(method: string, path: string, options: RequestOptions = {}): Promise<Exchange<T>> {
     const version = options.version ?? 'v1';
     const url = `${this.baseUrl}/${version}${path}${queryString(options.query)}`;
     const label = `${method} /${version}${path}`;
-    const idempotent = options.idempotent ?? true;
+    const idempotencyKey = version === 'v2' && method === 'POST' && options.idempotent === false ? randomUUID() : undefined;
+    const idempotent = idempotencyKey !== undefined || (options.idempotent ?? true);
     for (let attempt = 0; ; attempt += 1) {
-      const headers: Record<string, string> = { 'x-api-key': this.key };
+      const headers: Record<string, string> = { 'x-api-key': this.key, ...options.headers };
+      if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
       let response: Answer;
       try {
         response = await this.send(url, method, headers, options);
@@ -375,14 +396,16 @@ export class AnnostoreClient {
         }
         throw new ConnectionError(this.baseUrl, `cannot reach ${this.baseUrl} (${label}): ${reason}`, { cause: error });
       }
-      if (response.ok) {
+      if (response.ok || response.status === 304) {
         const text = await response.text();
-        return (text ? JSON.parse(text) : undefined) as T;
+        return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
       }
       const text = await response.text().catch(() => '');
       const status = response.status;
+      // A 409 under an Idempotency-Key: the first attempt is still being answered; ask again.
+      const stillAnswering = idempotencyKey !== undefined && status === 409 && /Idempotency-Key/.test(text);
       const mayRepeat = idempotent || status === 429 || status === 503;
-      if (isRetryableStatus(status) && mayRepeat && attempt < this.policy.retries) {
+      if ((isRetryableStatus(status) || stillAnswering) && mayRepeat && attempt < this.policy.retries) {
         await this.pause(label, attempt, `answered ${status}`, retryAfterOf(response.headers));
         continue;
       }

@@ -10,6 +10,7 @@ import * as objectsLz4 from './migrations/0005_objects_lz4.ts';
 import * as changeNotifications from './migrations/0006_change_notifications.ts';
 import * as importPlans from './migrations/0007_import_plans.ts';
 import * as keyScopesIdempotency from './migrations/0008_key_scopes_idempotency.ts';
+import * as catalogDetails from './migrations/0009_catalog_details.ts';
 import * as objectIds from './migrations/0010_object_ids.ts';
 
 const migrations = {
@@ -21,6 +22,7 @@ const migrations = {
   '0006_change_notifications': changeNotifications,
   '0007_import_plans': importPlans,
   '0008_key_scopes_idempotency': keyScopesIdempotency,
+  '0009_catalog_details': catalogDetails,
   '0010_object_ids': objectIds,
 } satisfies Record<string, Migration>;
 

@@ -7,6 +7,8 @@ import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 type Id = Generated<number>;
 /** A bigint column: number on insert, number or string on select depending on the dialect. */
 type Bytes = ColumnType<number | string, number | bigint, number | bigint>;
+/** A text column with a default: optional on insert. */
+type TextWithDefault = ColumnType<string, string | undefined, string>;
 
 export interface TeamsTable {
   id: Id;
@@ -39,6 +41,7 @@ export interface ProjectsTable {
   id: Id;
   team_id: number;
   title: string;
+  description: TextWithDefault;
   size: Bytes;
   created_at: string;
   updated_at: string;
@@ -59,6 +62,8 @@ export interface ProjectTagsTable {
   scope: string;
   title: string;
   hotkey: string;
+  /** One of TAG_VALUE_TYPES: what a value of the tag may be, as the client declared it. */
+  value_type: TextWithDefault;
   created_by: number | null;
   created_at: string;
   updated_at: string;

@@ -1,6 +1,7 @@
 // Models (per team) and architectures (one catalogue for everybody).
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
+import { isPostgres } from '../db/dialect.ts';
 import type { ArchitectureRow, Database, ModelRow } from '../db/types.ts';
 
 export interface ModelRecord {
@@ -110,4 +111,81 @@ export async function insertModel(
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** A page of the team's models (or of the architectures) in id order, after `afterId`. */
+export interface PageQuery {
+  afterId?: number;
+  limit: number;
+}
+
+export async function listModelPage(db: Kysely<Database>, teamId: number, page: PageQuery): Promise<ModelRecord[]> {
+  let query = db.selectFrom('models').selectAll().where('team_id', '=', teamId);
+  if (page.afterId !== undefined) query = query.where('id', '>', page.afterId);
+  return (await query.orderBy('id').limit(page.limit).execute()).map(toModel);
+}
+
+export async function countModels(db: Kysely<Database>, teamId: number): Promise<number> {
+  const row = await db.selectFrom('models').select((eb) => eb.fn.countAll<number | string>().as('n')).where('team_id', '=', teamId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The team's model, or undefined when it is missing or another team's. `lock`: inside a transaction,
+ * holds the row until it ends (PostgreSQL `for update`; SQLite's transactions hold the write lock from
+ * their start anyway).
+ */
+export async function findModel(db: Kysely<Database>, teamId: number, id: number, options: { lock?: boolean } = {}): Promise<ModelRecord | undefined> {
+  let query = db.selectFrom('models').selectAll().where('team_id', '=', teamId).where('id', '=', id);
+  if (options.lock && isPostgres(db)) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row && toModel(row);
+}
+
+export async function updateModel(db: Kysely<Database>, id: number, change: { title?: string; bucket?: string; objectName?: string }): Promise<void> {
+  await db
+    .updateTable('models')
+    .set({
+      ...(change.title === undefined ? {} : { title: change.title }),
+      ...(change.bucket === undefined ? {} : { bucket: change.bucket }),
+      ...(change.objectName === undefined ? {} : { object_name: change.objectName }),
+      updated_at: isoNow(),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Removes the team's model; answers whether there was one. */
+export async function deleteModel(db: Kysely<Database>, teamId: number, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('models').where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function listArchitecturePage(db: Kysely<Database>, page: PageQuery): Promise<ArchitectureRecord[]> {
+  let query = db.selectFrom('architectures').selectAll();
+  if (page.afterId !== undefined) query = query.where('id', '>', page.afterId);
+  return (await query.orderBy('id').limit(page.limit).execute()).map(toArchitecture);
+}
+
+export async function countArchitectures(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('architectures').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function findArchitecture(db: Kysely<Database>, id: number): Promise<ArchitectureRecord | undefined> {
+  const row = await db.selectFrom('architectures').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toArchitecture(row);
+}
+
+/**
+ * Removes the architecture if no model of any team uses it, in one statement so a model created
+ * meanwhile either is seen or finds the architecture gone (the foreign key refuses it).
+ */
+export async function deleteUnusedArchitecture(db: Kysely<Database>, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('architectures')
+    .where('id', '=', id)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('models').select(sql`1`.as('one')).where('models.architecture_id', '=', id))))
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

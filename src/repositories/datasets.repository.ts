@@ -1,6 +1,8 @@
 // Datasets, always reached through a project of the caller's team.
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
+import { isPostgres } from '../db/dialect.ts';
+import { jsonArrayLength } from '../db/json-text.ts';
 import type { Database, DatasetRow } from '../db/types.ts';
 import { addToSizes } from './images.repository.ts';
 
@@ -63,8 +65,99 @@ export async function deleteDataset(db: Kysely<Database>, teamId: number, datase
   return db.transaction().execute(async (trx) => {
     const dataset = await findDataset(trx, teamId, datasetId);
     if (!dataset) return false;
-    await trx.deleteFrom('datasets').where('id', '=', datasetId).execute();
-    await addToSizes(trx, datasetId, dataset.project_id, -Number(dataset.size));
+    await removeDataset(trx, dataset);
     return true;
   });
+}
+
+/** Deletes the dataset found (its images go with it) and takes its bytes off the project's size. */
+export async function removeDataset(db: Kysely<Database>, dataset: DatasetRow): Promise<void> {
+  await db.deleteFrom('datasets').where('id', '=', dataset.id).execute();
+  await addToSizes(db, dataset.id, dataset.project_id, -Number(dataset.size));
+}
+
+/** A dataset as API v2 shows it: its size a number of bytes. */
+export interface DatasetResource {
+  id: number;
+  projectId: number;
+  title: string;
+  size: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const toDatasetResource = (r: DatasetRow): DatasetResource => ({
+  id: r.id,
+  projectId: r.project_id,
+  title: r.title,
+  size: Number(r.size),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** The dataset if it lies in a project of the team; with `lock`, its row is locked on PostgreSQL. */
+export async function findDatasetRow(
+  db: Kysely<Database>,
+  teamId: number,
+  datasetId: number,
+  options: { lock?: boolean } = {},
+): Promise<DatasetRow | undefined> {
+  let query = db
+    .selectFrom('datasets')
+    .innerJoin('projects', 'projects.id', 'datasets.project_id')
+    .selectAll('datasets')
+    .where('datasets.id', '=', datasetId)
+    .where('projects.team_id', '=', teamId);
+  if (options.lock && isPostgres(db)) query = query.forUpdate('datasets');
+  return query.executeTakeFirst();
+}
+
+/** Sets the title; one already used in the project raises the unique violation. */
+export async function renameDataset(db: Kysely<Database>, datasetId: number, title: string): Promise<void> {
+  await db.updateTable('datasets').set({ title, updated_at: isoNow() }).where('id', '=', datasetId).execute();
+}
+
+export interface DatasetPageQuery {
+  teamId: number;
+  projectId?: number;
+  afterId?: number;
+  limit: number;
+}
+
+function teamDatasets(db: Kysely<Database>, query: { teamId: number; projectId?: number }) {
+  let select = db.selectFrom('datasets').innerJoin('projects', 'projects.id', 'datasets.project_id').where('projects.team_id', '=', query.teamId);
+  if (query.projectId !== undefined) select = select.where('datasets.project_id', '=', query.projectId);
+  return select;
+}
+
+/** Up to `limit` of the team's datasets (of one project when `projectId` is given) in id order. */
+export async function pageDatasets(db: Kysely<Database>, query: DatasetPageQuery): Promise<DatasetRow[]> {
+  let select = teamDatasets(db, query).selectAll('datasets');
+  if (query.afterId !== undefined) select = select.where('datasets.id', '>', query.afterId);
+  return select.orderBy('datasets.id').limit(query.limit).execute();
+}
+
+export async function countDatasets(db: Kysely<Database>, query: { teamId: number; projectId?: number }): Promise<number> {
+  const row = await teamDatasets(db, query).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface DatasetCounts {
+  images: number;
+  /** Annotation objects over all its images. */
+  objects: number;
+}
+
+/** What each of the datasets holds, by dataset id; an empty dataset has zeros. */
+export async function countDatasetContents(db: Kysely<Database>, datasetIds: number[]): Promise<Map<number, DatasetCounts>> {
+  const counts = new Map<number, DatasetCounts>(datasetIds.map((id) => [id, { images: 0, objects: 0 }]));
+  if (datasetIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom('images')
+    .select((eb) => ['dataset_id', eb.fn.countAll().as('n'), eb.fn.sum(jsonArrayLength(db, 'objects_json')).as('objects')])
+    .where('dataset_id', 'in', datasetIds)
+    .groupBy('dataset_id')
+    .execute();
+  for (const r of rows) counts.set(r.dataset_id, { images: Number(r.n), objects: Number(r.objects ?? 0) });
+  return counts;
 }

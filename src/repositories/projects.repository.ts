@@ -2,6 +2,8 @@
 import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
 import type { ClassShape } from '../formats/canonical.ts';
+import { isPostgres } from '../db/dialect.ts';
+import { jsonArrayLength, startsWithText } from '../db/json-text.ts';
 import type { Database, ProjectRow } from '../db/types.ts';
 
 export interface ProjectRecord {
@@ -97,4 +99,131 @@ export async function deleteProject(db: Kysely<Database>, teamId: number, projec
 
 export async function touchProject(db: Kysely<Database>, projectId: number): Promise<void> {
   await db.updateTable('projects').set({ updated_at: isoNow() }).where('id', '=', projectId).execute();
+}
+
+/** A project as API v2 shows it: its size a number of bytes. */
+export interface ProjectResource {
+  id: number;
+  title: string;
+  description: string;
+  size: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const toProjectResource = (r: ProjectRow): ProjectResource => ({
+  id: r.id,
+  title: r.title,
+  description: r.description,
+  size: Number(r.size),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/**
+ * The project if the team owns it. With `lock` (inside a transaction) PostgreSQL locks the row until
+ * commit, so a read-compare-write on it cannot interleave with another; SQLite's writer lock does that
+ * already.
+ */
+export async function findProjectRow(
+  db: Kysely<Database>,
+  teamId: number,
+  projectId: number,
+  options: { lock?: boolean } = {},
+): Promise<ProjectRow | undefined> {
+  let query = db.selectFrom('projects').selectAll().where('id', '=', projectId).where('team_id', '=', teamId);
+  if (options.lock && isPostgres(db)) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function insertDescribedProject(db: Kysely<Database>, teamId: number, title: string, description: string): Promise<number> {
+  const now = isoNow();
+  const row = await db
+    .insertInto('projects')
+    .values({ team_id: teamId, title, description, size: 0, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateProject(db: Kysely<Database>, projectId: number, change: { title?: string; description?: string }): Promise<void> {
+  await db.updateTable('projects').set({ ...change, updated_at: isoNow() }).where('id', '=', projectId).execute();
+}
+
+export interface ProjectPageQuery {
+  teamId: number;
+  /** Only projects whose title starts with this. */
+  titlePrefix?: string;
+  /** Only projects after this id. */
+  afterId?: number;
+  limit: number;
+}
+
+/** Up to `limit` of the team's projects in id order. */
+export async function pageProjects(db: Kysely<Database>, query: ProjectPageQuery): Promise<ProjectRow[]> {
+  let select = db.selectFrom('projects').selectAll().where('team_id', '=', query.teamId);
+  if (query.titlePrefix !== undefined) select = select.where(startsWithText('title', query.titlePrefix));
+  if (query.afterId !== undefined) select = select.where('id', '>', query.afterId);
+  return select.orderBy('id').limit(query.limit).execute();
+}
+
+/** How many of the team's projects the filter of `query` lets through (its cursor aside). */
+export async function countProjects(db: Kysely<Database>, query: Omit<ProjectPageQuery, 'afterId' | 'limit'>): Promise<number> {
+  let select = db.selectFrom('projects').select((eb) => eb.fn.countAll().as('n')).where('team_id', '=', query.teamId);
+  if (query.titlePrefix !== undefined) select = select.where(startsWithText('title', query.titlePrefix));
+  const row = await select.executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface ProjectCounts {
+  datasets: number;
+  images: number;
+  /** Annotation objects over all its images. */
+  objects: number;
+}
+
+/** What each of the projects holds, by project id; a project with nothing has zeros. */
+export async function countProjectContents(db: Kysely<Database>, projectIds: number[]): Promise<Map<number, ProjectCounts>> {
+  const counts = new Map<number, ProjectCounts>(projectIds.map((id) => [id, { datasets: 0, images: 0, objects: 0 }]));
+  if (projectIds.length === 0) return counts;
+  const datasets = await db
+    .selectFrom('datasets')
+    .select((eb) => ['project_id', eb.fn.countAll().as('n')])
+    .where('project_id', 'in', projectIds)
+    .groupBy('project_id')
+    .execute();
+  for (const d of datasets) counts.get(d.project_id)!.datasets = Number(d.n);
+  const images = await db
+    .selectFrom('images')
+    .select((eb) => ['project_id', eb.fn.countAll().as('n'), eb.fn.sum(jsonArrayLength(db, 'objects_json')).as('objects')])
+    .where('project_id', 'in', projectIds)
+    .groupBy('project_id')
+    .execute();
+  for (const i of images) {
+    const entry = counts.get(i.project_id)!;
+    entry.images = Number(i.n);
+    entry.objects = Number(i.objects ?? 0);
+  }
+  return counts;
+}
+
+export interface ClassSummary {
+  id: number;
+  title: string;
+  shape: ClassShape;
+  color: string;
+}
+
+/** The classes of each of the projects in id order, by project id. */
+export async function classesOfProjects(db: Kysely<Database>, projectIds: number[]): Promise<Map<number, ClassSummary[]>> {
+  const byProject = new Map<number, ClassSummary[]>(projectIds.map((id) => [id, []]));
+  if (projectIds.length === 0) return byProject;
+  const rows = await db
+    .selectFrom('classes')
+    .select(['id', 'project_id', 'title', 'shape', 'color'])
+    .where('project_id', 'in', projectIds)
+    .orderBy('id')
+    .execute();
+  for (const r of rows) byProject.get(r.project_id)!.push({ id: r.id, title: r.title, shape: r.shape as ClassShape, color: r.color });
+  return byProject;
 }

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database, ProjectTagRow } from '../db/types.ts';
+import type { TagValueType } from '../formats/canonical.ts';
 
 /** `images` tags go on whole images, `figures` tags on the objects inside an annotation. */
 export type TagScope = 'images' | 'figures';
@@ -22,6 +23,8 @@ export interface NewTag {
   scope: TagScope;
   title: string;
   hotkey: string;
+  /** `none` when not given. */
+  valueType?: TagValueType;
   createdBy: number;
 }
 
@@ -111,6 +114,7 @@ export async function insertTag(db: Kysely<Database>, tag: NewTag): Promise<numb
       scope: tag.scope,
       title: tag.title,
       hotkey: tag.hotkey,
+      value_type: tag.valueType,
       created_by: tag.createdBy,
       created_at: now,
       updated_at: now,
@@ -195,4 +199,63 @@ export async function replaceObjectsJson(
     .where('objects_json', '=', expected)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** A project tag as API v2 shows it, both scopes in one list. */
+export interface TagResource {
+  id: number;
+  projectId: number;
+  scope: TagScope;
+  title: string;
+  hotkey: string;
+  valueType: TagValueType;
+  createdBy: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const toTagResource = (r: ProjectTagRow): TagResource => ({
+  id: r.id,
+  projectId: r.project_id,
+  scope: r.scope as TagScope,
+  title: r.title,
+  hotkey: r.hotkey,
+  valueType: r.value_type as TagValueType,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** The tag, of either scope, if it lies in a project of the team. */
+export async function findTagOfTeam(db: Kysely<Database>, teamId: number, tagId: number): Promise<ProjectTagRow | undefined> {
+  return db
+    .selectFrom('project_tags')
+    .innerJoin('projects', 'projects.id', 'project_tags.project_id')
+    .selectAll('project_tags')
+    .where('project_tags.id', '=', tagId)
+    .where('projects.team_id', '=', teamId)
+    .executeTakeFirst();
+}
+
+export interface TagPageQuery {
+  projectId: number;
+  /** Only tags of this scope; both when not given. */
+  scope?: TagScope;
+  afterId?: number;
+  limit: number;
+}
+
+/** Up to `limit` of the project's tags after `afterId`, in id order. */
+export async function pageTags(db: Kysely<Database>, query: TagPageQuery): Promise<ProjectTagRow[]> {
+  let select = db.selectFrom('project_tags').selectAll().where('project_id', '=', query.projectId);
+  if (query.scope !== undefined) select = select.where('scope', '=', query.scope);
+  if (query.afterId !== undefined) select = select.where('id', '>', query.afterId);
+  return select.orderBy('id').limit(query.limit).execute();
+}
+
+export async function countTags(db: Kysely<Database>, query: Omit<TagPageQuery, 'afterId' | 'limit'>): Promise<number> {
+  let select = db.selectFrom('project_tags').select((eb) => eb.fn.countAll().as('n')).where('project_id', '=', query.projectId);
+  if (query.scope !== undefined) select = select.where('scope', '=', query.scope);
+  const row = await select.executeTakeFirstOrThrow();
+  return Number(row.n);
 }

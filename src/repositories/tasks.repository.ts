@@ -306,3 +306,59 @@ export async function mergeEndedMeta(db: Kysely<Database>, id: number, patch: Re
   if (!row) return;
   await db.updateTable('tasks').set({ meta: JSON.stringify({ ...parseDocument(row.meta), ...patch }) }).where('id', '=', id).execute();
 }
+
+/** A task as listed page by page: the record and when it was created. */
+export interface TaskEntry extends TaskRecord {
+  createdAt: string;
+}
+
+export interface TaskPageQuery {
+  type?: string;
+  status?: TaskStatus;
+  /** Only tasks with a smaller id: the last id of the page before (pages go newest first). */
+  beforeId?: number;
+  limit: number;
+}
+
+/** The team's tasks, newest first, a page at a time by keyset on the id (never an offset). */
+export async function listTaskPage(db: Kysely<Database>, teamId: number, query: TaskPageQuery): Promise<TaskEntry[]> {
+  let select = db
+    .selectFrom('tasks')
+    .select(['id', 'type', 'size', 'status', 'meta', 'created_at', 'started_at', 'finished_at'])
+    .where('team_id', '=', teamId);
+  if (query.type !== undefined) select = select.where('type', '=', query.type);
+  if (query.status !== undefined) select = select.where('status', '=', query.status);
+  if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
+  const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
+  return rows.map((row) => ({ ...toRecord(row), createdAt: row.created_at }));
+}
+
+/** How many of the team's tasks match the filters of a page query. */
+export async function countTasks(db: Kysely<Database>, teamId: number, query: Pick<TaskPageQuery, 'type' | 'status'>): Promise<number> {
+  let select = db.selectFrom('tasks').select((eb) => eb.fn.countAll<number | string>().as('n')).where('team_id', '=', teamId);
+  if (query.type !== undefined) select = select.where('type', '=', query.type);
+  if (query.status !== undefined) select = select.where('status', '=', query.status);
+  return Number((await select.executeTakeFirstOrThrow()).n);
+}
+
+/** The team's task with its creation time, or undefined when it is missing or another team's. */
+export async function findTaskEntry(db: Kysely<Database>, teamId: number, id: number): Promise<TaskEntry | undefined> {
+  const row = await db
+    .selectFrom('tasks')
+    .select(['id', 'type', 'size', 'status', 'meta', 'created_at', 'started_at', 'finished_at'])
+    .where('team_id', '=', teamId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && { ...toRecord(row), createdAt: row.created_at };
+}
+
+export const ENDED_STATUSES: readonly TaskStatus[] = ['finished', 'error', 'stopped'];
+
+/**
+ * Removes the team's task if it has ended (its input, plan and items go with it by cascade). One
+ * statement, so a task cannot be claimed or restarted between the check and the delete.
+ */
+export async function deleteEndedTask(db: Kysely<Database>, teamId: number, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('tasks').where('id', '=', id).where('team_id', '=', teamId).where('status', 'in', ENDED_STATUSES).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

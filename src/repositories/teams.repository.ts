@@ -8,7 +8,7 @@ export type KeyScope = 'read' | 'write' | 'admin';
 
 export const KEY_SCOPES: readonly KeyScope[] = ['read', 'write', 'admin'];
 
-const toScope = (text: string): KeyScope => (KEY_SCOPES.includes(text as KeyScope) ? (text as KeyScope) : 'read');
+export const toScope = (text: string): KeyScope => (KEY_SCOPES.includes(text as KeyScope) ? (text as KeyScope) : 'read');
 
 export interface KeyOwner {
   keyId: number;

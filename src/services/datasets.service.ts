@@ -1,8 +1,14 @@
-// Dataset rules: listing and deleting within the caller's team.
+// Dataset rules: creating, renaming, listing and deleting within the caller's team.
 import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
-import { notFound } from '../errors.ts';
+import { type AppError, conflict, notFound } from '../errors.ts';
 import * as datasets from '../repositories/datasets.repository.ts';
+import type { DatasetCounts, DatasetResource } from '../repositories/datasets.repository.ts';
+import { type Page, type PageRequest, pageOfRows } from './paging.ts';
+import { checkIfMatch } from './preconditions.ts';
+import { requireProject } from './projects.service.ts';
+import { checkTitle } from './titles.ts';
 
 export const listDatasets = (db: Kysely<Database>, teamId: number, projectId?: number) =>
   datasets.listDatasets(db, teamId, projectId);
@@ -16,4 +22,79 @@ export async function requireDataset(db: Kysely<Database>, teamId: number, datas
   const dataset = await datasets.findDataset(db, teamId, datasetId);
   if (!dataset) throw notFound('dataset', { datasetId });
   return dataset;
+}
+
+/** A dataset of a v2 listing; `counts` only when the caller asked for them. */
+export interface DatasetListItem extends DatasetResource {
+  counts?: DatasetCounts;
+}
+
+const duplicateTitle = (title: string): AppError => conflict(`the project already has a dataset titled "${title}"`, { field: 'title', title });
+
+export async function createDataset(db: Kysely<Database>, teamId: number, projectId: number, title: string): Promise<DatasetResource> {
+  checkTitle(title);
+  await requireProject(db, teamId, projectId);
+  try {
+    const id = await datasets.insertDataset(db, projectId, title);
+    return await describeDataset(db, teamId, id);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateTitle(title);
+    throw error;
+  }
+}
+
+export async function describeDataset(db: Kysely<Database>, teamId: number, datasetId: number): Promise<DatasetResource> {
+  return datasets.toDatasetResource(await requireDataset(db, teamId, datasetId));
+}
+
+/** Renames the dataset if `ifMatch` (when given) still names it as it is; titles are unique per project. */
+export async function renameDataset(
+  db: Kysely<Database>,
+  teamId: number,
+  datasetId: number,
+  title: string,
+  ifMatch: string | undefined,
+): Promise<DatasetResource> {
+  checkTitle(title);
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const row = await datasets.findDatasetRow(trx, teamId, datasetId, { lock: true });
+      if (!row) throw notFound('dataset', { datasetId });
+      checkIfMatch(datasets.toDatasetResource(row), ifMatch);
+      await datasets.renameDataset(trx, datasetId, title);
+      return datasets.toDatasetResource((await datasets.findDatasetRow(trx, teamId, datasetId))!);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateTitle(title);
+    throw error;
+  }
+}
+
+/** Deletes the dataset and its images if `ifMatch` (when given) still names it as it is. */
+export async function removeDataset(db: Kysely<Database>, teamId: number, datasetId: number, ifMatch: string | undefined): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const row = await datasets.findDatasetRow(trx, teamId, datasetId, { lock: true });
+    if (!row) throw notFound('dataset', { datasetId });
+    checkIfMatch(datasets.toDatasetResource(row), ifMatch);
+    await datasets.removeDataset(trx, row);
+  });
+}
+
+export interface DatasetListRequest extends PageRequest {
+  /** Only this project's datasets (it must be the caller's team's). */
+  projectId?: number;
+  /** Add each dataset's counts. */
+  counts?: boolean;
+}
+
+export async function pageOfDatasets(db: Kysely<Database>, teamId: number, request: DatasetListRequest): Promise<Page<DatasetListItem>> {
+  if (request.projectId !== undefined) await requireProject(db, teamId, request.projectId);
+  const filter = { teamId, projectId: request.projectId };
+  const { rows, nextAfterId } = pageOfRows(await datasets.pageDatasets(db, { ...filter, afterId: request.afterId, limit: request.limit + 1 }), request.limit);
+  let items: DatasetListItem[] = rows.map(datasets.toDatasetResource);
+  if (request.counts) {
+    const counts = await datasets.countDatasetContents(db, rows.map((r) => r.id));
+    items = items.map((item) => ({ ...item, counts: counts.get(item.id)! }));
+  }
+  return { items, nextAfterId, ...(request.total ? { total: await datasets.countDatasets(db, filter) } : {}) };
 }

@@ -22,7 +22,7 @@ export interface Principal {
 }
 
 export const keyPrefix = (key: string): string => key.slice(0, PREFIX_LENGTH);
-const digestOf = (key: string): string => createHash('sha256').update(key).digest('hex');
+export const digestOf = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 /** A new key: `ak_` and 192 random bits in base64url. */
 export function generateKey(): string {

@@ -1,8 +1,12 @@
-// Project rules: listing and deleting within the caller's team.
+// Project rules: creating, changing, listing and deleting within the caller's team.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.ts';
 import { notFound } from '../errors.ts';
 import * as projects from '../repositories/projects.repository.ts';
+import type { ClassSummary, ProjectCounts, ProjectResource } from '../repositories/projects.repository.ts';
+import { type Page, type PageRequest, pageOfRows } from './paging.ts';
+import { checkIfMatch } from './preconditions.ts';
+import { checkTitle } from './titles.ts';
 
 export const listProjects = (db: Kysely<Database>, teamId: number, projectId?: number) =>
   projects.listProjects(db, teamId, projectId);
@@ -17,4 +21,73 @@ export async function requireProject(db: Kysely<Database>, teamId: number, proje
   const project = await projects.findProject(db, teamId, projectId);
   if (!project) throw notFound('project', { projectId });
   return project;
+}
+
+/** A project of a v2 listing; `counts` and `classes` only when the caller asked for counts. */
+export interface ProjectListItem extends ProjectResource {
+  counts?: ProjectCounts;
+  classes?: ClassSummary[];
+}
+
+export async function createProject(db: Kysely<Database>, teamId: number, input: { title: string; description?: string }): Promise<ProjectResource> {
+  checkTitle(input.title);
+  const id = await projects.insertDescribedProject(db, teamId, input.title, input.description ?? '');
+  return describeProject(db, teamId, id);
+}
+
+export async function describeProject(db: Kysely<Database>, teamId: number, projectId: number): Promise<ProjectResource> {
+  return projects.toProjectResource(await requireProject(db, teamId, projectId));
+}
+
+/**
+ * Renames the project and/or sets its description, if `ifMatch` (when given) still names the project
+ * as it is. Titles of projects need not be unique: a v1 import makes a new project of any title.
+ */
+export async function changeProject(
+  db: Kysely<Database>,
+  teamId: number,
+  projectId: number,
+  change: { title?: string; description?: string },
+  ifMatch: string | undefined,
+): Promise<ProjectResource> {
+  if (change.title !== undefined) checkTitle(change.title);
+  return db.transaction().execute(async (trx) => {
+    const row = await projects.findProjectRow(trx, teamId, projectId, { lock: true });
+    if (!row) throw notFound('project', { projectId });
+    checkIfMatch(projects.toProjectResource(row), ifMatch);
+    await projects.updateProject(trx, projectId, change);
+    return projects.toProjectResource((await projects.findProjectRow(trx, teamId, projectId))!);
+  });
+}
+
+/**
+ * Deletes the project and, by the foreign keys, its datasets, images, classes and tags, if `ifMatch`
+ * (when given) still names it as it is. Blobs its images used are reclaimed by the sweep.
+ */
+export async function removeProject(db: Kysely<Database>, teamId: number, projectId: number, ifMatch: string | undefined): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const row = await projects.findProjectRow(trx, teamId, projectId, { lock: true });
+    if (!row) throw notFound('project', { projectId });
+    checkIfMatch(projects.toProjectResource(row), ifMatch);
+    await projects.deleteProject(trx, teamId, projectId);
+  });
+}
+
+export interface ProjectListRequest extends PageRequest {
+  titlePrefix?: string;
+  /** Add each project's counts and classes. */
+  counts?: boolean;
+}
+
+export async function pageOfProjects(db: Kysely<Database>, teamId: number, request: ProjectListRequest): Promise<Page<ProjectListItem>> {
+  const filter = { teamId, titlePrefix: request.titlePrefix };
+  const { rows, nextAfterId } = pageOfRows(await projects.pageProjects(db, { ...filter, afterId: request.afterId, limit: request.limit + 1 }), request.limit);
+  let items: ProjectListItem[] = rows.map(projects.toProjectResource);
+  if (request.counts) {
+    const ids = rows.map((r) => r.id);
+    const counts = await projects.countProjectContents(db, ids);
+    const classes = await projects.classesOfProjects(db, ids);
+    items = items.map((item) => ({ ...item, counts: counts.get(item.id)!, classes: classes.get(item.id)! }));
+  }
+  return { items, nextAfterId, ...(request.total ? { total: await projects.countProjects(db, filter) } : {}) };
 }

@@ -2,13 +2,15 @@
 // annotation objects that carry their titles.
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../db/dialect.ts';
-import type { Database } from '../db/types.ts';
-import { type AppError, conflict, notFound, validation } from '../errors.ts';
-import { type AnnotationObject, serializeObjects } from '../formats/canonical.ts';
+import type { Database, ProjectTagRow } from '../db/types.ts';
+import { type AppError, conflict, notFound } from '../errors.ts';
+import type { AnnotationObject, TagValueType } from '../formats/canonical.ts';
 import * as projects from '../repositories/projects.repository.ts';
 import * as tags from '../repositories/tags.repository.ts';
 import type { TagScope } from '../repositories/tags.repository.ts';
+import { rewriteImageObjects } from './object-rewrite.ts';
 import { requireProject } from './projects.service.ts';
+import { checkTitle } from './titles.ts';
 
 export type { TagScope };
 
@@ -16,14 +18,12 @@ export interface TagInput {
   scope: TagScope;
   title: string;
   hotkey?: string;
+  /** What a value of the tag may be; `none` when not given. */
+  valueType?: TagValueType;
 }
 
 /** A tag named by id or by title. */
 export type TagRef = { id: number; title?: undefined } | { title: string; id?: undefined };
-
-function checkTitle(title: string): void {
-  if (title.trim() === '') throw validation('title must not be blank', { field: 'title' });
-}
 
 const duplicateTitle = (scope: TagScope, title: string): AppError =>
   conflict(`the project already has a tag of scope ${scope} titled "${title}"`, { field: 'title', title });
@@ -48,6 +48,7 @@ export async function createTag(
         scope: input.scope,
         title: input.title,
         hotkey: input.hotkey ?? '',
+        valueType: input.valueType,
         createdBy: caller.userId,
       });
       // The project's representation lists its tags, so it changed too.
@@ -73,19 +74,48 @@ export async function updateTag(
   input: TagInput,
 ): Promise<void> {
   checkTitle(input.title);
+  await changeTag(db, teamId, projectId, tagId, input.scope, { title: input.title, hotkey: input.hotkey });
+}
+
+/** What a change of a tag sets; a member not given keeps its value. */
+export interface TagChange {
+  title?: string;
+  hotkey?: string;
+}
+
+/**
+ * Called inside the changing transaction with the tag as it stands, its row locked: throws to refuse
+ * the change (a client's If-Match that no longer holds).
+ */
+export type TagPrecondition = (tag: ProjectTagRow) => void;
+
+/** updateTag with every member optional and a precondition; answers the tag as it became. */
+export async function changeTag(
+  db: Kysely<Database>,
+  teamId: number,
+  projectId: number,
+  tagId: number,
+  scope: TagScope,
+  change: TagChange,
+  precondition?: TagPrecondition,
+): Promise<ProjectTagRow> {
+  if (change.title !== undefined) checkTitle(change.title);
   try {
-    await db.transaction().execute(async (trx) => {
+    return await db.transaction().execute(async (trx) => {
       await requireProject(trx, teamId, projectId);
-      const tag = await tags.findTag(trx, projectId, input.scope, tagId);
-      if (!tag) throw notFound('tag', { projectId, tagId, type: input.scope });
-      await tags.updateTag(trx, tagId, { title: input.title, hotkey: input.hotkey ?? tag.hotkey });
-      if (input.scope === 'figures' && tag.title !== input.title) {
-        await rewriteFigureTag(trx, tagId, (titles) => titles.map((t) => (t === tag.title ? input.title : t)));
+      const tag = await tags.findTag(trx, projectId, scope, tagId, { lock: true });
+      if (!tag) throw notFound('tag', { projectId, tagId, type: scope });
+      precondition?.(tag);
+      const title = change.title ?? tag.title;
+      await tags.updateTag(trx, tagId, { title, hotkey: change.hotkey ?? tag.hotkey });
+      if (scope === 'figures' && tag.title !== title) {
+        await rewriteFigureTag(trx, tagId, (titles) => titles.map((t) => (t === tag.title ? title : t)));
       }
       await projects.touchProject(trx, projectId);
+      return (await tags.findTag(trx, projectId, scope, tagId))!;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw duplicateTitle(input.scope, input.title);
+    if (isUniqueViolation(error)) throw duplicateTitle(scope, change.title ?? '');
     throw error;
   }
 }
@@ -97,11 +127,13 @@ export async function deleteTag(
   projectId: number,
   tagId: number,
   scope: TagScope,
+  precondition?: TagPrecondition,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await requireProject(trx, teamId, projectId);
     const tag = await tags.findTag(trx, projectId, scope, tagId, { lock: true });
     if (!tag) throw notFound('tag', { projectId, tagId, type: scope });
+    precondition?.(tag);
     if (scope === 'figures') await rewriteFigureTag(trx, tagId, (titles) => titles.filter((t) => t !== tag.title));
     await tags.deleteTag(trx, tagId);
     await projects.touchProject(trx, projectId);
@@ -159,29 +191,17 @@ export async function resolveExistingTags(
   });
 }
 
-/** Attempts at one image before giving up, should other writers keep changing its objects. */
-const REWRITE_ATTEMPTS = 10;
-
 /** Applies `change` to the tag list of every object of every image that uses the figure tag. */
 async function rewriteFigureTag(
   db: Kysely<Database>,
   tagId: number,
   change: (titles: string[]) => string[],
 ): Promise<void> {
-  for (const image of await tags.imagesUsingFigureTag(db, tagId)) {
-    let current: string | undefined = image.objectsJson;
-    for (let attempt = 0; current !== undefined; attempt += 1) {
-      if (attempt === REWRITE_ATTEMPTS) throw new Error(`objects of image ${image.id} kept changing during a tag rewrite`);
-      const next = rewriteObjects(current, change);
-      if (next === null || (await tags.replaceObjectsJson(db, image.id, current, next))) break;
-      current = await tags.objectsJsonOf(db, image.id);
-    }
-  }
+  await rewriteImageObjects(db, await tags.imagesUsingFigureTag(db, tagId), (objects) => changeObjectTags(objects, change));
 }
 
-/** The objects with their tag lists changed, serialised; null when no list changed. */
-function rewriteObjects(objectsJson: string, change: (titles: string[]) => string[]): string | null {
-  const objects = JSON.parse(objectsJson) as AnnotationObject[];
+/** The objects with their tag lists changed; null when no list changed. */
+function changeObjectTags(objects: AnnotationObject[], change: (titles: string[]) => string[]): AnnotationObject[] | null {
   let changed = false;
   const rewritten = objects.map((object) => {
     const before = object.tags ?? [];
@@ -191,5 +211,5 @@ function rewriteObjects(objectsJson: string, change: (titles: string[]) => strin
     changed = true;
     return { ...object, tags: after };
   });
-  return changed ? serializeObjects(rewritten) : null;
+  return changed ? rewritten : null;
 }

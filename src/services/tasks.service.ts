@@ -1,8 +1,13 @@
-// Task rules seen from the API: listing a team's tasks and asking one to stop.
+// Task rules seen from the API: listing a team's tasks, reading one, asking one to stop, removing one.
 import type { Kysely } from 'kysely';
+import type { Context } from '../context.ts';
 import type { Database } from '../db/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import * as tasks from '../repositories/tasks.repository.ts';
+import type { TaskEntry, TaskStatus } from '../repositories/tasks.repository.ts';
+import { archiveKey } from '../storage/archive-store.ts';
+import { EXPORT_TASK } from './export.service.ts';
+import { checkIfMatch } from './preconditions.ts';
 
 export const listTasks = (db: Kysely<Database>, teamId: number, id?: number) => tasks.listTasks(db, teamId, id);
 
@@ -15,4 +20,78 @@ export async function stopTask(db: Kysely<Database>, teamId: number, id: number)
   const task = await tasks.getTask(db, teamId, id);
   if (!task) throw notFound('task', { taskId: id });
   throw conflict(`a task in status ${task.status} cannot be stopped`, { taskId: id, status: task.status });
+}
+
+/** A task as API v2 shows it: the size as an integer, and when it was created. */
+export interface TaskView {
+  id: number;
+  type: string;
+  status: TaskStatus;
+  size: number;
+  meta: Record<string, unknown>;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export const toTaskView = (task: TaskEntry): TaskView => ({
+  id: task.id,
+  type: task.type,
+  status: task.status,
+  size: Number(task.size),
+  meta: task.meta,
+  createdAt: task.createdAt,
+  startedAt: task.startedAt,
+  finishedAt: task.finishedAt,
+});
+
+export const isEnded = (status: TaskStatus): boolean => tasks.ENDED_STATUSES.includes(status);
+
+export interface TaskPageRequest {
+  type?: string;
+  status?: TaskStatus;
+  /** The id of the last task of the page before. */
+  afterId?: number;
+  limit: number;
+  count?: boolean;
+}
+
+/** A page of the team's tasks, newest first; `nextId` continues after it, null on the last page. */
+export async function listTaskPage(db: Kysely<Database>, teamId: number, request: TaskPageRequest): Promise<{ items: TaskView[]; nextId: number | null; total?: number }> {
+  const filter = { type: request.type, status: request.status };
+  // One more than asked tells whether a next page exists without a count.
+  const rows = await tasks.listTaskPage(db, teamId, { ...filter, beforeId: request.afterId, limit: request.limit + 1 });
+  const items = rows.slice(0, request.limit).map(toTaskView);
+  const nextId = rows.length > request.limit ? items.at(-1)!.id : null;
+  const total = request.count ? await tasks.countTasks(db, teamId, filter) : undefined;
+  return { items, nextId, ...(total === undefined ? {} : { total }) };
+}
+
+/** The team's task, or a 404 (missing, or another team's). */
+export async function getTask(db: Kysely<Database>, teamId: number, id: number): Promise<TaskView> {
+  const task = await tasks.findTaskEntry(db, teamId, id);
+  if (!task) throw notFound('task', { taskId: id });
+  return toTaskView(task);
+}
+
+/**
+ * Removes a task that has ended (finished, error, stopped), and an export's archive with it. A task
+ * still queued or running is a 409: stop it first. With `ifMatch`, only while the task is still the
+ * version that tag names (an ended task no longer changes but for an export's archive expiring).
+ */
+export async function deleteTask(ctx: Context, teamId: number, id: number, ifMatch?: string): Promise<void> {
+  const db = ctx.db.kysely;
+  const task = await getTask(db, teamId, id);
+  checkIfMatch(task, ifMatch);
+  if (!isEnded(task.status)) throw conflict(`a task in status ${task.status} cannot be deleted; stop it first`, { taskId: id, status: task.status });
+  // The archive goes first: a task row without its archive is harmless, an archive without a row
+  // would never be removed.
+  if (task.type === EXPORT_TASK) await ctx.archives.delete(archiveKey(teamId, id));
+  await tasks.deleteEndedTask(db, teamId, id);
+}
+
+/** Asks the team's task to stop (stopTask's rules) and answers it as it is now. */
+export async function requestTaskStop(db: Kysely<Database>, teamId: number, id: number): Promise<TaskView> {
+  await stopTask(db, teamId, id);
+  return getTask(db, teamId, id);
 }

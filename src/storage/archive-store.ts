@@ -37,14 +37,19 @@ export interface ArchiveStore {
   close(): Promise<void>;
 }
 
-const KEY = /^exports\/\d+\/\d+\.zip$/;
+const KEY = /^(exports\/\d+\/\d+\.zip|models\/\d+\/\d+\.weights)$/;
 
 /** The key of a task's export archive. */
 export function archiveKey(teamId: number, taskId: number): string {
   return `exports/${teamId}/${taskId}.zip`;
 }
 
-/** Refuses a key archiveKey did not make: a store never writes outside its archives. */
+/** The key of a model's weights file: stored, read and removed like an archive. */
+export function weightsKey(teamId: number, modelId: number): string {
+  return `models/${teamId}/${modelId}.weights`;
+}
+
+/** Refuses a key archiveKey or weightsKey did not make: a store never writes outside its archives. */
 export function checkArchiveKey(key: string): string {
   if (!KEY.test(key)) throw new Error(`not an archive key: ${key}`);
   return key;

@@ -85,8 +85,28 @@ for (const dialect of dialects) {
       );
     });
 
-    test('0010 gives the images already there no stored object ids (1..n), their objects untouched', async () => {
+    test('0009 gives projects written before an empty description and their tags no value type, and undoes cleanly', async () => {
       await migrateTo(db, '0008_key_scopes_idempotency');
+      const now = new Date().toISOString();
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('before-0009', ${now}) returning id`.execute(db.kysely);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'old', 0, ${now}, ${now}) returning id`.execute(db.kysely);
+      await sql`insert into project_tags (project_id, scope, title, hotkey, created_at, updated_at)
+        values (${project[0]!.id}, 'images', 'old tag', '', ${now}, ${now})`.execute(db.kysely);
+
+      assert.deepEqual(await migrateTo(db, '0009_catalog_details'), ['0009_catalog_details']);
+      const projectRow = await db.kysely.selectFrom('projects').select(['title', 'description']).executeTakeFirstOrThrow();
+      assert.deepEqual(projectRow, { title: 'old', description: '' });
+      const tagRow = await db.kysely.selectFrom('project_tags').select(['title', 'value_type']).executeTakeFirstOrThrow();
+      assert.deepEqual(tagRow, { title: 'old tag', value_type: 'none' });
+
+      await migrateTo(db, '0008_key_scopes_idempotency');
+      const { rows } = await sql<{ title: string; hotkey: string }>`select p.title, t.hotkey from projects p join project_tags t on t.project_id = p.id`.execute(db.kysely);
+      assert.deepEqual(rows, [{ title: 'old', hotkey: '' }], 'undone, the rows read as before');
+    });
+
+    test('0010 gives the images already there no stored object ids (1..n), their objects untouched', async () => {
+      await migrateTo(db, '0009_catalog_details');
       const now = new Date().toISOString();
       const objects = '[{"classTitle":"car","description":"","tags":[],"bitmap":null,"points":{"exterior":[[1,2]],"interior":[]}}]';
       const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('t', ${now}) returning id`.execute(db.kysely);
@@ -103,7 +123,7 @@ for (const dialect of dialects) {
         select objects_json, object_ids, next_object_id from images`.execute(db.kysely);
       assert.deepEqual(after.rows, [{ objects_json: objects, object_ids: null, next_object_id: null }]);
 
-      await migrateTo(db, '0008_key_scopes_idempotency');
+      await migrateTo(db, '0009_catalog_details');
       const undone = await sql<Record<string, unknown>>`select * from images`.execute(db.kysely);
       assert.equal(undone.rows[0]!.objects_json, objects);
       assert.equal('object_ids' in undone.rows[0]!, false);

@@ -109,3 +109,14 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     await kept.release(db.kysely, key);
   });
 }
+
+/**
+ * For an answer that must never be stored, such as one carrying a new API key: lets the request's
+ * Idempotency-Key go before the answer is sent, so nothing of it is kept and a retry runs anew.
+ */
+export async function forgoReplay(db: Db, request: FastifyRequest): Promise<void> {
+  const key = request.idempotencyClaim;
+  if (!key) return;
+  request.idempotencyClaim = null;
+  await kept.release(db.kysely, key);
+}

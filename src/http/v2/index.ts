@@ -3,7 +3,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
+import { catalogRoutes } from './catalog.routes.ts';
 import { exportRoutes } from './exports.routes.ts';
+import { importRoutes } from './imports.routes.ts';
+import { keyRoutes } from './keys.routes.ts';
+import { modelRoutes } from './models.routes.ts';
+import { taskRoutes } from './tasks.routes.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { imageAnnotationRoutes } from './image-annotation.routes.ts';
 import { registerProblems } from './problem.ts';
@@ -15,5 +20,10 @@ export const v2Routes =
     registerAuth(app, ctx.db, { bearer: true });
     registerIdempotency(app, ctx.db);
     await app.register(exportRoutes(ctx));
+    await app.register(catalogRoutes(ctx));
+    await app.register(taskRoutes(ctx));
+    await app.register(importRoutes(ctx));
+    await app.register(keyRoutes(ctx));
+    await app.register(modelRoutes(ctx));
     await app.register(imageAnnotationRoutes(ctx));
   };

@@ -1,0 +1,40 @@
+// Schemas of API v2's tasks and imports.
+import { Type } from 'typebox';
+import { Timestamp } from './common.ts';
+import { TASK_STATUSES } from './resources.ts';
+import { ListQuery } from './v2.ts';
+
+export const TaskView = Type.Object({
+  id: Type.Integer(),
+  type: Type.String({ description: 'import, import_local, export' }),
+  status: Type.Enum([...TASK_STATUSES]),
+  size: Type.Integer({ minimum: 0, description: 'bytes' }),
+  meta: Type.Object({}, { additionalProperties: true, description: 'depends on the type; `error` = {code, message} on failure, `progress` = {done, total} while running' }),
+  createdAt: Timestamp,
+  startedAt: Type.Union([Timestamp, Type.Null()]),
+  finishedAt: Type.Union([Timestamp, Type.Null()]),
+});
+
+export const TaskListQuery = Type.Object({
+  ...ListQuery,
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only tasks of this type' })),
+  status: Type.Optional(Type.Enum([...TASK_STATUSES], { description: 'only tasks in this status' })),
+});
+
+export const TaskAnswer = Type.Object({ task: TaskView });
+
+export const HashCheckBody = (maxHashes: number) =>
+  Type.Object({ hashes: Type.Array(Type.String({ maxLength: 64 }), { maxItems: maxHashes, description: 'base64 SHA-256 of each image' }) }, { additionalProperties: false });
+
+export const HashCheckAnswer = Type.Object({ missing: Type.Array(Type.String(), { description: 'the hashes the server does not have yet: upload those' }) });
+
+export const UploadAnswer = Type.Object({
+  files: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      fileId: Type.Optional(Type.String()),
+      hash: Type.Optional(Type.String()),
+      errors: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+    }),
+  ),
+});

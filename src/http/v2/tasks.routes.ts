@@ -1,0 +1,162 @@
+// GET /v2/tasks, GET /v2/tasks/:id, GET /v2/tasks/:id/events, POST /v2/tasks/:id/stop, DELETE /v2/tasks/:id
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import { type TaskUpdate, watchTask } from '../../services/task-watch.ts';
+import * as tasks from '../../services/tasks.service.ts';
+import { TaskListQuery, TaskView } from '../schemas/v2-tasks.ts';
+import { IdParams, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
+import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
+import { ifMatchOf, sendTagged } from './etag.ts';
+import { openEventStream } from './event-stream.ts';
+
+/** Event streams one team may hold open on this server at once: each reads its task on its own. */
+export const MAX_STREAMS_PER_TEAM = 32;
+
+/** Open event streams per team, refused with a 429 past the limit. */
+class StreamCount {
+  readonly #open = new Map<number, number>();
+
+  constructor(private readonly limit: number) {}
+
+  /** Counts one more stream of the team and answers its release (which counts only once). */
+  take(teamId: number): () => void {
+    const open = this.#open.get(teamId) ?? 0;
+    if (open >= this.limit) {
+      throw new AppError('RATE_LIMITED', `at most ${this.limit} task event streams open at once; close one first`, { limit: this.limit });
+    }
+    this.#open.set(teamId, open + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#open.get(teamId) ?? 1) - 1;
+      if (left > 0) this.#open.set(teamId, left);
+      else this.#open.delete(teamId);
+    };
+  }
+}
+
+export const taskRoutes =
+  (ctx: Context): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const db = ctx.db.kysely;
+    const openStreams = new StreamCount(MAX_STREAMS_PER_TEAM);
+
+    app.get(
+      '/tasks',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'The team’s tasks, newest first, a page at a time',
+          querystring: TaskListQuery,
+          response: { 200: ListOf(TaskView), ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const { limit = 100, cursor, count, type, status } = request.query;
+        const page = await tasks.listTaskPage(db, request.principal.teamId, { type, status, limit, count, afterId: decodeCursor(cursor, isIdKey) });
+        const { nextId, ...rest } = page;
+        return sendList(request, reply, { ...rest, nextCursor: nextId === null ? null : encodeCursor(nextId) });
+      },
+    );
+
+    app.get(
+      '/tasks/:id',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'One task: its status, progress and, once it has ended, its outcome',
+          params: IdParams,
+          response: { 200: TaskView, ...problemResponses },
+        },
+      },
+      async (request, reply) => sendTagged(request, reply, await tasks.getTask(db, request.principal.teamId, request.params.id)),
+    );
+
+    app.get(
+      '/tasks/:id/events',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'Server-Sent Events: a `progress` event with the task each time it changes, then a `final` event with its last state, and the stream ends',
+          description:
+            'A task that has already ended answers its `final` event at once. An EventSource that reconnects (Last-Event-ID) to an ended task gets 204, which tells it to stop.',
+          params: IdParams,
+          produces: ['text/event-stream'],
+          response: { 200: Type.String({ description: 'text/event-stream' }), 204: Type.Null(), ...problemResponses, 429: Problem },
+        },
+      },
+      async (request, reply) => {
+        const teamId = request.principal.teamId;
+        const release = openStreams.take(teamId);
+        try {
+          return await streamEvents(request, reply, teamId, request.params.id, release);
+        } catch (error) {
+          release();
+          throw error;
+        }
+      },
+    );
+
+    /** Answers the task's event stream; `release` is called once the stream has ended. */
+    async function streamEvents(request: FastifyRequest, reply: FastifyReply, teamId: number, id: number, release: () => void): Promise<FastifyReply> {
+      const abandoned = new AbortController();
+      const updates = watchTask(ctx.db, teamId, id, abandoned.signal);
+      // The first state before the stream opens: a task that is not the team's is a plain 404.
+      const first = await updates.next();
+      if (first.done || (first.value.final && request.headers['last-event-id'] !== undefined)) {
+        await updates.return(undefined);
+        release();
+        return reply.code(204).send(null);
+      }
+      const stream = openEventStream(reply);
+      stream.signal.addEventListener('abort', () => abandoned.abort(), { once: true });
+      const pump = async () => {
+        try {
+          for (let update: IteratorResult<TaskUpdate> = first; !update.done; update = await updates.next()) {
+            stream.send(update.value.final ? 'final' : 'progress', update.value.task);
+          }
+        } catch (error) {
+          request.log.error({ err: error }, 'task event stream failed');
+        } finally {
+          stream.close();
+          release();
+        }
+      };
+      void pump();
+      return reply;
+    }
+
+    app.post(
+      '/tasks/:id/stop',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'Stop a queued or running task: a queued one stops at once, a running one at its next checkpoint',
+          params: IdParams,
+          response: { 202: TaskView, ...problemResponses, 409: Problem },
+        },
+      },
+      async (request, reply) => sendTagged(request, reply, await tasks.requestTaskStop(db, request.principal.teamId, request.params.id), 202),
+    );
+
+    app.delete(
+      '/tasks/:id',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'Remove a task that has ended (an export’s archive with it); 409 while it is queued or running',
+          params: IdParams,
+          headers: IfMatchHeaders,
+          response: { 204: Type.Null(), ...problemResponses, 409: Problem, 412: Problem },
+        },
+      },
+      async (request, reply) => {
+        await tasks.deleteTask(ctx, request.principal.teamId, request.params.id, ifMatchOf(request));
+        return reply.code(204).send(null);
+      },
+    );
+  };

@@ -1,0 +1,66 @@
+// Project tags as API v2 reaches them: by the tag's id alone, both scopes in one list, with If-Match.
+// The rules (titles unique per project and scope, figure tags kept in step with the objects that
+// carry them) are tags.service.ts's, shared with v1.
+import type { Kysely } from 'kysely';
+import type { Database, ProjectTagRow } from '../db/types.ts';
+import { notFound } from '../errors.ts';
+import type { TagValueType } from '../formats/canonical.ts';
+import * as tagRows from '../repositories/tags.repository.ts';
+import type { TagResource, TagScope } from '../repositories/tags.repository.ts';
+import { type Page, type PageRequest, pageOfRows } from './paging.ts';
+import { checkIfMatch } from './preconditions.ts';
+import { requireProject } from './projects.service.ts';
+import * as tags from './tags.service.ts';
+
+export async function pageOfTags(
+  db: Kysely<Database>,
+  teamId: number,
+  projectId: number,
+  request: PageRequest & { scope?: TagScope },
+): Promise<Page<TagResource>> {
+  await requireProject(db, teamId, projectId);
+  const filter = { projectId, scope: request.scope };
+  const { rows, nextAfterId } = pageOfRows(await tagRows.pageTags(db, { ...filter, afterId: request.afterId, limit: request.limit + 1 }), request.limit);
+  return { items: rows.map(tagRows.toTagResource), nextAfterId, ...(request.total ? { total: await tagRows.countTags(db, filter) } : {}) };
+}
+
+export async function createProjectTag(
+  db: Kysely<Database>,
+  caller: { teamId: number; userId: number },
+  projectId: number,
+  input: { title: string; scope: TagScope; hotkey?: string; valueType?: TagValueType },
+): Promise<TagResource> {
+  const id = await tags.createTag(db, caller, projectId, input);
+  return describeProjectTag(db, caller.teamId, id);
+}
+
+export async function describeProjectTag(db: Kysely<Database>, teamId: number, tagId: number): Promise<TagResource> {
+  return tagRows.toTagResource(await requireTag(db, teamId, tagId));
+}
+
+/** Renames the tag and/or sets its hotkey if `ifMatch` (when given) still names it as it is. */
+export async function changeProjectTag(
+  db: Kysely<Database>,
+  teamId: number,
+  tagId: number,
+  change: { title?: string; hotkey?: string },
+  ifMatch: string | undefined,
+): Promise<TagResource> {
+  const tag = await requireTag(db, teamId, tagId);
+  const changed = await tags.changeTag(db, teamId, tag.project_id, tagId, tag.scope as TagScope, change, (current) =>
+    checkIfMatch(tagRows.toTagResource(current), ifMatch),
+  );
+  return tagRows.toTagResource(changed);
+}
+
+export async function removeProjectTag(db: Kysely<Database>, teamId: number, tagId: number, ifMatch: string | undefined): Promise<void> {
+  const tag = await requireTag(db, teamId, tagId);
+  await tags.deleteTag(db, teamId, tag.project_id, tagId, tag.scope as TagScope, (current) => checkIfMatch(tagRows.toTagResource(current), ifMatch));
+}
+
+/** The tag, or a 404 that reads the same whether it is missing or another team's. */
+async function requireTag(db: Kysely<Database>, teamId: number, tagId: number): Promise<ProjectTagRow> {
+  const tag = await tagRows.findTagOfTeam(db, teamId, tagId);
+  if (!tag) throw notFound('tag', { tagId });
+  return tag;
+}
