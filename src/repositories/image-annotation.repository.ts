@@ -154,3 +154,30 @@ export async function lockTagsByTitle(db: Kysely<Database>, projectId: number, s
   }
   return ids;
 }
+
+/** The stored ids of the image's objects (images.object_ids, null for 1..n) and the next id. */
+export async function findObjectIds(db: Kysely<Database>, imageId: number): Promise<{ objectIds: string | null; nextObjectId: number | null } | undefined> {
+  const row = await db.selectFrom('images').select(['object_ids', 'next_object_id']).where('id', '=', imageId).executeTakeFirst();
+  return row && { objectIds: row.object_ids, nextObjectId: row.next_object_id };
+}
+
+/**
+ * Replaces the image's objects and their ids only if both still read as `expected`, and answers
+ * whether it did: another writer may have changed either since they were read (an edit may give the
+ * same objects other ids), and the caller then reads again and retries.
+ */
+export async function replaceObjectsAndIds(
+  db: Kysely<Database>,
+  imageId: number,
+  expected: { objectsJson: string; objectIds: string | null },
+  next: { objectsJson: string; objectIds: string | null; nextObjectId: number | null },
+): Promise<boolean> {
+  let update = db
+    .updateTable('images')
+    .set({ objects_json: next.objectsJson, object_ids: next.objectIds, next_object_id: next.nextObjectId, updated_at: isoNow() })
+    .where('id', '=', imageId)
+    .where('objects_json', '=', expected.objectsJson);
+  update = expected.objectIds === null ? update.where('object_ids', 'is', null) : update.where('object_ids', '=', expected.objectIds);
+  const result = await update.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -212,6 +212,29 @@ for (const dialect of dialects) {
       assert.deepEqual((await read(imageId)).annotation.objects.map((o) => o.id), [2, 4]);
     });
 
+    test('a class deleted with its objects, or renamed, leaves the other objects their ids', async () => {
+      const { projectId, imageId } = await seed([polygon('car', TRIANGLE), box(1, 2, 5, 6), polygon('car', SQUARE), box(2, 2, 3, 3)]);
+      // Ids of their own first: 1 removed, a new object 5.
+      const { etag } = await read(imageId);
+      const edited = await patch(imageId, { remove: [1], add: [polygon('car', TRIANGLE)] }, etag);
+      assert.deepEqual(json<Annotation>(edited).objects.map((o) => o.id), [2, 3, 4, 5]);
+
+      const classId = async (title: string) =>
+        (await t.ctx.db.kysely.selectFrom('classes').select('id').where('project_id', '=', projectId).where('title', '=', title).executeTakeFirstOrThrow()).id;
+      const rename = await t.request({ method: 'PATCH', url: `/v2/classes/${await classId('car')}`, payload: { title: 'vehicle' } });
+      assert.equal(rename.statusCode, 200, rename.body);
+      const removed = await t.request({ method: 'DELETE', url: `/v2/classes/${await classId('box')}?cascade=true` });
+      assert.equal(removed.statusCode, 204, removed.body);
+
+      const after = (await read(imageId)).annotation;
+      assert.deepEqual(after.objects.map((o) => [o.id, o.classTitle]), [[3, 'vehicle'], [5, 'vehicle']]);
+      const [record] = json<V1Record[]>({ body: await v1Page(projectId) } as LightMyRequestResponse);
+      assert.deepEqual(record!.data.objects, after.objects.map(withoutId));
+      // The next new object still gets an id never used in the image.
+      const added = await patch(imageId, { add: [polygon('vehicle', SQUARE)] });
+      assert.deepEqual(json<Annotation>(added).objects.map((o) => o.id), [3, 5, 6]);
+    });
+
     test('a stale If-Match is a 412 naming the current ETag, and nothing is written', async () => {
       const { imageId } = await seed();
       const { annotation, etag } = await read(imageId);

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pointerOf, stepsOf } from '../../src/services/annotation-input.ts';
-import { nextObjectIdOf, objectIdsOf, storedObjectIds } from '../../src/services/object-ids.ts';
+import { keptObjectIds, nextObjectIdOf, objectIdsInStep, objectIdsOf, storedObjectIds } from '../../src/services/object-ids.ts';
+import { polygon } from '../helpers/factories.ts';
 
 test('an image never edited has ids 1..n and next n + 1, stored as nulls', () => {
   assert.deepEqual(objectIdsOf(null, 3), [1, 2, 3]);
@@ -20,6 +21,15 @@ test('once an object is removed or added after one was, the ids and the next id 
 
 test('stored ids out of step with the objects are refused, not handed out to the wrong objects', () => {
   assert.throws(() => objectIdsOf('[1,2]', 3), /out of step/);
+  assert.equal(objectIdsInStep('[1,2]', 3), null);
+});
+
+test('the objects a filter kept keep their ids; a change that makes new objects is refused', () => {
+  const objects = [polygon('a', [[0, 0]]), polygon('b', [[0, 0]]), polygon('a', [[1, 1]])];
+  assert.deepEqual(keptObjectIds(objects, objects.filter((o) => o.classTitle === 'a'), [4, 7, 9]), [4, 9]);
+  assert.deepEqual(keptObjectIds(objects, [], [4, 7, 9]), []);
+  assert.throws(() => keptObjectIds(objects, [{ ...objects[0]! }], [4, 7, 9]), /which ids/);
+  assert.throws(() => keptObjectIds(objects, [objects[2]!, objects[0]!], [4, 7, 9]), /which ids/);
 });
 
 test('a reader path becomes a JSON pointer', () => {
