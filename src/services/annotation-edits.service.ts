@@ -18,6 +18,7 @@ import { invalidAt, readAnnotation } from './annotation-input.ts';
 import { type AnnotationPatch, applyPatch } from './annotation-patch.ts';
 import { type AnnotationState, annotationJson, annotationTag, checkAnnotationIfMatch, objectStarts } from './annotation-text.ts';
 import { type IdentifiedObjects, nextObjectIdOf, objectIdsOf, storedObjectIds } from './object-ids.ts';
+import { type WrittenAnnotations, objectsJsonReusing, sameObject } from './stored-object-texts.ts';
 
 /**
  * An annotation as v2 answers it: its entity tag, and its representation (v1's annotation record
@@ -71,13 +72,15 @@ interface NextState {
   next: number;
   /** Where each object's tag list is in the request, to point at an unknown tag. */
   tagsAt: (index: number) => string;
+  /** The objects as v1 stores them (stored-object-texts.ts). */
+  objectsJson: string;
 }
 
 /**
  * Writes `state` as the image's annotation: resolves the tags (each must be a project tag of its
  * scope), stores objects, ids and tags, and answers the new representation.
  */
-async function writeState(trx: Kysely<Database>, stored: StoredAnnotation, state: NextState): Promise<AnnotationAnswer> {
+async function writeState(trx: Kysely<Database>, written: WrittenAnnotations, stored: StoredAnnotation, state: NextState): Promise<AnnotationAnswer> {
   const imageTitles = state.imageTags.map((t) => t.title);
   const seen = new Set<string>();
   for (const t of state.imageTags) {
@@ -106,7 +109,7 @@ async function writeState(trx: Kysely<Database>, stored: StoredAnnotation, state
     .map((t) => ({ tagId: imageTagIds.get(t.title)!, title: t.title, value: t.value ?? valueBefore.get(t.title) ?? null }))
     // In tag id order, as v1 lists them.
     .sort((a, b) => a.tagId - b.tagId);
-  const objectsJson = serializeObjects(state.objects);
+  const { objectsJson } = state;
   const ids = storedObjectIds(state.ids, state.next);
   await writeAnnotation(trx, stored.imageId, {
     description: state.description,
@@ -115,6 +118,7 @@ async function writeState(trx: Kysely<Database>, stored: StoredAnnotation, state
     imageTags,
     objectTagIds: [...figureTitles].map((title) => figureTagIds.get(title)!),
   });
+  written.remember(stored.imageId, objectsJson, state.objects);
   const tags = imageTags.map((t) => t.title);
   return answerOf({ ...stateOf(stored), description: state.description, tags, objectsJson, objectIds: ids.objectIds }, state.ids);
 }
@@ -132,7 +136,7 @@ function checkDescription(ctx: Context, description: string, at: string): void {
  * current state. Objects sent with an `id` keep it (it must be one of the image's); the others get
  * new ids. `name` and `size` may be sent back as read, not changed.
  */
-export async function replaceAnnotation(ctx: Context, teamId: number, imageId: number, body: Record<string, unknown>, ifMatch: string | undefined): Promise<AnnotationAnswer> {
+export async function replaceAnnotation(ctx: Context, written: WrittenAnnotations, teamId: number, imageId: number, body: Record<string, unknown>, ifMatch: string | undefined): Promise<AnnotationAnswer> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const stored = await requireAnnotation(trx, teamId, imageId, true);
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
@@ -147,7 +151,7 @@ export async function replaceAnnotation(ctx: Context, teamId: number, imageId: n
     // Ids: kept where given (each once, and only the image's own), the next ones for the rest. The
     // stored objects are counted, not read: a PUT has no use for them.
     const count = objectStarts(stored.objectsJson).length;
-    const known = new Set(objectIdsOf(stored.objectIds, count));
+    const storedIndex = new Map(objectIdsOf(stored.objectIds, count).map((id, k) => [id, k]));
     const taken = new Set<number>();
     const raw = body.objects as Record<string, unknown>[];
     let next = nextObjectIdOf(stored.nextObjectId, count);
@@ -155,19 +159,28 @@ export async function replaceAnnotation(ctx: Context, teamId: number, imageId: n
       const id = o.id;
       if (id === undefined) return next++;
       const at = `/objects/${i}/id`;
-      if (typeof id !== 'number' || !known.has(id)) throw invalidAt(at, `no object of the image has id ${JSON.stringify(id)}; leave it out for a new object`);
+      if (typeof id !== 'number' || !storedIndex.has(id)) throw invalidAt(at, `no object of the image has id ${JSON.stringify(id)}; leave it out for a new object`);
       if (taken.has(id)) throw invalidAt(at, `id ${id} is given to two objects`);
       taken.add(id);
       return id;
     });
 
-    return writeState(trx, stored, {
+    // An object sent back as it was read is written as the text it was stored as.
+    const objects = read.objects.map(toAnnotationObject);
+    const previous = written.objectsOf(stored.imageId, stored.objectsJson);
+    const from = raw.map((o) => (o.id === undefined ? -1 : storedIndex.get(o.id as number)!));
+    const objectsJson = previous
+      ? objectsJsonReusing(stored.objectsJson, objects, from, (i) => sameObject(objects[i]!, previous[from[i]!]!))
+      : serializeObjects(objects);
+
+    return writeState(trx, written, stored, {
       description: read.description,
       imageTags: read.tags.map((t, i) => ({ title: t.name, value: storedValue(t.value), at: `/tags/${i}` })),
-      objects: read.objects.map(toAnnotationObject),
+      objects,
       ids,
       next,
       tagsAt: (i) => `/objects/${i}/tags`,
+      objectsJson,
     });
   });
 }
@@ -176,13 +189,15 @@ export async function replaceAnnotation(ctx: Context, teamId: number, imageId: n
  * PATCH: adds, changes and removes objects by id (annotation-patch.ts), if `ifMatch`, when given,
  * names the current state. The description and the image tags stay as they are.
  */
-export async function patchAnnotation(ctx: Context, teamId: number, imageId: number, patch: AnnotationPatch, ifMatch: string | undefined): Promise<AnnotationAnswer> {
+export async function patchAnnotation(ctx: Context, written: WrittenAnnotations, teamId: number, imageId: number, patch: AnnotationPatch, ifMatch: string | undefined): Promise<AnnotationAnswer> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const stored = await requireAnnotation(trx, teamId, imageId, true);
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
     const patched = applyPatch(currentObjects(stored), patch, { width: stored.width, height: stored.height }, await classShapes(trx, stored.projectId));
-    return writeState(trx, stored, {
+    return writeState(trx, written, stored, {
       ...patched,
+      // The objects the patch leaves alone are written as the text they were stored as.
+      objectsJson: objectsJsonReusing(stored.objectsJson, patched.objects, patched.from, () => true),
       description: stored.description,
       imageTags: stored.tags.map((t, i) => ({ title: t.title, value: t.value, at: `/tags/${i}` })),
     });

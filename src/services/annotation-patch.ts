@@ -15,6 +15,8 @@ export interface AnnotationPatch {
 /** The patched objects, and where each one's tag list is in the request (to point at a bad tag). */
 export interface PatchedObjects extends IdentifiedObjects {
   tagsAt: (index: number) => string;
+  /** For each object the patch left alone, its index among the stored ones; -1 for the others. */
+  from: number[];
 }
 
 /** Members a change may set: those of an object as v1 shows it (and the reader's geometryType). */
@@ -80,19 +82,22 @@ export function applyPatch(
   const objects: AnnotationObject[] = [];
   const ids: number[] = [];
   const tagsAt: string[] = [];
+  const from: number[] = [];
   let r = 0;
   current.ids.forEach((id, k) => {
     if (removed.has(id)) return;
     const change = changes.get(id);
     objects.push(change ? toAnnotationObject(read[r++]!) : current.objects[k]!);
     ids.push(id);
+    from.push(change ? -1 : k);
     tagsAt.push(change ? `${change.at}/tags` : `/objects/${k}/tags`);
   });
   let next = current.next;
   added.forEach((_, i) => {
     objects.push(toAnnotationObject(read[r++]!));
     ids.push(next++);
+    from.push(-1);
     tagsAt.push(`/add/${i}/tags`);
   });
-  return { objects, ids, next, tagsAt: (i) => tagsAt[i]! };
+  return { objects, ids, next, from, tagsAt: (i) => tagsAt[i]! };
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import type { AnnotationObject } from '../../src/formats/canonical.ts';
+import { type AnnotationObject, serializeObjects } from '../../src/formats/canonical.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, tagImage } from '../helpers/factories.ts';
 import { type ProjectFile, uploadProject, waitForTask, withImportRunner } from '../helpers/importing.ts';
@@ -82,6 +82,11 @@ for (const dialect of dialects) {
       assert.equal(res.statusCode, 200, res.body);
       return { annotation: json<Annotation>(res), etag: String(res.headers.etag) };
     };
+    /** The stored text of the objects is what serializeObjects writes, whatever pieces it was made of. */
+    const assertStoredAsV1Writes = async (imageId: number) => {
+      const row = await t.ctx.db.kysely.selectFrom('images').select('objects_json').where('id', '=', imageId).executeTakeFirstOrThrow();
+      assert.equal(row.objects_json, serializeObjects(JSON.parse(row.objects_json) as AnnotationObject[]));
+    };
     const v1Page = async (projectId: number) => {
       const res = await t.request({ method: 'GET', url: `/v1/annotations?projectId=${projectId}` });
       assert.equal(res.statusCode, 200, res.body);
@@ -141,6 +146,16 @@ for (const dialect of dialects) {
       const next = await put(imageId, { objects: [kept1, kept2, { classTitle: 'pin', points: { exterior: [[3, 3]] } }] }, reread.etag);
       assert.equal(next.statusCode, 200, next.body);
       assert.deepEqual(json<Annotation>(next).objects.map((o) => o.id), [3, 1, 5]);
+      assert.deepEqual(json<Annotation>(next).objects.slice(0, 2), [kept1, kept2]);
+      await assertStoredAsV1Writes(imageId);
+      // One object changed among unchanged ones: the unchanged keep their stored text, the changed
+      // one is written anew.
+      const latest = json<Annotation>(next);
+      const moved = await put(imageId, { objects: [latest.objects[0], { ...latest.objects[1]!, points: { exterior: SQUARE, interior: [] } }, latest.objects[2]] }, String(next.headers.etag));
+      assert.equal(moved.statusCode, 200, moved.body);
+      assert.deepEqual(json<Annotation>(moved).objects[1]!.points.exterior, SQUARE);
+      assert.deepEqual((await read(imageId)).annotation, json<Annotation>(moved));
+      await assertStoredAsV1Writes(imageId);
       // The description was left out: a PUT replaces it with none, as an annotation file without one.
       assert.equal(json<Annotation>(next).description, '');
     });
@@ -162,8 +177,11 @@ for (const dialect of dialects) {
       assert.deepEqual(answered.objects[2]!.points.exterior, [[4, 4], [10, 10]]);
       assert.deepEqual((await read(imageId)).annotation, answered);
 
+      await assertStoredAsV1Writes(imageId);
+
       const again = await patch(imageId, { remove: [4], add: [box(0, 0, 1, 1)] }, String(res.headers.etag));
       assert.deepEqual(json<Annotation>(again).objects.map((o) => o.id), [1, 3, 5]);
+      await assertStoredAsV1Writes(imageId);
     });
 
     test('v1 shows the edit, without ids, and nothing else changes', async () => {

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
 import { type AnnotationAnswer, getAnnotation, patchAnnotation, replaceAnnotation } from '../../services/annotation-edits.service.ts';
+import { WrittenAnnotations } from '../../services/stored-object-texts.ts';
 import { AnnotationBody, AnnotationPatchBody, ImageAnnotation } from '../schemas/image-annotation.ts';
 import { IdParams, IfMatchHeaders, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, ifNoneMatchHits } from './etag.ts';
@@ -21,6 +22,8 @@ function sendAnnotation(request: FastifyRequest, reply: FastifyReply, answer: An
 export const imageAnnotationRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
   async (app) => {
+    // What this server wrote last, so a PUT writes unchanged objects as the text they were stored as.
+    const written = new WrittenAnnotations();
     const bodyLimit = ctx.config.limits.annotationBodyBytes;
     const changeResponses = { 200: ImageAnnotation, ...problemResponses, 412: Problem, 413: Problem };
 
@@ -51,7 +54,7 @@ export const imageAnnotationRoutes =
         },
       },
       async (request, reply) => {
-        const answer = await replaceAnnotation(ctx, request.principal.teamId, request.params.id, request.body, ifMatchOf(request));
+        const answer = await replaceAnnotation(ctx, written, request.principal.teamId, request.params.id, request.body, ifMatchOf(request));
         return sendAnnotation(request, reply, answer);
       },
     );
@@ -70,7 +73,7 @@ export const imageAnnotationRoutes =
         },
       },
       async (request, reply) => {
-        const answer = await patchAnnotation(ctx, request.principal.teamId, request.params.id, request.body, ifMatchOf(request));
+        const answer = await patchAnnotation(ctx, written, request.principal.teamId, request.params.id, request.body, ifMatchOf(request));
         return sendAnnotation(request, reply, answer);
       },
     );
