@@ -31,6 +31,7 @@ import type { AnnotationRecord, Architecture, Dataset, ImageTag, Model, Project,
 import type { TagScope } from '../http/schemas/common.ts';
 import type { ExportAnswer, ExportBody } from '../http/schemas/exports.ts';
 import { ApiError, ConnectionError, apiErrorOf, connectionReason } from './errors.ts';
+import { V2Client } from './v2.ts';
 import { type MultipartBody, type Part, fetchBody, multipartBody } from './multipart.ts';
 import { type Answer, sendPieces } from './send-pieces.ts';
 import { DEFAULT_RETRY, type RetryPolicy, backoffMs, isRetryableStatus, retryAfterOf } from './retry.ts';
@@ -147,6 +148,9 @@ export class AnnostoreClient {
   private readonly givenFetch: typeof fetch | undefined;
   private readonly timeoutMs: number;
   private readonly onRetry: ((notice: RetryNotice) => void) | undefined;
+
+  /** API v2, resource by resource. */
+  readonly v2: V2Client = new V2Client(this);
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');

@@ -85,6 +85,20 @@ export interface BlobsTable {
   width: number | null;
   height: number | null;
   created_at: string;
+  /** The thumbhash of the image (base64), made with its 256 px thumbnail; null until then. */
+  thumbhash: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A WebP thumbnail of an image blob, stored in the blob store under `key`, the hash of its bytes. */
+export interface ThumbnailsTable {
+  hash: string;
+  /** The longest side it was made to fit (256 or 1024); a smaller image keeps its own size. */
+  size: number;
+  key: string;
+  bytes: Bytes;
+  width: number;
+  height: number;
+  created_at: string;
 }
 
 export interface ImagesTable {
@@ -222,6 +236,7 @@ export interface Database {
   project_tags: ProjectTagsTable;
   datasets: DatasetsTable;
   blobs: BlobsTable;
+  thumbnails: ThumbnailsTable;
   images: ImagesTable;
   image_tags: ImageTagsTable;
   object_tag_refs: ObjectTagRefsTable;

@@ -5,10 +5,11 @@ import type { Context } from '../context.ts';
 import type { TaskHandler } from './handler.ts';
 import { exportHandler } from './handlers/export.handler.ts';
 import { importHandler } from './handlers/import.handler.ts';
+import { thumbnailsHandler } from './handlers/thumbnails.handler.ts';
 
-export const TASK_TYPES = ['import', 'export'] as const;
+export const TASK_TYPES = ['import', 'export', 'thumbnails'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
 export function taskHandlers(_ctx: Context): Record<TaskType, TaskHandler> {
-  return { import: importHandler, export: exportHandler };
+  return { import: importHandler, export: exportHandler, thumbnails: thumbnailsHandler };
 }

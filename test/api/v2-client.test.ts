@@ -44,6 +44,35 @@ for (const dialect of dialects) {
       assert.ok(tasks.some((task) => task.id === answer.task.id));
     });
 
+    test('the v2 groups: create, read with an ETag, change on a condition, page through every item', async () => {
+      const client = new AnnostoreClient({ url, key: t.key, retries: 0 });
+      const me = await client.v2.me();
+      assert.equal(me.team.name, 'alpha');
+      const created = await client.v2.projects.create({ title: 'client tour' });
+      assert.equal(created.value.title, 'client tour');
+      assert.match(created.etag, /^".+"$/);
+      const read = await client.v2.projects.get(created.value.id);
+      assert.deepEqual(read.value, created.value);
+      assert.equal(read.etag, created.etag);
+      const renamed = await client.v2.projects.change(created.value.id, { title: 'client tour 2' }, { ifMatch: read.etag });
+      assert.equal(renamed.value.title, 'client tour 2');
+      await assert.rejects(client.v2.projects.change(created.value.id, { title: 'lost' }, { ifMatch: read.etag }), (error: unknown) => {
+        assert.ok(error instanceof ApiError);
+        assert.equal(error.status, 412);
+        assert.equal(error.code, 'PRECONDITION_FAILED');
+        return true;
+      });
+      for (let i = 0; i < 5; i += 1) await client.v2.datasets.create(created.value.id, { title: `d${i}` });
+      const titles: string[] = [];
+      for await (const dataset of client.v2.datasets.all({ projectId: created.value.id, limit: 2 })) titles.push(dataset.title);
+      assert.deepEqual(titles, ['d0', 'd1', 'd2', 'd3', 'd4']);
+      const first = await client.v2.datasets.list({ projectId: created.value.id, limit: 2, count: true });
+      assert.equal(first.items.length, 2);
+      assert.equal(first.total, 5);
+      await client.v2.projects.remove(created.value.id, { ifMatch: renamed.etag });
+      await assert.rejects(client.v2.projects.get(created.value.id), (error: unknown) => error instanceof ApiError && error.status === 404);
+    });
+
     test('problem details reach the caller as ApiError with the code and detail', async () => {
       const client = new AnnostoreClient({ url, key: t.key, retries: 0 });
       await assert.rejects(client.startExport({ projectId: 2_000_000, format: 'coco' }), (error: unknown) => {

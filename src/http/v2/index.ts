@@ -5,6 +5,7 @@ import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
 import { catalogRoutes } from './catalog.routes.ts';
 import { exportRoutes } from './exports.routes.ts';
+import { imageFileRoutes } from './image-files.routes.ts';
 import { importRoutes } from './imports.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
 import { modelRoutes } from './models.routes.ts';
@@ -25,5 +26,6 @@ export const v2Routes =
     await app.register(importRoutes(ctx));
     await app.register(keyRoutes(ctx));
     await app.register(modelRoutes(ctx));
+    await app.register(imageFileRoutes(ctx));
     await app.register(imageAnnotationRoutes(ctx));
   };
