@@ -107,6 +107,8 @@ export interface RequestOptions {
   version?: 'v1' | 'v2';
   /** Headers beyond the key's (If-Match, Range, …). */
   headers?: Record<string, string>;
+  /** Answer the body's bytes (a Buffer) instead of parsing it as JSON. */
+  raw?: boolean;
 }
 
 /** An answer: its status, headers and JSON body. */
@@ -399,6 +401,10 @@ export class AnnostoreClient {
           continue;
         }
         throw new ConnectionError(this.baseUrl, `cannot reach ${this.baseUrl} (${label}): ${reason}`, { cause: error });
+      }
+      if ((response.ok || response.status === 304) && options.raw) {
+        // Only a request without a multipart body asks for bytes: its answer is fetch's Response.
+        return { status: response.status, headers: response.headers, body: Buffer.from(await (response as Response).arrayBuffer()) as T };
       }
       if (response.ok || response.status === 304) {
         const text = await response.text();
