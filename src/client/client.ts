@@ -262,14 +262,22 @@ export class AnnostoreClient {
    * first polls come soon (`firstIntervalMs`) and the pause doubles up to `intervalMs`, so a short
    * task is seen finished at once and a long one is not asked about more often than before.
    */
-  async waitForTask(
+  async waitForTask<T extends { status: string } = TaskT>(
     id: number,
-    options: { intervalMs?: number; firstIntervalMs?: number; onUpdate?: (task: TaskT) => void; signal?: AbortSignal } = {},
-  ): Promise<TaskT> {
+    options: {
+      intervalMs?: number;
+      firstIntervalMs?: number;
+      onUpdate?: (task: T) => void;
+      signal?: AbortSignal;
+      /** How the task is read (v1's GET /v1/tasks?id= unless told; `client.v2.tasks.get` for v2's view). */
+      read?: (id: number) => Promise<T>;
+    } = {},
+  ): Promise<T> {
     const interval = options.intervalMs ?? 500;
     let pause = Math.min(options.firstIntervalMs ?? interval, interval);
+    const read = options.read ?? ((taskId: number) => this.getTask(taskId) as unknown as Promise<T>);
     for (;;) {
-      const task = await this.getTask(id);
+      const task = await read(id);
       options.onUpdate?.(task);
       if (isTerminal(task.status)) return task;
       options.signal?.throwIfAborted();
