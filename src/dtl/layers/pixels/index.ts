@@ -1,0 +1,14 @@
+// The DTL layers that change pixels, by action name, with the schema of their settings: the graph
+// engine validates a layer's settings against `settings` and runs `run` on each item.
+import type { TSchema } from 'typebox';
+import type { LayerFunction } from '../../item.ts';
+import { crop, cropSettings } from './crop.ts';
+import { flip, flipSettings } from './flip.ts';
+import { resize, resizeSettings } from './resize.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each layer takes its own settings type
+export const pixelLayers: Record<string, { settings: TSchema; run: LayerFunction<any> }> = {
+  resize: { settings: resizeSettings, run: resize },
+  crop: { settings: cropSettings, run: crop },
+  flip: { settings: flipSettings, run: flip },
+};

@@ -1,0 +1,169 @@
+// The DTL layers that change pixels: the pixels and every shape move together, checked against
+// coordinates and pixels worked out by hand; the random ones repeat for one seed and differ for
+// another. Test images are made with sharp from raw buffers and decoded as the engine decodes them.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import sharp from 'sharp';
+import type { CanonicalObject, Point } from '../../src/formats/canonical.ts';
+import { decodeBitmap } from '../../src/formats/supervisely/bitmap.ts';
+import { encodeMask } from '../../src/dtl/geometry.ts';
+import type { DtlItem, LayerContext, RawImage } from '../../src/dtl/item.ts';
+import { pixelLayers } from '../../src/dtl/layers/pixels/index.ts';
+import { seededRandom } from '../../src/dtl/random.ts';
+
+/** An RGB image whose pixel (x, y) is (10·x, 10·y, 7): every pixel tells where it came from. */
+function gradient(width: number, height: number): Buffer {
+  const data = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set([10 * x, 10 * y, 7], (y * width + x) * 3);
+  return data;
+}
+
+/** An item whose image is a PNG of the raw pixels, decoded by sharp when a layer asks for them. */
+async function itemOf(width: number, height: number, objects: CanonicalObject[], data = gradient(width, height)): Promise<DtlItem> {
+  const png = await sharp(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  const raw = async (): Promise<RawImage> => {
+    const out = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+    return { data: out.data, width: out.info.width, height: out.info.height, channels: out.info.channels as 3 };
+  };
+  return {
+    name: 'a.png',
+    dataset: 'p__d',
+    source: { project: 'p', dataset: 'd' },
+    annotation: { description: '', tags: [], size: { width, height }, objects },
+    image: { hash: 'stored', raw },
+  };
+}
+
+const object = (classTitle: string, exterior: Point[], extra: object = {}): CanonicalObject => ({
+  classTitle,
+  description: '',
+  tags: [],
+  bitmap: null,
+  points: { exterior, interior: [] },
+  ...extra,
+});
+
+const rows = (pattern: string[]) => ({
+  width: pattern[0]!.length,
+  height: pattern.length,
+  pixels: Uint8Array.from(pattern.join('').split(''), (c) => (c === '#' ? 1 : 0)),
+});
+
+const bitmapObject = (pattern: string[], origin: [number, number]): CanonicalObject => {
+  const bitmap = encodeMask(rows(pattern), origin)!;
+  return { classTitle: 'mask', description: '', tags: [], bitmap, points: { exterior: [], interior: [] } };
+};
+
+async function maskOf(o: CanonicalObject): Promise<{ origin: [number, number]; rows: string[] }> {
+  const m = await decodeBitmap(o.bitmap!.data);
+  const out = [];
+  for (let y = 0; y < m.height; y++) out.push(Array.from(m.pixels.subarray(y * m.width, (y + 1) * m.width), (v) => (v ? '#' : '.')).join(''));
+  return { origin: o.bitmap!.origin, rows: out };
+}
+
+const context = (seed: number | string = 1, name = 'a.png'): LayerContext => ({ random: seededRandom(seed, 0, name) });
+
+async function run(action: string, item: DtlItem, settings: unknown, ctx = context()): Promise<DtlItem[]> {
+  return pixelLayers[action]!.run(item, settings, ctx);
+}
+
+/** The RGB of pixel (x, y). */
+async function pixel(item: DtlItem, x: number, y: number): Promise<number[]> {
+  const raw = await item.image.raw();
+  const k = (y * raw.width + x) * raw.channels;
+  return [...raw.data.subarray(k, k + 3)];
+}
+
+/** Every pixel of `out` is the pixel of the input that `from` names (the gradient gives it away). */
+async function assertPixelsFrom(out: DtlItem, from: (x: number, y: number) => [number, number]): Promise<void> {
+  const raw = await out.image.raw();
+  for (let y = 0; y < raw.height; y++) {
+    for (let x = 0; x < raw.width; x++) {
+      const [sx, sy] = from(x, y);
+      assert.deepEqual(await pixel(out, x, y), [10 * sx, 10 * sy, 7], `pixel (${x}, ${y}) comes from (${sx}, ${sy})`);
+    }
+  }
+}
+
+describe('flip', () => {
+  const objects = () => [object('poly', [[1, 0], [3, 0], [3, 1]]), bitmapObject(['#.', '##'], [1, 0])];
+
+  test('horizontal flips rows: y becomes H - y, the mask pixel for pixel', async () => {
+    const [out] = await run('flip', await itemOf(4, 3, objects()), { axis: 'horizontal' });
+    await assertPixelsFrom(out!, (x, y) => [x, 2 - y]);
+    assert.equal(out!.image.hash, null, 'the pixels changed');
+    const [poly, mask] = out!.annotation.objects;
+    assert.deepEqual(poly!.points.exterior, [[1, 3], [3, 3], [3, 2]]);
+    assert.deepEqual(await maskOf(mask!), { origin: [1, 1], rows: ['##', '#.'] });
+  });
+
+  test('vertical flips columns: x becomes W - x, the mask pixel for pixel', async () => {
+    const [out] = await run('flip', await itemOf(4, 3, objects()), { axis: 'vertical' });
+    await assertPixelsFrom(out!, (x, y) => [3 - x, y]);
+    const [poly, mask] = out!.annotation.objects;
+    assert.deepEqual(poly!.points.exterior, [[3, 0], [1, 0], [1, 1]]);
+    assert.deepEqual(await maskOf(mask!), { origin: [1, 0], rows: ['.#', '##'] });
+  });
+});
+
+describe('crop', () => {
+  test('sides in pixels and percent cut the pixels, a polygon and a bitmap; what is outside goes', async () => {
+    const item = await itemOf(10, 10, [
+      object('poly', [[0, 0], [6, 0], [6, 6], [0, 6]]),
+      bitmapObject(['###', '###', '###'], [1, 1]),
+      object('gone', [[0, 0], [1, 0], [1, 1], [0, 1]]),
+    ]);
+    const [out] = await run('crop', item, { sides: { top: '20%', left: '2px', right: '0px', bottom: '10%' } });
+    assert.deepEqual(out!.annotation.size, { width: 8, height: 7 });
+    await assertPixelsFrom(out!, (x, y) => [x + 2, y + 2]);
+    const [poly, mask, ...rest] = out!.annotation.objects;
+    assert.deepEqual(poly!.points.exterior, [[0, 0], [4, 0], [4, 4], [0, 4]]);
+    assert.deepEqual(await maskOf(mask!), { origin: [0, 0], rows: ['##', '##'] });
+    assert.deepEqual(rest, [], 'the polygon wholly above and left of the crop is dropped');
+  });
+
+  test('a random part has the drawn size inside the image, the same for one seed', async () => {
+    const settings = { random_part: { height: { min_percent: 40, max_percent: 60 }, width: { min_percent: 20, max_percent: 80 }, keep_aspect_ratio: false } };
+    const sizes = [];
+    for (const seed of [1, 1, 2, 3, 4]) {
+      const [out] = await run('crop', await itemOf(20, 10, []), settings, context(seed));
+      const { width, height } = out!.annotation.size;
+      assert.ok(width >= 4 && width <= 16 && height >= 4 && height <= 6, `${width}x${height}`);
+      sizes.push([width, height, ...(await pixel(out!, 0, 0))]);
+    }
+    assert.deepEqual(sizes[0], sizes[1]);
+    assert.ok(new Set(sizes.map(String)).size > 2, 'other seeds draw other parts');
+  });
+});
+
+describe('resize', () => {
+  test('a side of -1 with keep follows the other in proportion', async () => {
+    const [out] = await run('resize', await itemOf(20, 10, [object('poly', [[2, 2], [10, 2], [10, 8]])]), {
+      width: 10,
+      height: -1,
+      aspect_ratio: { keep: true },
+    });
+    assert.deepEqual(out!.annotation.size, { width: 10, height: 5 });
+    assert.deepEqual((await out!.image.raw()).width, 10);
+    assert.deepEqual(out!.annotation.objects[0]!.points.exterior, [[1, 1], [5, 1], [5, 4]]);
+  });
+
+  test('both sides with keep scale to fit and centre the image on black', async () => {
+    const item = await itemOf(20, 10, [object('box', [[0, 0], [20, 10]]), bitmapObject(['##', '##'], [0, 0])]);
+    const [out] = await run('resize', item, { width: 10, height: 10, aspect_ratio: { keep: true } });
+    assert.deepEqual(out!.annotation.size, { width: 10, height: 10 });
+    // The 20×10 image becomes 10×5, placed 2 rows down: rows 0–1 and 7–9 are black.
+    assert.deepEqual(await pixel(out!, 5, 0), [0, 0, 0]);
+    assert.deepEqual(await pixel(out!, 5, 9), [0, 0, 0]);
+    assert.notDeepEqual(await pixel(out!, 5, 4), [0, 0, 0]);
+    const [box, mask] = out!.annotation.objects;
+    assert.deepEqual(box!.points.exterior, [[0, 2], [10, 7]]);
+    assert.deepEqual(await maskOf(mask!), { origin: [0, 2], rows: ['#'] });
+  });
+
+  test('without keep the size is the one asked for, and -1 is refused', async () => {
+    const [out] = await run('resize', await itemOf(20, 10, []), { width: 7, height: 3, aspect_ratio: { keep: false } });
+    assert.deepEqual(out!.annotation.size, { width: 7, height: 3 });
+    await assert.rejects(run('resize', await itemOf(20, 10, []), { width: 7, height: -1, aspect_ratio: { keep: false } }), /keep/);
+  });
+});
