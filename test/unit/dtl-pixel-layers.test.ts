@@ -167,3 +167,64 @@ describe('resize', () => {
     await assert.rejects(run('resize', await itemOf(20, 10, []), { width: 7, height: -1, aspect_ratio: { keep: false } }), /keep/);
   });
 });
+
+describe('rotate', () => {
+  const quarter = (mode: string) => ({ rotate_angles: { min_degrees: 90, max_degrees: 90 }, black_regions: { mode } });
+
+  test('a quarter turn counter-clockwise moves pixels, a rectangle and a bitmap together', async () => {
+    const item = await itemOf(4, 2, [object('box', [[0, 0], [2, 1]]), bitmapObject(['##', '.#'], [2, 0])]);
+    const [out] = await run('rotate', item, quarter('keep'));
+    assert.deepEqual(out!.annotation.size, { width: 2, height: 4 });
+    // (x, y) goes to (y, W - x): the top-right pixel comes to the top-left.
+    await assertPixelsFrom(out!, (x, y) => [3 - y, x]);
+    const [box, mask] = out!.annotation.objects;
+    assert.deepEqual(box!.points.exterior, [[0, 2], [1, 4]]);
+    // Mask pixels (2,0) (3,0) (3,1) land on (0,1) (0,0) (1,0).
+    assert.deepEqual(await maskOf(mask!), { origin: [0, 0], rows: ['##', '#.'] });
+  });
+
+  test('at any angle the shapes stay on the pixels they covered', async () => {
+    // A white 8×8 square on black at (20, 6); its polygon and mask must still cover white pixels.
+    const data = Buffer.alloc(40 * 30 * 3);
+    for (let y = 6; y < 14; y++) for (let x = 20; x < 28; x++) data.fill(255, (y * 40 + x) * 3, (y * 40 + x) * 3 + 3);
+    const square: Point[] = [[20, 6], [28, 6], [28, 14], [20, 14]];
+    const item = await itemOf(40, 30, [object('poly', square), bitmapObject(Array<string>(8).fill('########'), [20, 6])], data);
+    const [out] = await run('rotate', item, { rotate_angles: { min_degrees: 30, max_degrees: 30 }, black_regions: { mode: 'keep' } });
+    const [poly, mask] = out!.annotation.objects;
+    const corners = poly!.points.exterior;
+    const cx = corners.reduce((s, p) => s + p[0], 0) / 4;
+    const cy = corners.reduce((s, p) => s + p[1], 0) / 4;
+    assert.deepEqual(await pixel(out!, Math.floor(cx), Math.floor(cy)), [255, 255, 255], `the polygon's centre (${cx}, ${cy}) is white`);
+    const side = Math.hypot(corners[1]![0] - corners[0]![0], corners[1]![1] - corners[0]![1]);
+    assert.ok(Math.abs(side - 8) < 1e-6, 'the square keeps its size');
+    const m = await decodeBitmap(mask!.bitmap!.data);
+    const [ox, oy] = mask!.bitmap!.origin;
+    let white = 0;
+    let set = 0;
+    for (let y = 0; y < m.height; y++) {
+      for (let x = 0; x < m.width; x++) {
+        if (!m.pixels[y * m.width + x]) continue;
+        set++;
+        if ((await pixel(out!, ox + x, oy + y))[0]! > 127) white++;
+      }
+    }
+    assert.ok(set > 50 && set < 78, `about 64 pixels stay set: ${set}`);
+    assert.ok(white / set > 0.9, `the mask lies on the white square: ${white} of ${set}`);
+  });
+
+  test('preserve_size keeps the original size about the centre; crop keeps no black', async () => {
+    const [kept] = await run('rotate', await itemOf(4, 2, []), quarter('preserve_size'));
+    assert.deepEqual(kept!.annotation.size, { width: 4, height: 2 });
+    assert.deepEqual(await pixel(kept!, 0, 0), [0, 0, 0], 'the turned image is narrower: black at its sides');
+    const [cut] = await run('rotate', await itemOf(40, 20, [object('box', [[0, 0], [40, 20]])]), {
+      rotate_angles: { min_degrees: 30, max_degrees: 30 },
+      black_regions: { mode: 'crop' },
+    });
+    const { width, height } = cut!.annotation.size;
+    assert.ok(width > 0 && width < 40 && height > 0 && height < 30, `${width}x${height}`);
+    for (const [x, y] of [[0, 0], [width - 1, 0], [0, height - 1], [width - 1, height - 1]] as const) {
+      assert.notDeepEqual(await pixel(cut!, x, y), [0, 0, 0], `corner (${x}, ${y}) is inside the turned image`);
+    }
+    assert.deepEqual(cut!.annotation.objects[0]!.points.exterior, [[0, 0], [width, height]], 'the whole-image box covers the crop');
+  });
+});

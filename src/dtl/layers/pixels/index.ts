@@ -5,10 +5,12 @@ import type { LayerFunction } from '../../item.ts';
 import { crop, cropSettings } from './crop.ts';
 import { flip, flipSettings } from './flip.ts';
 import { resize, resizeSettings } from './resize.ts';
+import { rotate, rotateSettings } from './rotate.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each layer takes its own settings type
 export const pixelLayers: Record<string, { settings: TSchema; run: LayerFunction<any> }> = {
   resize: { settings: resizeSettings, run: resize },
   crop: { settings: cropSettings, run: crop },
   flip: { settings: flipSettings, run: flip },
+  rotate: { settings: rotateSettings, run: rotate },
 };
