@@ -228,3 +228,44 @@ describe('rotate', () => {
     assert.deepEqual(cut!.annotation.objects[0]!.points.exterior, [[0, 0], [width, height]], 'the whole-image box covers the crop');
   });
 });
+
+describe('instances_crop', () => {
+  test('one item per object of the classes, cut to its padded box; other objects dropped', async () => {
+    const item = await itemOf(20, 20, [
+      object('car', [[2, 2], [6, 5]]),
+      object('tree', [[0, 0], [20, 20]]),
+      object('car', [[15, 15], [20, 20]]),
+    ]);
+    const out = await run('instances_crop', item, { classes: ['car'], pad: { sides: { top: '1px', left: '1px', right: '1px', bottom: '1px' } } });
+    assert.deepEqual(out.map((i) => i.name), ['a_1.png', 'a_2.png']);
+    assert.deepEqual(out.map((i) => i.annotation.size), [{ width: 6, height: 5 }, { width: 6, height: 6 }]);
+    assert.deepEqual(out.map((i) => i.annotation.objects.map((o) => [o.classTitle, o.points.exterior])), [
+      [['car', [[1, 1], [5, 4]]]],
+      [['car', [[1, 1], [6, 6]]]],
+    ]);
+    await assertPixelsFrom(out[0]!, (x, y) => [x + 1, y + 1]);
+    const saved = await run('instances_crop', item, { classes: ['car'], save_classes: ['tree'], pad: { sides: { top: '0%', left: '0%', right: '50%', bottom: '0%' } } });
+    assert.deepEqual(saved[0]!.annotation.size, { width: 6, height: 3 }, 'right pad is half the box width');
+    assert.deepEqual(saved[0]!.annotation.objects.map((o) => o.classTitle), ['car', 'tree']);
+  });
+});
+
+describe('sliding_window', () => {
+  test('windows step by window - overlap, the last moved back to the edge', async () => {
+    const item = await itemOf(10, 8, [object('dot', [[5, 5]])]);
+    const out = await run('sliding_window', item, { window: { width: 4, height: 4 }, min_overlap: { x: 1, y: 1 } });
+    // x starts 0, 3, 6; y starts 0, 3, 4.
+    assert.equal(out.length, 9);
+    assert.deepEqual(out.map((i) => i.name).slice(0, 2), ['a_1.png', 'a_2.png']);
+    const offsets = [];
+    for (const window of out) {
+      assert.deepEqual(window.annotation.size, { width: 4, height: 4 });
+      const [r, g] = await pixel(window, 0, 0);
+      offsets.push([r! / 10, g! / 10]);
+    }
+    assert.deepEqual(offsets, [[0, 0], [3, 0], [6, 0], [0, 3], [3, 3], [6, 3], [0, 4], [3, 4], [6, 4]]);
+    assert.deepEqual(out[4]!.annotation.objects[0]!.points.exterior, [[2, 2]], 'the point in the window at (3, 3)');
+    assert.deepEqual(out[0]!.annotation.objects, [], 'the window at (0, 0) does not reach the point');
+    await assert.rejects(run('sliding_window', item, { window: { width: 12, height: 4 }, min_overlap: { x: 1, y: 1 } }), /larger/);
+  });
+});

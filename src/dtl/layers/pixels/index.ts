@@ -4,8 +4,10 @@ import type { TSchema } from 'typebox';
 import type { LayerFunction } from '../../item.ts';
 import { crop, cropSettings } from './crop.ts';
 import { flip, flipSettings } from './flip.ts';
+import { instancesCrop, instancesCropSettings } from './instances-crop.ts';
 import { resize, resizeSettings } from './resize.ts';
 import { rotate, rotateSettings } from './rotate.ts';
+import { slidingWindow, slidingWindowSettings } from './sliding-window.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each layer takes its own settings type
 export const pixelLayers: Record<string, { settings: TSchema; run: LayerFunction<any> }> = {
@@ -13,4 +15,6 @@ export const pixelLayers: Record<string, { settings: TSchema; run: LayerFunction
   crop: { settings: cropSettings, run: crop },
   flip: { settings: flipSettings, run: flip },
   rotate: { settings: rotateSettings, run: rotate },
+  instances_crop: { settings: instancesCropSettings, run: instancesCrop },
+  sliding_window: { settings: slidingWindowSettings, run: slidingWindow },
 };
