@@ -269,3 +269,37 @@ describe('sliding_window', () => {
     await assert.rejects(run('sliding_window', item, { window: { width: 12, height: 4 }, min_overlap: { x: 1, y: 1 } }), /larger/);
   });
 });
+
+describe('colour layers', () => {
+  const cases: [string, unknown][] = [
+    ['blur', { name: 'gaussian', sigma: { min: 0.5, max: 3 } }],
+    ['contrast_brightness', { contrast: { min: 0.5, max: 1.5, center_grey: true }, brightness: { min: -40, max: 40 } }],
+    ['noise', { mean: 0, std: 20 }],
+    ['random_color', { strength: 0.5 }],
+  ];
+  for (const [action, settings] of cases) {
+    test(`${action} changes pixels and not geometry, the same for one seed and not for another`, async () => {
+      const objects = [object('poly', [[1, 1], [5, 1], [5, 5]]), bitmapObject(['#'], [2, 2])];
+      // A textured image: a smooth gradient would come out of a gaussian blur almost unchanged.
+      const texture = Buffer.from(Array.from({ length: 8 * 8 * 3 }, (_, k) => (k * 97 + (k % 5) * 31) % 256));
+      const original = await (await itemOf(8, 8, objects, texture)).image.raw();
+      const runWith = async (seed: number) => {
+        const [out] = await run(action, await itemOf(8, 8, objects, texture), settings, context(seed));
+        assert.deepEqual(out!.annotation.objects, objects);
+        assert.equal(out!.image.hash, null);
+        return (await out!.image.raw()).data;
+      };
+      const first = await runWith(1);
+      assert.ok(!first.equals(original.data), 'the pixels changed');
+      assert.ok(first.equals(await runWith(1)), 'the same seed gives the same pixels');
+      assert.ok(!first.equals(await runWith(2)), 'another seed gives others');
+    });
+  }
+
+  test('a median blur smooths a lone bright pixel away', async () => {
+    const data = Buffer.alloc(5 * 5 * 3);
+    data.set([255, 255, 255], (2 * 5 + 2) * 3);
+    const [out] = await run('blur', await itemOf(5, 5, [], data), { name: 'median', kernel: 3 });
+    assert.deepEqual(await pixel(out!, 2, 2), [0, 0, 0]);
+  });
+});

@@ -2,9 +2,13 @@
 // engine validates a layer's settings against `settings` and runs `run` on each item.
 import type { TSchema } from 'typebox';
 import type { LayerFunction } from '../../item.ts';
+import { blur, blurSettings } from './blur.ts';
+import { contrastBrightness, contrastBrightnessSettings } from './contrast-brightness.ts';
 import { crop, cropSettings } from './crop.ts';
 import { flip, flipSettings } from './flip.ts';
 import { instancesCrop, instancesCropSettings } from './instances-crop.ts';
+import { noise, noiseSettings } from './noise.ts';
+import { randomColor, randomColorSettings } from './random-color.ts';
 import { resize, resizeSettings } from './resize.ts';
 import { rotate, rotateSettings } from './rotate.ts';
 import { slidingWindow, slidingWindowSettings } from './sliding-window.ts';
@@ -17,4 +21,8 @@ export const pixelLayers: Record<string, { settings: TSchema; run: LayerFunction
   rotate: { settings: rotateSettings, run: rotate },
   instances_crop: { settings: instancesCropSettings, run: instancesCrop },
   sliding_window: { settings: slidingWindowSettings, run: slidingWindow },
+  blur: { settings: blurSettings, run: blur },
+  contrast_brightness: { settings: contrastBrightnessSettings, run: contrastBrightness },
+  noise: { settings: noiseSettings, run: noise },
+  random_color: { settings: randomColorSettings, run: randomColor },
 };
