@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import sharp from 'sharp';
+import { Value } from 'typebox/value';
 import type { CanonicalObject, Point } from '../../src/formats/canonical.ts';
 import { decodeBitmap } from '../../src/formats/supervisely/bitmap.ts';
 import { encodeMask } from '../../src/dtl/geometry.ts';
@@ -296,10 +297,74 @@ describe('colour layers', () => {
     });
   }
 
+  test('fixed ranges give the values worked out by hand', async () => {
+    const data = Buffer.from([100, 200, 20, 0, 128, 255]);
+    const values = async (action: string, settings: unknown) => [...(await (await run(action, await itemOf(2, 1, [], data), settings))[0]!.image.raw()).data];
+    // (v - 128)·2 + 128 + 10, clamped.
+    assert.deepEqual(await values('contrast_brightness', { contrast: { min: 2, max: 2, center_grey: true }, brightness: { min: 10, max: 10 } }), [
+      82, 255, 0, 0, 138, 255,
+    ]);
+    assert.deepEqual(await values('contrast_brightness', { contrast: { min: 0.5, max: 0.5 }, brightness: { min: 0, max: 0 } }), [50, 100, 10, 0, 64, 128]);
+    assert.deepEqual(await values('noise', { mean: 10, std: 0 }), [110, 210, 30, 10, 138, 255]);
+    assert.deepEqual(await values('random_color', { strength: 0 }), [...data]);
+  });
+
+  test('noise has the mean and spread asked for', async () => {
+    const grey = Buffer.alloc(64 * 64 * 3, 100);
+    const [out] = await run('noise', await itemOf(64, 64, [], grey), { mean: 5, std: 20 });
+    const values = [...(await out!.image.raw()).data];
+    const mean = values.reduce((s, v) => s + v, 0) / values.length;
+    const std = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / values.length);
+    assert.ok(Math.abs(mean - 105) < 1, `mean ${mean}`);
+    assert.ok(Math.abs(std - 20) < 1, `std ${std}`);
+  });
+
   test('a median blur smooths a lone bright pixel away', async () => {
     const data = Buffer.alloc(5 * 5 * 3);
     data.set([255, 255, 255], (2 * 5 + 2) * 3);
     const [out] = await run('blur', await itemOf(5, 5, [], data), { name: 'median', kernel: 3 });
     assert.deepEqual(await pixel(out!, 2, 2), [0, 0, 0]);
+  });
+});
+
+describe('settings', () => {
+  test('the registry names the ten layers, and their schemas take the 2018 examples', () => {
+    assert.deepEqual(Object.keys(pixelLayers).sort(), [
+      'blur', 'contrast_brightness', 'crop', 'flip', 'instances_crop', 'noise', 'random_color', 'resize', 'rotate', 'sliding_window',
+    ]);
+    const examples: [string, unknown][] = [
+      ['resize', { width: 800, height: -1, aspect_ratio: { keep: true } }],
+      ['crop', { sides: { top: '30%', left: '100px', right: '100px', bottom: '0px' } }],
+      ['crop', { random_part: { height: { min_percent: 10, max_percent: 40 }, width: { min_percent: 30, max_percent: 80 }, keep_aspect_ratio: false } }],
+      ['flip', { axis: 'vertical' }],
+      ['rotate', { rotate_angles: { min_degrees: -45, max_degrees: 45 }, black_regions: { mode: 'keep' } }],
+      ['instances_crop', { classes: ['car', 'person'], save_classes: ['traffic_sign'], pad: { sides: { top: '10%', left: '10%', right: '10%', bottom: '10%' } } }],
+      ['sliding_window', { window: { width: 128, height: 128 }, min_overlap: { x: 32, y: 32 } }],
+      ['blur', { name: 'median', kernel: 5 }],
+      ['blur', { name: 'gaussian', sigma: { min: 3, max: 50 } }],
+      ['contrast_brightness', { contrast: { min: 0.5, max: 2, center_grey: false }, brightness: { min: -50, max: 50 } }],
+      ['noise', { mean: 10, std: 50 }],
+      ['random_color', { strength: 0.25 }],
+    ];
+    for (const [action, settings] of examples) assert.ok(Value.Check(pixelLayers[action]!.settings, settings), `${action} ${JSON.stringify(settings)}`);
+  });
+
+  test('settings out of their ranges or misspelt are refused', () => {
+    const refused: [string, unknown][] = [
+      ['crop', { sides: { top: '30', left: '1px', right: '1px', bottom: '1px' } }],
+      ['crop', { sides: { top: '1px', left: '1px', right: '1px', bottom: '1px' }, random_part: {} }],
+      ['flip', { axis: 'diagonal' }],
+      ['rotate', { rotate_angles: { min_degrees: 0, max_degrees: 10 }, black_regions: { mode: 'fill' } }],
+      ['resize', { width: 100000, height: 10, aspect_ratio: { keep: false } }],
+      ['sliding_window', { window: { width: 0, height: 10 }, min_overlap: { x: 0, y: 0 } }],
+      ['random_color', { strength: 2 }],
+      ['noise', { mean: 0, std: 1, extra: true }],
+    ];
+    for (const [action, settings] of refused) assert.ok(!Value.Check(pixelLayers[action]!.settings, settings), `${action} ${JSON.stringify(settings)}`);
+  });
+
+  test('defaults fill what the 2018 DTL let out', () => {
+    const settings = Value.Default(pixelLayers.contrast_brightness!.settings, { contrast: { min: 1, max: 2 }, brightness: { min: 0, max: 0 } });
+    assert.deepEqual(settings, { contrast: { min: 1, max: 2, center_grey: false }, brightness: { min: 0, max: 0 } });
   });
 });

@@ -28,6 +28,10 @@ export const contrastBrightness: LayerFunction<ContrastBrightnessSettings> = asy
   const shift = uniform(random, brightness.min, brightness.max);
   const centre = contrast.center_grey ? 128 : 0;
   const change = (v: number) => (v - centre) * factor + centre + shift;
-  const changed = mapColours(await item.image.raw(), ([r, g, b]) => [change(r), change(g), change(b)]);
+  const changed = mapColours(await item.image.raw(), (r, g, b, out) => {
+    out[0] = change(r);
+    out[1] = change(g);
+    out[2] = change(b);
+  });
   return [withPixels(item, changed, item.annotation)];
 };

@@ -2,7 +2,7 @@
 // 2018 DTL did. The annotation does not change.
 import { Type } from 'typebox';
 import { type LayerFunction, withPixels } from '../../item.ts';
-import { gaussian, mapColours } from './colour.ts';
+import { gaussians, mapColours } from './colour.ts';
 
 export const noiseSettings = Type.Object(
   { mean: Type.Number({ minimum: -255, maximum: 255 }), std: Type.Number({ minimum: 0, maximum: 1000 }) },
@@ -15,11 +15,11 @@ export interface NoiseSettings {
 }
 
 export const noise: LayerFunction<NoiseSettings> = async (item, { mean, std }, context) => {
-  const random = () => context.random();
-  const noisy = mapColours(await item.image.raw(), ([r, g, b]) => [
-    r + mean + std * gaussian(random),
-    g + mean + std * gaussian(random),
-    b + mean + std * gaussian(random),
-  ]);
+  const normal = gaussians(() => context.random());
+  const noisy = mapColours(await item.image.raw(), (r, g, b, out) => {
+    out[0] = r + mean + std * normal();
+    out[1] = g + mean + std * normal();
+    out[2] = b + mean + std * normal();
+  });
   return [withPixels(item, noisy, item.annotation)];
 };

@@ -3,7 +3,7 @@
 // per image. The annotation does not change.
 import { Type } from 'typebox';
 import { type LayerFunction, withPixels } from '../../item.ts';
-import { gaussian, mapColours } from './colour.ts';
+import { gaussians, mapColours } from './colour.ts';
 
 export const randomColorSettings = Type.Object({ strength: Type.Number({ minimum: 0, maximum: 1 }) }, { additionalProperties: false });
 
@@ -12,12 +12,12 @@ export interface RandomColorSettings {
 }
 
 export const randomColor: LayerFunction<RandomColorSettings> = async (item, { strength }, context) => {
-  const random = () => context.random();
-  const a = Array.from({ length: 9 }, (_, k) => (k % 4 === 0 ? 1 : 0) + (gaussian(random) * strength) / 5);
-  const mixed = mapColours(await item.image.raw(), ([r, g, b]) => [
-    r * a[0]! + g * a[3]! + b * a[6]!,
-    r * a[1]! + g * a[4]! + b * a[7]!,
-    r * a[2]! + g * a[5]! + b * a[8]!,
-  ]);
+  const normal = gaussians(() => context.random());
+  const a = Array.from({ length: 9 }, (_, k) => (k % 4 === 0 ? 1 : 0) + (normal() * strength) / 5);
+  const mixed = mapColours(await item.image.raw(), (r, g, b, out) => {
+    out[0] = r * a[0]! + g * a[3]! + b * a[6]!;
+    out[1] = r * a[1]! + g * a[4]! + b * a[7]!;
+    out[2] = r * a[2]! + g * a[5]! + b * a[8]!;
+  });
   return [withPixels(item, mixed, item.annotation)];
 };
