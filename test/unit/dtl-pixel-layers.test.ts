@@ -123,6 +123,13 @@ describe('crop', () => {
     assert.deepEqual(rest, [], 'the polygon wholly above and left of the crop is dropped');
   });
 
+  test('cutting nothing keeps the item as it was, with its stored hash', async () => {
+    const item = await itemOf(10, 10, [object('poly', [[0, 0], [6, 0], [6, 6]])]);
+    const [out] = await run('crop', item, { sides: { top: '0px', left: '0%', right: '0px', bottom: '0px' } });
+    assert.equal(out, item);
+    assert.equal(out!.image.hash, 'stored');
+  });
+
   test('a random part has the drawn size inside the image, the same for one seed', async () => {
     const settings = { random_part: { height: { min_percent: 40, max_percent: 60 }, width: { min_percent: 20, max_percent: 80 }, keep_aspect_ratio: false } };
     const sizes = [];
@@ -166,6 +173,8 @@ describe('resize', () => {
     const [out] = await run('resize', await itemOf(20, 10, []), { width: 7, height: 3, aspect_ratio: { keep: false } });
     assert.deepEqual(out!.annotation.size, { width: 7, height: 3 });
     await assert.rejects(run('resize', await itemOf(20, 10, []), { width: 7, height: -1, aspect_ratio: { keep: false } }), /keep/);
+    // A side that follows a thin image in proportion may not grow past the limit.
+    await assert.rejects(run('resize', await itemOf(20, 1, []), { width: -1, height: 1000, aspect_ratio: { keep: true } }), /larger than/);
   });
 });
 

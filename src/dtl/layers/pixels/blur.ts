@@ -14,7 +14,7 @@ const MIN_AMPLITUDE = 0.01;
 const Sigma = Type.Number({ minimum: 0, maximum: 1000 });
 
 export const blurSettings = Type.Union([
-  Type.Object({ name: Type.Literal('median'), kernel: Type.Integer({ minimum: 3, maximum: 101, multipleOf: 1 }) }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('median'), kernel: Type.Integer({ minimum: 3, maximum: 101 }) }, { additionalProperties: false }),
   Type.Object({ name: Type.Literal('gaussian'), sigma: Type.Object({ min: Sigma, max: Sigma }, { additionalProperties: false }) }, { additionalProperties: false }),
 ]);
 

@@ -55,12 +55,15 @@ function randomBox(settings: Extract<CropSettings, { random_part: unknown }>['ra
 
 /** The item cut to a box of whole pixels inside its image; none when the box is empty. */
 export async function cropItem(item: DtlItem, box: Box): Promise<DtlItem[]> {
-  const raw = await item.image.raw();
+  const size = item.annotation.size;
   const left = Math.max(0, box.left);
   const top = Math.max(0, box.top);
-  const width = Math.min(raw.width, box.right) - left;
-  const height = Math.min(raw.height, box.bottom) - top;
+  const width = Math.min(size.width, box.right) - left;
+  const height = Math.min(size.height, box.bottom) - top;
   if (width <= 0 || height <= 0) return [];
+  // A crop of the whole image changes nothing: the item keeps its stored bytes, copied, not encoded.
+  if (left === 0 && top === 0 && width === size.width && height === size.height) return [item];
+  const raw = await item.image.raw();
   const cropped = await toRaw((await fromRaw(raw)).extract({ left, top, width, height }));
   return [withPixels(item, cropped, await transformAnnotation(item.annotation, translation(-left, -top), cropped))];
 }

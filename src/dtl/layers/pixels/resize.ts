@@ -9,6 +9,8 @@ import { BLACK, fromRaw, toRaw } from './raw.ts';
 
 /** Larger outputs are refused: one item's pixels must fit comfortably in memory. */
 export const MAX_RESIZE_SIDE = 16384;
+/** 64 megapixels: 256 MB as RGBA. */
+export const MAX_RESIZE_PIXELS = 64 * 1024 * 1024;
 
 const Side = Type.Integer({ minimum: -1, maximum: MAX_RESIZE_SIDE });
 
@@ -29,6 +31,15 @@ export interface ResizeSettings {
 
 /** What the settings say for an image of `width`×`height`: the scaled size and where it sits. */
 export function resizePlan(settings: ResizeSettings, width: number, height: number) {
+  const plan = planSizes(settings, width, height);
+  const { width: w, height: h } = plan.canvas;
+  if (w > MAX_RESIZE_SIDE || h > MAX_RESIZE_SIDE || w * h > MAX_RESIZE_PIXELS) {
+    throw new Error(`resize: ${w}x${h} is larger than ${MAX_RESIZE_SIDE} a side or ${MAX_RESIZE_PIXELS} pixels`);
+  }
+  return plan;
+}
+
+function planSizes(settings: ResizeSettings, width: number, height: number) {
   const { keep } = settings.aspect_ratio;
   const size = (n: number) => Math.max(1, Math.round(n));
   if (settings.width === 0 || settings.height === 0) throw new Error('resize: width and height must not be 0');
