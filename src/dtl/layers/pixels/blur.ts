@@ -27,7 +27,7 @@ export const blur: LayerFunction<BlurSettings> = async (item, settings, context)
     if (settings.kernel % 2 === 0) throw new Error('blur: the median kernel must be odd');
     return [withPixels(item, await toRaw(pipeline.median(settings.kernel)), item.annotation)];
   }
-  const sigma = uniform(() => context.random(), settings.sigma.min, settings.sigma.max);
+  const sigma = uniform(() => context.random(), settings.sigma.min, settings.sigma.max, 'blur: sigma');
   const blurred = sigma < MIN_SIGMA ? raw : await toRaw(pipeline.blur({ sigma, minAmplitude: MIN_AMPLITUDE }));
   return [withPixels(item, blurred, item.annotation)];
 };

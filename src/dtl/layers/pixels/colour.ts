@@ -2,7 +2,7 @@
 import type { RawImage } from '../../item.ts';
 
 /**
- * A copy of the pixels with `f` applied to each pixel's colour channels, values clamped to 0–255.
+ * A copy of the pixels with `f` applied to each pixel's colour channels, values clipped to 0–255.
  * `f` writes its result into `out`, so a large image costs no allocation per pixel.
  */
 export function mapColours(raw: RawImage, f: (r: number, g: number, b: number, out: Float64Array) => void): RawImage {
@@ -17,7 +17,8 @@ export function mapColours(raw: RawImage, f: (r: number, g: number, b: number, o
   return { ...raw, data };
 }
 
-const clampByte = (v: number): number => (v <= 0 ? 0 : v >= 255 ? 255 : Math.round(v));
+/** Clipped, then cut to a whole number, as numpy's clip and astype(uint8) did in the 2018 DTL. */
+const clampByte = (v: number): number => (v <= 0 ? 0 : v >= 255 ? 255 : Math.trunc(v));
 
 /**
  * Standard normal numbers from uniform ones (Box–Muller, both of each pair used: one uniform number a

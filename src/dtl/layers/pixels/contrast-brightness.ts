@@ -24,8 +24,8 @@ export interface ContrastBrightnessSettings {
 
 export const contrastBrightness: LayerFunction<ContrastBrightnessSettings> = async (item, { contrast, brightness }, context) => {
   const random = () => context.random();
-  const factor = uniform(random, contrast.min, contrast.max);
-  const shift = uniform(random, brightness.min, brightness.max);
+  const factor = uniform(random, contrast.min, contrast.max, 'contrast_brightness: contrast');
+  const shift = uniform(random, brightness.min, brightness.max, 'contrast_brightness: brightness');
   const centre = contrast.center_grey ? 128 : 0;
   const change = (v: number) => (v - centre) * factor + centre + shift;
   const changed = mapColours(await item.image.raw(), (r, g, b, out) => {

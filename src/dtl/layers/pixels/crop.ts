@@ -3,7 +3,7 @@
 // random place). Objects are cut to the part; those outside it are dropped. A crop that leaves nothing
 // drops the item, as in the 2018 DTL.
 import { Type } from 'typebox';
-import { type Box, transformAnnotation, translation } from '../../geometry.ts';
+import { type Box, transformAnnotation, translation } from '../../transform.ts';
 import { type DtlItem, type LayerFunction, withPixels } from '../../item.ts';
 import { fromRaw, toRaw, uniform } from './raw.ts';
 import { type SideSettings, Sides, sideLength } from './sides.ts';
@@ -44,8 +44,8 @@ export function sidesBox(sides: SideSettings, width: number, height: number): Bo
 }
 
 function randomBox(settings: Extract<CropSettings, { random_part: unknown }>['random_part'], width: number, height: number, random: () => number): Box {
-  const heightPercent = uniform(random, settings.height.min_percent, settings.height.max_percent);
-  const widthPercent = settings.keep_aspect_ratio ? heightPercent : uniform(random, settings.width.min_percent, settings.width.max_percent);
+  const heightPercent = uniform(random, settings.height.min_percent, settings.height.max_percent, 'crop: random_part.height');
+  const widthPercent = settings.keep_aspect_ratio ? heightPercent : uniform(random, settings.width.min_percent, settings.width.max_percent, 'crop: random_part.width');
   const h = Math.max(1, Math.min(height, Math.round((height * heightPercent) / 100)));
   const w = Math.max(1, Math.min(width, Math.round((width * widthPercent) / 100)));
   const top = Math.floor(random() * (height - h + 1));

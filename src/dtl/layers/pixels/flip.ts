@@ -2,7 +2,7 @@
 // horizontal axis (rows reversed: y becomes H - y) and `vertical` about the vertical one (x becomes
 // W - x).
 import { Type } from 'typebox';
-import { type Affine, transformAnnotation } from '../../geometry.ts';
+import { type Affine, transformAnnotation } from '../../transform.ts';
 import { type LayerFunction, withPixels } from '../../item.ts';
 import { fromRaw, toRaw } from './raw.ts';
 

@@ -4,7 +4,7 @@
 // objects are dropped. Items are named `<name>_<n>` (n from 1, in the annotation's order).
 import { Type } from 'typebox';
 import type { CanonicalObject } from '../../../formats/canonical.ts';
-import { type Box, boundsOf } from '../../geometry.ts';
+import { type Box, boundsOf } from '../../transform.ts';
 import { type LayerFunction, withAnnotation } from '../../item.ts';
 import { cropItem } from './crop.ts';
 import { suffixedName } from './raw.ts';

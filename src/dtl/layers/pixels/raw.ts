@@ -27,5 +27,8 @@ export function suffixedName(name: string, suffix: string | number): string {
   return dot > 0 ? `${name.slice(0, dot)}_${suffix}${name.slice(dot)}` : `${name}_${suffix}`;
 }
 
-/** Uniform in [min, max). */
-export const uniform = (random: () => number, min: number, max: number): number => min + (max - min) * random();
+/** Uniform in [min, max); a range whose min exceeds its max is an error, as in the 2018 DTL. */
+export function uniform(random: () => number, min: number, max: number, what: string): number {
+  if (min > max) throw new Error(`${what}: min (${min}) exceeds max (${max})`);
+  return min + (max - min) * random();
+}

@@ -3,7 +3,7 @@
 // centred on black, so the result has exactly the size asked for (the 2018 DTL's padding). A side of
 // -1 without keep is refused, as the original refused it.
 import { Type } from 'typebox';
-import { compose, scaling, translation, transformAnnotation } from '../../geometry.ts';
+import { compose, scaling, translation, transformAnnotation } from '../../transform.ts';
 import { type LayerFunction, withPixels } from '../../item.ts';
 import { BLACK, fromRaw, toRaw } from './raw.ts';
 

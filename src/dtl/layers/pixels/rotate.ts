@@ -4,7 +4,7 @@
 // `preserve_size` keeps the original size about the centre. Rectangles become the bounding boxes of
 // their turned corners, as the 2018 DTL's did.
 import { Type } from 'typebox';
-import { type Affine, compose, rotation, transformAnnotation, translation } from '../../geometry.ts';
+import { type Affine, compose, rotation, transformAnnotation, translation } from '../../transform.ts';
 import { type LayerFunction, type RawImage, withPixels } from '../../item.ts';
 import { BLACK, fromRaw, toRaw, uniform } from './raw.ts';
 
@@ -47,7 +47,7 @@ export function innerRectangle(width: number, height: number, degrees: number): 
 
 export const rotate: LayerFunction<RotateSettings> = async (item, settings, context) => {
   const { min_degrees, max_degrees } = settings.rotate_angles;
-  const degrees = uniform(() => context.random(), min_degrees, max_degrees);
+  const degrees = uniform(() => context.random(), min_degrees, max_degrees, 'rotate: rotate_angles');
   const raw = await item.image.raw();
   // sharp turns clockwise; the canvas it makes holds the whole turned image, centred.
   let turned = await toRaw((await fromRaw(raw)).rotate(-degrees, { background: BLACK }));

@@ -17,7 +17,7 @@ import {
   transformBitmap,
   transformObject,
   translation,
-} from '../../src/dtl/geometry.ts';
+} from '../../src/dtl/transform.ts';
 
 const object = (points: Point[], interior: Point[][] = [], extra: object = {}): CanonicalObject => ({
   classTitle: 'c',
