@@ -340,7 +340,7 @@ describe('colour layers', () => {
 });
 
 describe('settings', () => {
-  test('the registry names the ten layers, and their schemas take the 2018 examples', () => {
+  test('the registry names the ten layers, and their schemas take the 2018 examples and a seed', () => {
     assert.deepEqual(Object.keys(pixelLayers).sort(), [
       'blur', 'contrast_brightness', 'crop', 'flip', 'instances_crop', 'noise', 'random_color', 'resize', 'rotate', 'sliding_window',
     ]);
@@ -356,6 +356,8 @@ describe('settings', () => {
       ['blur', { name: 'gaussian', sigma: { min: 3, max: 50 } }],
       ['contrast_brightness', { contrast: { min: 0.5, max: 2, center_grey: false }, brightness: { min: -50, max: 50 } }],
       ['noise', { mean: 10, std: 50 }],
+      ['noise', { mean: 10, std: 50, seed: 7 }],
+      ['crop', { random_part: { height: { min_percent: 10, max_percent: 40 }, width: { min_percent: 30, max_percent: 80 } }, seed: 'split-a' }],
       ['random_color', { strength: 0.25 }],
     ];
     for (const [action, settings] of examples) assert.ok(Value.Check(pixelLayers[action]!.settings, settings), `${action} ${JSON.stringify(settings)}`);
@@ -371,6 +373,7 @@ describe('settings', () => {
       ['sliding_window', { window: { width: 0, height: 10 }, min_overlap: { x: 0, y: 0 } }],
       ['random_color', { strength: 2 }],
       ['noise', { mean: 0, std: 1, extra: true }],
+      ['noise', { mean: 0, std: 1, seed: { value: 1 } }],
     ];
     for (const [action, settings] of refused) assert.ok(!Value.Check(pixelLayers[action]!.settings, settings), `${action} ${JSON.stringify(settings)}`);
   });

@@ -3,6 +3,7 @@
 import { Type } from 'typebox';
 import { type LayerFunction, withPixels } from '../../item.ts';
 import { fromRaw, toRaw, uniform } from './raw.ts';
+import { layerSettings } from './schema.ts';
 
 /** sharp's smallest sigma; a smaller one leaves the image as it is. */
 const MIN_SIGMA = 0.3;
@@ -14,8 +15,8 @@ const MIN_AMPLITUDE = 0.01;
 const Sigma = Type.Number({ minimum: 0, maximum: 1000 });
 
 export const blurSettings = Type.Union([
-  Type.Object({ name: Type.Literal('median'), kernel: Type.Integer({ minimum: 3, maximum: 101 }) }, { additionalProperties: false }),
-  Type.Object({ name: Type.Literal('gaussian'), sigma: Type.Object({ min: Sigma, max: Sigma }, { additionalProperties: false }) }, { additionalProperties: false }),
+  layerSettings({ name: Type.Literal('median'), kernel: Type.Integer({ minimum: 3, maximum: 101 }) }),
+  layerSettings({ name: Type.Literal('gaussian'), sigma: Type.Object({ min: Sigma, max: Sigma }, { additionalProperties: false }) }),
 ]);
 
 export type BlurSettings = { name: 'median'; kernel: number } | { name: 'gaussian'; sigma: { min: number; max: number } };

@@ -5,17 +5,15 @@ import { Type } from 'typebox';
 import { type LayerFunction, withPixels } from '../../item.ts';
 import { mapColours } from './colour.ts';
 import { uniform } from './raw.ts';
+import { layerSettings } from './schema.ts';
 
 const Contrast = Type.Number({ minimum: 0, maximum: 10 });
 const Brightness = Type.Number({ minimum: -255, maximum: 255 });
 
-export const contrastBrightnessSettings = Type.Object(
-  {
-    contrast: Type.Object({ min: Contrast, max: Contrast, center_grey: Type.Boolean({ default: false }) }, { additionalProperties: false }),
+export const contrastBrightnessSettings = layerSettings({
+    contrast: Type.Object({ min: Contrast, max: Contrast, center_grey: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false }),
     brightness: Type.Object({ min: Brightness, max: Brightness }, { additionalProperties: false }),
-  },
-  { additionalProperties: false },
-);
+});
 
 export interface ContrastBrightnessSettings {
   contrast: { min: number; max: number; center_grey?: boolean };

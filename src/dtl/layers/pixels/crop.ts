@@ -7,21 +7,19 @@ import { type Box, transformAnnotation, translation } from '../../transform.ts';
 import { type DtlItem, type LayerFunction, withPixels } from '../../item.ts';
 import { fromRaw, toRaw, uniform } from './raw.ts';
 import { type SideSettings, Sides, sideLength } from './sides.ts';
+import { layerSettings } from './schema.ts';
 
 const Percent = Type.Number({ minimum: 0, maximum: 100 });
 const PercentRange = Type.Object({ min_percent: Percent, max_percent: Percent }, { additionalProperties: false });
 
 export const cropSettings = Type.Union([
-  Type.Object({ sides: Sides }, { additionalProperties: false }),
-  Type.Object(
-    {
-      random_part: Type.Object(
-        { height: PercentRange, width: PercentRange, keep_aspect_ratio: Type.Boolean({ default: false }) },
-        { additionalProperties: false },
-      ),
-    },
-    { additionalProperties: false },
-  ),
+  layerSettings({ sides: Sides }),
+  layerSettings({
+    random_part: Type.Object(
+      { height: PercentRange, width: PercentRange, keep_aspect_ratio: Type.Optional(Type.Boolean({ default: false })) },
+      { additionalProperties: false },
+    ),
+  }),
 ]);
 
 interface PercentRangeSettings {

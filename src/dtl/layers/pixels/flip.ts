@@ -5,8 +5,9 @@ import { Type } from 'typebox';
 import { type Affine, transformAnnotation } from '../../transform.ts';
 import { type LayerFunction, withPixels } from '../../item.ts';
 import { fromRaw, toRaw } from './raw.ts';
+import { layerSettings } from './schema.ts';
 
-export const flipSettings = Type.Object({ axis: Type.Union([Type.Literal('horizontal'), Type.Literal('vertical')]) }, { additionalProperties: false });
+export const flipSettings = layerSettings({ axis: Type.Union([Type.Literal('horizontal'), Type.Literal('vertical')]) });
 
 export interface FlipSettings {
   axis: 'horizontal' | 'vertical';

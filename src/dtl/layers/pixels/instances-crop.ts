@@ -9,16 +9,18 @@ import { type LayerFunction, withAnnotation } from '../../item.ts';
 import { cropItem } from './crop.ts';
 import { suffixedName } from './raw.ts';
 import { type SideSettings, Sides, sideLength } from './sides.ts';
+import { layerSettings } from './schema.ts';
 
 /** One image gives at most this many items, so one crowded image cannot flood an export. */
 export const MAX_INSTANCES_PER_IMAGE = 1000;
 
 const ClassList = Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 1000 });
 
-export const instancesCropSettings = Type.Object(
-  { classes: ClassList, save_classes: Type.Optional(ClassList), pad: Type.Object({ sides: Sides }, { additionalProperties: false }) },
-  { additionalProperties: false },
-);
+export const instancesCropSettings = layerSettings({
+  classes: ClassList,
+  save_classes: Type.Optional(ClassList),
+  pad: Type.Object({ sides: Sides }, { additionalProperties: false }),
+});
 
 export interface InstancesCropSettings {
   classes: string[];

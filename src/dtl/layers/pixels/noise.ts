@@ -3,11 +3,9 @@
 import { Type } from 'typebox';
 import { type LayerFunction, withPixels } from '../../item.ts';
 import { gaussians, mapColours } from './colour.ts';
+import { layerSettings } from './schema.ts';
 
-export const noiseSettings = Type.Object(
-  { mean: Type.Number({ minimum: -255, maximum: 255 }), std: Type.Number({ minimum: 0, maximum: 1000 }) },
-  { additionalProperties: false },
-);
+export const noiseSettings = layerSettings({ mean: Type.Number({ minimum: -255, maximum: 255 }), std: Type.Number({ minimum: 0, maximum: 1000 }) });
 
 export interface NoiseSettings {
   mean: number;

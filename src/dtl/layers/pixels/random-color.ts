@@ -4,8 +4,9 @@
 import { Type } from 'typebox';
 import { type LayerFunction, withPixels } from '../../item.ts';
 import { gaussians, mapColours } from './colour.ts';
+import { layerSettings } from './schema.ts';
 
-export const randomColorSettings = Type.Object({ strength: Type.Number({ minimum: 0, maximum: 1 }) }, { additionalProperties: false });
+export const randomColorSettings = layerSettings({ strength: Type.Number({ minimum: 0, maximum: 1 }) });
 
 export interface RandomColorSettings {
   strength: number;

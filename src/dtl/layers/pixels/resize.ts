@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { compose, scaling, translation, transformAnnotation } from '../../transform.ts';
 import { type LayerFunction, withPixels } from '../../item.ts';
 import { BLACK, fromRaw, toRaw } from './raw.ts';
+import { layerSettings } from './schema.ts';
 
 /** Larger outputs are refused: one item's pixels must fit comfortably in memory. */
 export const MAX_RESIZE_SIDE = 16384;
@@ -14,14 +15,11 @@ export const MAX_RESIZE_PIXELS = 64 * 1024 * 1024;
 
 const Side = Type.Integer({ minimum: -1, maximum: MAX_RESIZE_SIDE });
 
-export const resizeSettings = Type.Object(
-  {
+export const resizeSettings = layerSettings({
     width: Side,
     height: Side,
     aspect_ratio: Type.Object({ keep: Type.Boolean({ default: false }) }, { additionalProperties: false }),
-  },
-  { additionalProperties: false },
-);
+});
 
 export interface ResizeSettings {
   width: number;

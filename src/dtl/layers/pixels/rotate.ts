@@ -7,19 +7,17 @@ import { Type } from 'typebox';
 import { type Affine, compose, rotation, transformAnnotation, translation } from '../../transform.ts';
 import { type LayerFunction, type RawImage, withPixels } from '../../item.ts';
 import { BLACK, fromRaw, toRaw, uniform } from './raw.ts';
+import { layerSettings } from './schema.ts';
 
 const Degrees = Type.Number({ minimum: -360, maximum: 360 });
 
-export const rotateSettings = Type.Object(
-  {
+export const rotateSettings = layerSettings({
     rotate_angles: Type.Object({ min_degrees: Degrees, max_degrees: Degrees }, { additionalProperties: false }),
     black_regions: Type.Object(
       { mode: Type.Union([Type.Literal('keep'), Type.Literal('crop'), Type.Literal('preserve_size')]) },
       { additionalProperties: false },
     ),
-  },
-  { additionalProperties: false },
-);
+});
 
 export interface RotateSettings {
   rotate_angles: { min_degrees: number; max_degrees: number };

@@ -7,19 +7,17 @@ import { Type } from 'typebox';
 import { type LayerFunction } from '../../item.ts';
 import { cropItem } from './crop.ts';
 import { suffixedName } from './raw.ts';
+import { layerSettings } from './schema.ts';
 
 /** One image gives at most this many windows. */
 export const MAX_WINDOWS_PER_IMAGE = 10000;
 
 const Length = Type.Integer({ minimum: 1, maximum: 65535 });
 
-export const slidingWindowSettings = Type.Object(
-  {
+export const slidingWindowSettings = layerSettings({
     window: Type.Object({ width: Length, height: Length }, { additionalProperties: false }),
     min_overlap: Type.Object({ x: Type.Integer({ minimum: 0, maximum: 65535 }), y: Type.Integer({ minimum: 0, maximum: 65535 }) }, { additionalProperties: false }),
-  },
-  { additionalProperties: false },
-);
+});
 
 export interface SlidingWindowSettings {
   window: { width: number; height: number };
