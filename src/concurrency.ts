@@ -22,3 +22,26 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return out;
 }
+
+/** At most `limit` calls of `run` at once, across all its callers; the others wait their turn in order. */
+export class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(limit: number) {
+    this.free = limit;
+  }
+
+  async run<R>(fn: () => Promise<R>): Promise<R> {
+    if (this.free > 0) this.free -= 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      // The slot passes straight to the next in line, or is free again.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free += 1;
+    }
+  }
+}

@@ -6,6 +6,7 @@ import type { ArchiveStore } from './storage/archive-store.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 import { createArchiveStore } from './storage/create-archive-store.ts';
 import { createBlobStore } from './storage/create-blob-store.ts';
+import { ThumbnailMaker } from './services/thumbnails.service.ts';
 import { QueuedSignal } from './tasks/queued-signal.ts';
 
 export interface Context {
@@ -16,6 +17,8 @@ export interface Context {
   readonly archives: ArchiveStore;
   /** Raised when a task is queued; this process's task runner listens to it. */
   readonly tasksQueued: QueuedSignal;
+  /** Makes image thumbnails, each once, for requests and tasks of this process alike. */
+  readonly thumbnails: ThumbnailMaker;
   close(): Promise<void>;
 }
 
@@ -31,6 +34,7 @@ export async function createContext(config: Config, options: { migrate?: boolean
       blobs,
       archives,
       tasksQueued: new QueuedSignal(),
+      thumbnails: new ThumbnailMaker(db, blobs, config.limits.imagePixels),
       async close() {
         await archives.close();
         await blobs.close();

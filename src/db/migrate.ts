@@ -11,6 +11,9 @@ import * as changeNotifications from './migrations/0006_change_notifications.ts'
 import * as importPlans from './migrations/0007_import_plans.ts';
 import * as keyScopesIdempotency from './migrations/0008_key_scopes_idempotency.ts';
 import * as catalogDetails from './migrations/0009_catalog_details.ts';
+import * as objectIds from './migrations/0010_object_ids.ts';
+import * as imageListIndexes from './migrations/0011_image_list_indexes.ts';
+import * as thumbnails from './migrations/0012_thumbnails.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -22,6 +25,9 @@ const migrations = {
   '0007_import_plans': importPlans,
   '0008_key_scopes_idempotency': keyScopesIdempotency,
   '0009_catalog_details': catalogDetails,
+  '0010_object_ids': objectIds,
+  '0011_image_list_indexes': imageListIndexes,
+  '0012_thumbnails': thumbnails,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

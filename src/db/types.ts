@@ -85,6 +85,20 @@ export interface BlobsTable {
   width: number | null;
   height: number | null;
   created_at: string;
+  /** The thumbhash of the image (base64), made with its 256 px thumbnail; null until then. */
+  thumbhash: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A WebP thumbnail of an image blob, stored in the blob store under `key`, the hash of its bytes. */
+export interface ThumbnailsTable {
+  hash: string;
+  /** The longest side it was made to fit (256 or 1024); a smaller image keeps its own size. */
+  size: number;
+  key: string;
+  bytes: Bytes;
+  width: number;
+  height: number;
+  created_at: string;
 }
 
 export interface ImagesTable {
@@ -100,6 +114,13 @@ export interface ImagesTable {
   description: string;
   /** The annotation objects, serialised exactly as the v1 annotation record shows them. */
   objects_json: string;
+  /**
+   * The objects' stable ids as a JSON array parallel to `objects_json`; null means 1..n. Anything that
+   * changes how many objects there are, or their order, writes it (see annotation-edits.repository.ts).
+   */
+  object_ids: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The id the next new object gets; null means n + 1 (with `object_ids` null). */
+  next_object_id: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: string;
   updated_at: string;
 }
@@ -215,6 +236,7 @@ export interface Database {
   project_tags: ProjectTagsTable;
   datasets: DatasetsTable;
   blobs: BlobsTable;
+  thumbnails: ThumbnailsTable;
   images: ImagesTable;
   image_tags: ImageTagsTable;
   object_tag_refs: ObjectTagRefsTable;

@@ -3,6 +3,16 @@
 // cannot say (names that join up, one save layer, no cycle, projects and classes that exist) is
 // validate.ts's job.
 import { Type, type Static, type TSchema } from 'typebox';
+import { blurSettings } from './layers/pixels/blur.ts';
+import { contrastBrightnessSettings } from './layers/pixels/contrast-brightness.ts';
+import { cropSettings } from './layers/pixels/crop.ts';
+import { flipSettings } from './layers/pixels/flip.ts';
+import { instancesCropSettings } from './layers/pixels/instances-crop.ts';
+import { noiseSettings } from './layers/pixels/noise.ts';
+import { randomColorSettings } from './layers/pixels/random-color.ts';
+import { resizeSettings } from './layers/pixels/resize.ts';
+import { rotateSettings } from './layers/pixels/rotate.ts';
+import { slidingWindowSettings } from './layers/pixels/sliding-window.ts';
 
 /** Layers a config may hold, and names, lists and numbers within one, at most. */
 export const MAX_LAYERS = 100;
@@ -16,10 +26,6 @@ const Seed = Type.Optional(Type.Union([Type.Integer(), Type.String({ maxLength: 
 const Mapping = Type.Record(Type.String({ minLength: 1, maxLength: MAX_NAME }), Name, { maxProperties: MAX_LIST });
 
 const settings = <P extends Record<string, TSchema>>(properties: P) => Type.Object({ ...properties, seed: Seed }, { additionalProperties: false });
-/** A length in pixels (`12px`, or a plain number) or in percent of the image's side (`5%`). */
-const Length = Type.Union([Type.Number({ minimum: 0, maximum: 1e6 }), Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?(px|%)$', maxLength: 32 })]);
-const Range = (minimum: number, maximum: number) => Type.Object({ min: Type.Number({ minimum, maximum }), max: Type.Number({ minimum, maximum }) }, { additionalProperties: false });
-const Sides = Type.Object({ top: Length, left: Length, right: Length, bottom: Length }, { additionalProperties: false });
 
 // Conditions of `if`, one key each.
 const Condition = Type.Union([
@@ -72,30 +78,17 @@ export const LAYER_SETTINGS = {
   if: settings({ condition: Condition }),
   multiply: settings({ multiply: Type.Integer({ minimum: 1, maximum: 100 }) }),
   dummy: settings({}),
-  // Pixel layers: their settings are checked here so that a graph is checked whole; the layers
-  // themselves come from layers/pixels/.
-  resize: settings({ width: Type.Integer({ minimum: -1, maximum: 20000 }), height: Type.Integer({ minimum: -1, maximum: 20000 }), aspect_ratio: Type.Object({ keep: Type.Boolean() }, { additionalProperties: false }) }),
-  crop: Type.Union([
-    settings({ sides: Sides }),
-    settings({ random_part: Type.Object({ height: Range(0, 100), width: Range(0, 100), keep_aspect_ratio: Type.Optional(Type.Boolean()) }, { additionalProperties: false }) }),
-  ]),
-  flip: settings({ axis: Type.Union([Type.Literal('horizontal'), Type.Literal('vertical')]) }),
-  rotate: settings({
-    rotate_angles: Type.Object({ min_degrees: Type.Number({ minimum: -360, maximum: 360 }), max_degrees: Type.Number({ minimum: -360, maximum: 360 }) }, { additionalProperties: false }),
-    black_regions: Type.Object({ mode: Type.Union([Type.Literal('keep'), Type.Literal('crop'), Type.Literal('preserve_size')]) }, { additionalProperties: false }),
-  }),
-  instances_crop: settings({ classes: Names, pad: Type.Object({ sides: Sides }, { additionalProperties: false }) }),
-  sliding_window: settings({
-    window: Type.Object({ width: Type.Integer({ minimum: 1, maximum: 20000 }), height: Type.Integer({ minimum: 1, maximum: 20000 }) }, { additionalProperties: false }),
-    min_overlap: Type.Object({ x: Type.Integer({ minimum: 0 }), y: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
-  }),
-  blur: Type.Union([settings({ name: Type.Literal('gaussian'), sigma: Range(0, 100) }), settings({ name: Type.Literal('median'), kernel: Range(1, 101) })]),
-  contrast_brightness: settings({
-    contrast: Type.Optional(Type.Object({ min: Type.Number({ minimum: 0, maximum: 10 }), max: Type.Number({ minimum: 0, maximum: 10 }), center_grey: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
-    brightness: Type.Optional(Range(-255, 255)),
-  }),
-  noise: settings({ mean: Type.Number({ minimum: -255, maximum: 255 }), std: Type.Number({ minimum: 0, maximum: 255 }) }),
-  random_color: settings({ strength: Type.Number({ minimum: 0, maximum: 1 }) }),
+  // Pixel layers: the schemas the layers themselves bring (layers/pixels/).
+  resize: resizeSettings,
+  crop: cropSettings,
+  flip: flipSettings,
+  rotate: rotateSettings,
+  instances_crop: instancesCropSettings,
+  sliding_window: slidingWindowSettings,
+  blur: blurSettings,
+  contrast_brightness: contrastBrightnessSettings,
+  noise: noiseSettings,
+  random_color: randomColorSettings,
   // Outputs.
   save: Type.Object(
     { images: Type.Optional(Type.Boolean()), annotations: Type.Optional(Type.Boolean()), visualize: Type.Optional(Type.Boolean()), only_annotated: Type.Optional(Type.Boolean()) },

@@ -1,37 +1,45 @@
 // The blob table: one row per distinct content, shared by every image and staged upload with that hash.
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Database } from '../db/types.ts';
 
-/** Hashes no image and no staged upload uses, created before `olderThan`. */
+/**
+ * Nothing uses the bytes of `hash` (a column or a value): no image, no staged upload, and no thumbnail
+ * stored under the same key (a thumbnail whose bytes are those of an upload).
+ */
+const unreferenced = (hash: RawBuilder<unknown>) => sql<SqlBool>`
+  not exists (select 1 from images where images.hash = ${hash})
+  and not exists (select 1 from staged_files where staged_files.hash = ${hash})
+  and not exists (select 1 from thumbnails where thumbnails.key = ${hash})`;
+
+/** Hashes no image, staged upload or thumbnail uses, created before `olderThan`. */
 export async function findUnreferencedBlobs(db: Kysely<Database>, olderThan: string, limit: number): Promise<string[]> {
   const rows = await db
     .selectFrom('blobs')
     .select('hash')
     .where('created_at', '<', olderThan)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('images').select(sql`1`.as('one')).whereRef('images.hash', '=', 'blobs.hash'))),
-    )
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('staged_files').select(sql`1`.as('one')).whereRef('staged_files.hash', '=', 'blobs.hash'))),
-    )
+    .where(unreferenced(sql.ref('blobs.hash')))
     .limit(limit)
     .execute();
   return rows.map((r) => r.hash);
 }
 
-/** Deletes the row of `hash` if nothing references it any more; answers whether it did. */
-export async function deleteBlobIfUnreferenced(db: Kysely<Database>, hash: string): Promise<boolean> {
+/**
+ * Deletes the row of `hash`, and the rows of its thumbnails, if nothing references it any more;
+ * answers the storage keys of the thumbnails removed, or false when the blob is still in use.
+ */
+export async function deleteBlobIfUnreferenced(db: Kysely<Database>, hash: string): Promise<string[] | false> {
+  const thumbnails = await db
+    .deleteFrom('thumbnails')
+    .where('thumbnails.hash', '=', hash)
+    .where(unreferenced(sql`${hash}`))
+    .returning('key')
+    .execute();
   const result = await db
     .deleteFrom('blobs')
     .where('hash', '=', hash)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('images').select(sql`1`.as('one')).where('images.hash', '=', hash))),
-    )
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('staged_files').select(sql`1`.as('one')).where('staged_files.hash', '=', hash))),
-    )
+    .where(unreferenced(sql`${hash}`))
     .executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return result.numDeletedRows > 0n ? thumbnails.map((t) => t.key) : false;
 }
 
 export async function deleteExpiredStagedFiles(db: Kysely<Database>, now: string): Promise<number> {

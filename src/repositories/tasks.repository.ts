@@ -246,12 +246,14 @@ export async function requestStop(
   return row?.status as 'stopped' | 'terminating' | undefined;
 }
 
-export async function listTasks(db: Kysely<Database>, teamId: number, id?: number): Promise<TaskRecord[]> {
+/** The team's tasks (or only task `id`), oldest first, leaving out tasks of the types `exceptTypes`. */
+export async function listTasks(db: Kysely<Database>, teamId: number, id?: number, exceptTypes: readonly string[] = []): Promise<TaskRecord[]> {
   let query = db
     .selectFrom('tasks')
     .select(['id', 'type', 'size', 'status', 'meta', 'started_at', 'finished_at'])
     .where('team_id', '=', teamId);
   if (id !== undefined) query = query.where('id', '=', id);
+  if (exceptTypes.length > 0) query = query.where('type', 'not in', [...exceptTypes]);
   const rows = await query.orderBy('id').execute();
   return rows.map(toRecord);
 }

@@ -1,8 +1,10 @@
 // Reclaims blob bytes that nothing uses any more: not an image, not a staged upload. A blob row is
 // deleted and its bytes removed inside one transaction, so an upload of the same content that
-// arrives meanwhile waits for the row lock and writes the bytes again after.
+// arrives meanwhile waits for the row lock and writes the bytes again after. The blob's thumbnails
+// go with it; the bytes of one are kept while another thumbnail or a blob has the same.
 import type { Context } from '../context.ts';
 import * as blobs from '../repositories/blobs.repository.ts';
+import * as thumbnails from '../repositories/thumbnails.repository.ts';
 
 export interface SweepResult {
   expiredUploads: number;
@@ -22,8 +24,10 @@ export async function sweepBlobs(ctx: Context, now: Date = new Date()): Promise<
     const candidates = await blobs.findUnreferencedBlobs(db, cutoff, BATCH);
     for (const hash of candidates) {
       const removed = await db.transaction().execute(async (trx) => {
-        if (!(await blobs.deleteBlobIfUnreferenced(trx, hash))) return false;
+        const thumbnailKeys = await blobs.deleteBlobIfUnreferenced(trx, hash);
+        if (!thumbnailKeys) return false;
         await ctx.blobs.delete(hash);
+        for (const key of thumbnailKeys) if (!(await thumbnails.keyInUse(trx, key))) await ctx.blobs.delete(key);
         return true;
       });
       if (removed) blobsRemoved += 1;

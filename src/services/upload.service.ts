@@ -10,6 +10,7 @@ import * as staging from '../repositories/staging.repository.ts';
 import type { ReceivedFile } from '../storage/staging.ts';
 import { isValidHash } from './identifiers.ts';
 import { checkUploadedDocument } from './upload-documents.ts';
+import { queueThumbnails } from './thumbnail-tasks.ts';
 
 export type UploadErrorCode =
   | 'INVALID_HASH'
@@ -213,7 +214,10 @@ async function storeAccepted(ctx: Context, principal: Principal, accepted: Accep
   if (failed) throw failed.reason;
   const createdAt = now.toISOString();
   const expiresAt = new Date(now.getTime() + ctx.config.limits.stagedFileTtlMs).toISOString();
+  // Images new to the store get their grid thumbnails in the background, ready before they are imported.
+  const newImages = [...toWrite.keys()].filter((hash) => accepted.some((a) => a.image && a.file.hash === hash));
   await db.transaction().execute(async (trx) => {
+    if (newImages.length > 0) await queueThumbnails(trx, principal, { hashes: newImages });
     await images.ensureBlobs(
       trx,
       accepted.map((a) => ({
@@ -239,5 +243,6 @@ async function storeAccepted(ctx: Context, principal: Principal, accepted: Accep
       })),
     );
   });
+  if (newImages.length > 0) ctx.tasksQueued.notify();
   // Staged files not adopted (content already stored) go with the request's folder.
 }

@@ -1,5 +1,6 @@
 // The blob store contract: content-addressed bytes, keyed by the image hash (base64 of SHA-256).
 import type { Readable } from 'node:stream';
+import type { ByteRange } from './archive-store.ts';
 
 export interface BlobStore {
   /** Moves a complete local file into the store under `hash`; readers never see a partial object. */
@@ -17,8 +18,11 @@ export interface BlobStore {
   readonly adoptsLocalFiles: boolean;
   /** Stores bytes under `hash`, atomically like putFile. */
   putBytes(hash: string, bytes: Buffer): Promise<void>;
-  /** Streams the bytes of `hash`; rejects when there are none. */
-  read(hash: string): Promise<Readable>;
+  /**
+   * Streams the bytes of `hash`, or only those of `range` (both ends included, within the blob's
+   * size); rejects when there are none.
+   */
+  read(hash: string, range?: ByteRange): Promise<Readable>;
   readBytes(hash: string): Promise<Buffer>;
   has(hash: string): Promise<boolean>;
   /** Removes `hash`; removing a missing one is not an error. */

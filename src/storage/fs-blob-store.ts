@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import type { ByteRange } from './archive-store.ts';
 import { type BlobStore, blobKey } from './blob-store.ts';
 import { syncPath } from './sync-path.ts';
 
@@ -107,9 +108,9 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  async read(hash: string): Promise<Readable> {
+  async read(hash: string, range?: ByteRange): Promise<Readable> {
     const handle = await fsp.open(this.pathOf(hash), 'r');
-    return handle.createReadStream();
+    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
   async readBytes(hash: string): Promise<Buffer> {

@@ -1,7 +1,7 @@
 // Archives on S3: written by multipart upload, which S3 publishes only on CompleteMultipartUpload, so
 // a reader finds the whole archive or none; a failed upload is aborted, leaving no parts behind.
 // One part is held in memory while it is sent.
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -13,6 +13,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { type ArchiveStat, type ArchiveStore, type ByteRange, checkArchiveKey } from './archive-store.ts';
+import { rangeOf } from './first-bytes.ts';
 import { type S3Location, createS3Client, isMissing, parseS3Url } from './s3-blob-store.ts';
 
 /**
@@ -41,21 +42,6 @@ async function* parts(body: Readable, size: number): AsyncGenerator<Buffer> {
     }
   }
   if (length > 0) yield Buffer.concat(held);
-}
-
-/** The first `length` bytes of the stream; the rest is left unread and the stream closed. */
-async function* firstBytes(body: Readable, length: number): AsyncGenerator<Buffer> {
-  let left = length;
-  for await (const chunk of body) {
-    const bytes = chunk as Buffer;
-    if (bytes.length >= left) {
-      yield bytes.subarray(0, left);
-      break;
-    }
-    left -= bytes.length;
-    yield bytes;
-  }
-  body.destroy();
 }
 
 export class S3ArchiveStore implements ArchiveStore {
@@ -128,9 +114,7 @@ export class S3ArchiveStore implements ArchiveStore {
       body.destroy();
       throw new Error(`archive ${key} changed since its entity tag was read`);
     }
-    // Some S3-compatible servers read `bytes=0-0` as "from 0 to the end" (s3rver does); a range's
-    // reader must get the bytes it asked for and no more, or its Content-Length lies.
-    return range && answer.ContentLength !== range.end - range.start + 1 ? Readable.from(firstBytes(body, range.end - range.start + 1), { objectMode: false }) : body;
+    return range ? rangeOf(body, answer.ContentLength, range) : body;
   }
 
   async stat(key: string): Promise<ArchiveStat | null> {

@@ -11,7 +11,9 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import type { ByteRange } from './archive-store.ts';
 import { type BlobStore, blobKey } from './blob-store.ts';
+import { rangeOf } from './first-bytes.ts';
 import { isConnectionFault, s3RequestHandler } from './s3-connections.ts';
 
 export interface S3Location {
@@ -135,10 +137,17 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(new PutObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(hash), Body: bytes }));
   }
 
-  async read(hash: string): Promise<Readable> {
-    const answer = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(hash) }));
+  async read(hash: string, range?: ByteRange): Promise<Readable> {
+    const answer = await this.client.send(
+      new GetObjectCommand({
+        Bucket: this.location.bucket,
+        Key: this.keyOf(hash),
+        ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+      }),
+    );
     if (!answer.Body) throw new Error(`blob ${hash} has no body`);
-    return answer.Body as Readable;
+    const body = answer.Body as Readable;
+    return range ? rangeOf(body, answer.ContentLength, range) : body;
   }
 
   async readBytes(hash: string): Promise<Buffer> {

@@ -130,7 +130,8 @@ for (const dialect of dialects) {
           assertClientError(await connection.answer, cut);
           await uploadStillWorks();
           assert.deepEqual(log.failures(), []);
-          assert.deepEqual(await t.ctx.db.kysely.selectFrom('tasks').select('id').execute(), [], 'no task was created');
+          // The uploads after it queue thumbnails of their images; the broken import queued nothing.
+          assert.deepEqual(await t.ctx.db.kysely.selectFrom('tasks').select('id').where('type', '=', 'import').execute(), [], 'no import task was created');
         });
       }
     }

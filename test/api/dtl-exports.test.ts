@@ -9,9 +9,6 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { objectBox } from '../../src/dtl/geometry.ts';
-import { LAYER_SETTINGS } from '../../src/dtl/config.ts';
-import { withPixels } from '../../src/dtl/item.ts';
-import { pixelLayers } from '../../src/dtl/layers/pixels/index.ts';
 import { readMaskSize } from '../../src/formats/supervisely/bitmap.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
@@ -91,19 +88,20 @@ for (const dialect of dialects) {
       return dir;
     }
 
-    /** rename a → alpha, drop c, box everything, split by a seeded coin into train and val, YOLO. */
+    /** rename a → alpha, drop c, box everything, resize to 20 px wide, split by a seeded coin into train and val, YOLO. */
     const splitGraph = (seed: number) => [
       { action: 'data', src: [`${title}/*`], dst: '$data', settings: { classes_mapping: 'default' } },
       { action: 'rename', src: ['$data'], dst: '$renamed', settings: { classes_mapping: { a: 'alpha' } } },
       { action: 'drop_obj_by_class', src: ['$renamed'], dst: '$kept', settings: { classes: ['c'] } },
       { action: 'bbox', src: ['$kept'], dst: '$boxes', settings: { classes_mapping: { __other__: '__default__' } } },
-      { action: 'if', src: ['$boxes'], dst: ['$train', '$val'], settings: { condition: { probability: 0.5 }, seed } },
+      { action: 'resize', src: ['$boxes'], dst: '$wide', settings: { width: 20, height: -1, aspect_ratio: { keep: true } } },
+      { action: 'if', src: ['$wide'], dst: ['$train', '$val'], settings: { condition: { probability: 0.5 }, seed } },
       { action: 'dataset', src: ['$train'], dst: '$t', settings: { name: 'train' } },
       { action: 'dataset', src: ['$val'], dst: '$v', settings: { name: 'val' } },
       { action: 'yolo', src: ['$t', '$v'], dst: 'boxes', settings: { splits_from_datasets: true } },
     ];
 
-    test('rename, drop, bbox, split and YOLO: the archive read back has each object as its box, in its new class', async () => {
+    test('rename, drop, bbox, resize, split and YOLO: the archive read back has each object as its box, scaled, in its new class', async () => {
       const source = await readExport(t, projectId);
       const expected: string[] = [];
       for (const record of source.records) {
@@ -112,7 +110,8 @@ for (const dialect of dialects) {
           const bitmap = o.bitmap && { ...o.bitmap, ...readMaskSize(o.bitmap.data) };
           const box = objectBox({ ...o, bitmap })!;
           const cls = o.classTitle === 'a' ? 'alpha' : o.classTitle;
-          expected.push(`${record.name} ${cls} ${box.left},${box.top},${box.right},${box.bottom}`);
+          const k = 20 / record.width;
+          expected.push(`${record.name} ${cls} ${box.left * k},${box.top * k},${box.right * k},${box.bottom * k}`);
         }
       }
       assert.ok(expected.length >= 2, 'the fixture has objects to box');
@@ -133,6 +132,7 @@ for (const dialect of dialects) {
       );
       assert.deepEqual(got.sort(), expected.sort());
       assert.ok(again.project.classes.every((c) => c.shape === 'rectangle'));
+      assert.ok(again.records.every((r) => r.width === 20));
     });
 
     test('the same graph with the same seed twice gives the same archive, byte for byte', async () => {
@@ -185,28 +185,18 @@ for (const dialect of dialects) {
     test('an item whose pixels a layer changed is encoded; one whose pixels stay is copied byte for byte', async () => {
       const pid = await newProject(t.ctx, { title: `pixels ${dialect.name}`, classes: [{ title: 'car', shape: 'polygon' }] });
       const ds = await newDataset(t.ctx, pid, 'ds');
-      const original = await pngImage(4, 2, 0x102030);
-      await newImage(t.ctx, ds, { name: 'p.png', bytes: original, width: 4, height: 2, objects: [polygon('car', [[0, 0], [1, 0], [1, 1]])] });
-      // A layer that turns every pixel white, standing in for the pixel layers this server lacks.
-      pixelLayers.flip = {
-        settings: LAYER_SETTINGS.flip,
-        run: async (item) => {
-          const raw = await item.image.raw();
-          return [withPixels(item, { ...raw, data: Buffer.alloc(raw.data.length, 255) }, item.annotation)];
-        },
-      };
-      try {
-        const data = { action: 'data', src: [`pixels ${dialect.name}/*`], dst: '$data', settings: { classes_mapping: 'default' } };
-        const changed = await runGraph([data, { action: 'flip', src: ['$data'], dst: '$white', settings: { axis: 'vertical' } }, { action: 'save', src: ['$white'], dst: 'white', settings: {} }]);
-        const white = fs.readFileSync(path.join(unpack(changed.bytes, 'white'), `pixels ${dialect.name}__ds`, 'img', 'p.png'));
-        const { data: pixels, info } = await sharp(white).raw().toBuffer({ resolveWithObject: true });
-        assert.deepEqual([info.width, info.height, info.format], [4, 2, 'raw']);
-        assert.ok(pixels.every((b) => b === 255));
-        const copied = await runGraph([data, { action: 'save', src: ['$data'], dst: 'same', settings: {} }]);
-        assert.ok(fs.readFileSync(path.join(unpack(copied.bytes, 'same'), `pixels ${dialect.name}__ds`, 'img', 'p.png')).equals(original));
-      } finally {
-        delete pixelLayers.flip;
-      }
+      // Red on the left, blue on the right.
+      const original = await sharp(Buffer.from([255, 0, 0, 0, 0, 255]), { raw: { width: 2, height: 1, channels: 3 } }).png().toBuffer();
+      await newImage(t.ctx, ds, { name: 'p.png', bytes: original, width: 2, height: 1, objects: [polygon('car', [[0, 0], [1, 0], [1, 1]])] });
+      const data = { action: 'data', src: [`pixels ${dialect.name}/*`], dst: '$data', settings: { classes_mapping: 'default' } };
+      // vertical: about the vertical axis, so the left column goes right.
+      const changed = await runGraph([data, { action: 'flip', src: ['$data'], dst: '$flipped', settings: { axis: 'vertical' } }, { action: 'save', src: ['$flipped'], dst: 'flipped', settings: {} }]);
+      const flipped = fs.readFileSync(path.join(unpack(changed.bytes, 'flipped'), `pixels ${dialect.name}__ds`, 'img', 'p.png'));
+      const { data: pixels, info } = await sharp(flipped).raw().toBuffer({ resolveWithObject: true });
+      assert.deepEqual([info.width, info.height], [2, 1]);
+      assert.deepEqual([...pixels.subarray(0, info.channels * 2)].filter((_, i) => i % info.channels < 3), [0, 0, 255, 255, 0, 0]);
+      const copied = await runGraph([data, { action: 'save', src: ['$data'], dst: 'same', settings: {} }]);
+      assert.ok(fs.readFileSync(path.join(unpack(copied.bytes, 'same'), `pixels ${dialect.name}__ds`, 'img', 'p.png')).equals(original));
     });
 
     test('save with visualize: beside each annotation, the image with its objects drawn at half opacity in their class colour', async () => {
@@ -264,7 +254,7 @@ for (const dialect of dialects) {
         [[data, { action: 'bbox', src: ['$data'], dst: '$x', settings: { classes_mapping: 3 } }, save('$x')], 1, 'bbox', /settings/, '/config/1/settings/classes_mapping'],
         [[data, { action: 'dummy', src: ['$data', '$y'], dst: '$x', settings: {} }, { action: 'dummy', src: ['$x'], dst: '$y', settings: {} }, save('$x')], 1, 'dummy', /cycle/, '/config/1'],
         [[data, save('$data'), save('$data')], 2, 'save', /exactly one output/, '/config/2'],
-        [[data, { action: 'resize', src: ['$data'], dst: '$x', settings: { width: 10, height: 10, aspect_ratio: { keep: false } } }, save('$x')], 1, 'resize', /not supported yet/, '/config/1/action'],
+        [[data, { action: 'resize', src: ['$data'], dst: '$x', settings: { width: 'wide', height: 10, aspect_ratio: { keep: false } } }, save('$x')], 1, 'resize', /settings\.width/, '/config/1/settings/width'],
         [[{ ...data, src: ['no such project/*'] }, save('$data')], 0, 'data', /no project/, '/config/0/src'],
         [[data, { action: 'if', src: ['$data'], dst: '$x', settings: { condition: { min_width: 3 } } }, save('$x')], 1, 'if', /two entries/, '/config/1/dst'],
         [[data, { action: 'dummy', src: ['$data'], dst: '$x', settings: {} }, save('$data')], 1, 'dummy', /no layer reads \$x/, '/config/1/dst'],

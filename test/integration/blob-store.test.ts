@@ -222,6 +222,15 @@ for (const store of storeCases) {
       assert.ok((await collect(await blobs.read(hash))).equals(bytes));
     });
 
+    test('read of a range streams exactly the bytes of the range', async () => {
+      const { bytes, hash } = newBlob(300 * 1024 + 11);
+      await blobs.putBytes(hash, bytes);
+      for (const [start, end] of [[0, 0], [0, 99], [1000, 200_000], [bytes.length - 5, bytes.length - 1], [17, bytes.length - 1]] as const) {
+        const slice = await collect(await blobs.read(hash, { start, end }));
+        assert.ok(slice.equals(bytes.subarray(start, end + 1)), `bytes ${start}-${end}`);
+      }
+    });
+
     test('has answers whether the blob is there', async () => {
       const { bytes, hash } = newBlob();
       assert.equal(await blobs.has(hash), false);
@@ -249,6 +258,7 @@ for (const store of storeCases) {
     test('reading a missing blob rejects', async () => {
       const { hash } = newBlob();
       await assert.rejects(blobs.read(hash));
+      await assert.rejects(blobs.read(hash, { start: 0, end: 9 }));
       await assert.rejects(blobs.readBytes(hash));
     });
 

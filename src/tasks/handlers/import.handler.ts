@@ -14,6 +14,7 @@ import * as staging from '../../repositories/staging.repository.ts';
 import * as tags from '../../repositories/tags.repository.ts';
 import type { ImportItem } from '../../repositories/import.repository.ts';
 import type { ImportInput } from '../../services/import.service.ts';
+import { queueImportThumbnails } from '../../services/thumbnail-tasks.ts';
 import { LARGE_IMPORT, collectGarbage, holdHeapGrowth } from '../../heap-growth.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
@@ -277,18 +278,23 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
 export const importHandler: TaskHandler = async (run) => {
   const input = run.input as ImportInput;
   const items = await importRepo.loadPlan(run.ctx.db.kysely, run.taskId);
-  if (items.length < LARGE_IMPORT) return importItems(run, input, items);
-  // A large import: the heap held tight (see heap-growth.ts) after a full collection of what came
-  // before it (the request that planned it, the plan just read), and the database told of its writes.
-  const releaseHeap = holdHeapGrowth();
-  const releaseWrites = run.ctx.db.holdBulkWrites();
-  collectGarbage();
-  try {
+  if (items.length < LARGE_IMPORT) {
     await importItems(run, input, items);
-  } finally {
-    releaseWrites();
-    releaseHeap();
+  } else {
+    // A large import: the heap held tight (see heap-growth.ts) after a full collection of what came
+    // before it (the request that planned it, the plan just read), and the database told of its writes.
+    const releaseHeap = holdHeapGrowth();
+    const releaseWrites = run.ctx.db.holdBulkWrites();
+    collectGarbage();
+    try {
+      await importItems(run, input, items);
+    } finally {
+      releaseWrites();
+      releaseHeap();
+    }
   }
+  // The images' grid thumbnails are made by a task of their own, after this one has ended.
+  await queueImportThumbnails(run.ctx, run, (trx) => run.fenceLease(trx));
 };
 
 async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]): Promise<void> {
