@@ -260,6 +260,7 @@ for (const dialect of dialects) {
         [[data, { action: 'dummy', src: ['$data'], dst: '$x', settings: {} }, save('$data')], 1, 'dummy', /no layer reads \$x/, '/config/1/dst'],
         [[data, { action: 'sharpen', src: ['$data'], dst: '$x', settings: {} }, save('$x')], 1, 'sharpen', /unknown action/, '/config/1/action'],
         [[data, { action: 'rename', src: ['$data'], dst: '$x', settings: { classes_mapping: { a: '__new__' } } }, save('$x')], 1, 'rename', /not a target/, '/config/1/settings/classes_mapping/a'],
+        [[data, { action: 'instances_crop', src: ['$data'], dst: '$x', settings: { classes: ['zebra'], pad: { sides: { top: '0px', left: '0px', right: '0px', bottom: '0px' } } } }, save('$x')], 1, 'instances_crop', /no class "zebra"/, '/config/1/settings/classes'],
       ];
       for (const [config, layer, action, reason, pointer] of cases) {
         const res = await post({ config });

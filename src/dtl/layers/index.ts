@@ -1,5 +1,6 @@
 // The processing layers by action: the annotation layers written here, and the pixel layers, which
 // plug in from ./pixels/index.ts. A pixel layer's classes pass through it unchanged.
+import { requireClasses } from '../classes.ts';
 import type { Action } from '../config.ts';
 import { approxVector } from './approx-vector.ts';
 import { background } from './background.ts';
@@ -51,7 +52,21 @@ export function processingLayer(action: string): AnyLayer | undefined {
   const own = ANNOTATION_LAYERS[action as Action];
   if (own) return own;
   const pixel = pixelLayers[action];
-  return pixel && { plan: samePlan, run: pixel.run };
+  return pixel && { plan: pixelPlan(action), run: pixel.run };
+}
+
+/** Settings of pixel layers that name classes, which must be there at the layer's input. */
+const PIXEL_CLASS_LISTS: Record<string, string[]> = { instances_crop: ['classes', 'save_classes'] };
+
+/** A pixel layer's plan: its classes pass through; the classes its settings name must be there. */
+function pixelPlan(action: string): AnyLayer['plan'] {
+  return (settings: Record<string, unknown>, input) => {
+    for (const key of PIXEL_CLASS_LISTS[action] ?? []) {
+      const titles = settings[key];
+      if (Array.isArray(titles)) requireClasses(input, titles as string[], `/${key}`);
+    }
+    return samePlan(settings, input);
+  };
 }
 
 /** The pixel layer's own settings schema, when it is there. */
