@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import type { ClassSet } from '../../src/dtl/classes.ts';
 import { ClassError } from '../../src/dtl/classes.ts';
-import type { DtlItem, LayerContext } from '../../src/dtl/item.ts';
+import { type DtlItem, type LayerContext, rawImage } from '../../src/dtl/item.ts';
 import { approxVector, douglasPeucker } from '../../src/dtl/layers/approx-vector.ts';
 import { background } from '../../src/dtl/layers/background.ts';
 import { bbox } from '../../src/dtl/layers/bbox.ts';
@@ -17,6 +17,7 @@ import { dummy } from '../../src/dtl/layers/dummy.ts';
 import { duplicateObjects } from '../../src/dtl/layers/duplicate-objects.ts';
 import { findContours } from '../../src/dtl/layers/find-contours.ts';
 import { ifLayer } from '../../src/dtl/layers/if.ts';
+import { processingLayer } from '../../src/dtl/layers/index.ts';
 import type { ProcessingLayer } from '../../src/dtl/layers/layer.ts';
 import { multiply } from '../../src/dtl/layers/multiply.ts';
 import { objectsFilter } from '../../src/dtl/layers/objects-filter.ts';
@@ -232,5 +233,39 @@ describe('DTL annotation layers', () => {
     assert.equal(route({ min_area: 81 }), 1);
     assert.throws(() => ifLayer.plan({ condition: { regex_names: ['('] } }, SET), ClassError);
     assert.throws(() => ifLayer.plan({ condition: { include_classes: ['bus'] } }, SET), ClassError);
+  });
+});
+
+describe('pixel layers in the graph', () => {
+  test('a pixel layer moves each object by its class’s shape: a two-point line stays a line, and no shape is left on it', async () => {
+    const layer = processingLayer('flip')!;
+    const input: ClassSet = {
+      classes: [
+        { title: 'wire', shape: 'line', color: '#FF0000' },
+        { title: 'box', shape: 'rectangle', color: '#00FF00' },
+      ],
+      tags: [],
+    };
+    const { prepared } = layer.plan({ axis: 'vertical' }, input);
+    const object = (classTitle: string): CanonicalObject => ({
+      classTitle,
+      description: '',
+      tags: [],
+      bitmap: null,
+      points: { exterior: [[1, 2], [8, 6]], interior: [] },
+    });
+    const item: DtlItem = {
+      name: 'a.png',
+      dataset: 'd',
+      source: { project: 'p', dataset: 'd' },
+      annotation: { description: '', tags: [], size: { width: 10, height: 8 }, objects: [object('wire'), object('box')] },
+      image: rawImage({ data: Buffer.alloc(10 * 8 * 3), width: 10, height: 8, channels: 3 }),
+    };
+    const [flipped] = await layer.run(item, prepared, { random: Math.random });
+    const [wire, box] = flipped!.annotation.objects;
+    assert.deepEqual(wire!.points.exterior, [[9, 2], [2, 6]], 'the line’s points in their order, x mirrored');
+    assert.deepEqual(box!.points.exterior, [[2, 2], [9, 6]], 'the rectangle’s corners, left-top first');
+    assert.equal('shape' in wire!, false);
+    assert.deepEqual(Object.keys(wire!).sort(), ['bitmap', 'classTitle', 'description', 'points', 'tags']);
   });
 });

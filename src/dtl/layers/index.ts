@@ -1,5 +1,7 @@
 // The processing layers by action: the annotation layers written here, and the pixel layers, which
 // plug in from ./pixels/index.ts. A pixel layer's classes pass through it unchanged.
+import type { CanonicalObject, ClassShape } from '../../formats/canonical.ts';
+import type { LayerFunction } from '../item.ts';
 import { requireClasses } from '../classes.ts';
 import type { Action } from '../config.ts';
 import { approxVector } from './approx-vector.ts';
@@ -13,7 +15,7 @@ import { dummy } from './dummy.ts';
 import { duplicateObjects } from './duplicate-objects.ts';
 import { findContours } from './find-contours.ts';
 import { ifLayer } from './if.ts';
-import { type BranchLayer, type ProcessingLayer, samePlan } from './layer.ts';
+import type { BranchLayer, ProcessingLayer } from './layer.ts';
 import { multiply } from './multiply.ts';
 import { objectsFilter } from './objects-filter.ts';
 import { poly2bitmap } from './poly2bitmap.ts';
@@ -52,7 +54,13 @@ export function processingLayer(action: string): AnyLayer | undefined {
   const own = ANNOTATION_LAYERS[action as Action];
   if (own) return own;
   const pixel = pixelLayers[action];
-  return pixel && { plan: pixelPlan(action), run: pixel.run };
+  return pixel && { plan: pixelPlan(action), run: shapedRun(pixel.run) };
+}
+
+/** What a pixel layer's plan hands its run: its settings, and the shape of each class at its input. */
+interface PixelPrepared {
+  settings: Record<string, unknown>;
+  shapes: ReadonlyMap<string, ClassShape>;
 }
 
 /** Settings of pixel layers that name classes, which must be there at the layer's input. */
@@ -65,7 +73,27 @@ function pixelPlan(action: string): AnyLayer['plan'] {
       const titles = settings[key];
       if (Array.isArray(titles)) requireClasses(input, titles as string[], `/${key}`);
     }
-    return samePlan(settings, input);
+    const shapes = new Map(input.classes.map((c) => [c.title, c.shape]));
+    return { output: input, prepared: { settings, shapes } satisfies PixelPrepared };
+  };
+}
+
+/**
+ * A pixel layer moves each object by its class's shape (a two-point line is not a rectangle), which
+ * the canonical object does not carry: the shape goes on each object for the layer, and comes off
+ * after it.
+ */
+function shapedRun(run: LayerFunction<unknown>): LayerFunction<PixelPrepared> {
+  return async (item, { settings, shapes }, context) => {
+    const objects = item.annotation.objects.map((o) => {
+      const shape = shapes.get(o.classTitle);
+      return shape ? { ...o, shape } : o;
+    });
+    const results = await run({ ...item, annotation: { ...item.annotation, objects } }, settings, context);
+    return results.map((result) => ({
+      ...result,
+      annotation: { ...result.annotation, objects: result.annotation.objects.map(({ shape: _shape, ...o }: CanonicalObject & { shape?: ClassShape }) => o) },
+    }));
   };
 }
 
