@@ -426,6 +426,17 @@ for (const dialect of dialects) {
         assert.deepEqual(seen, expected);
       });
 
+      test('namePrefix counts characters as the database does: an emoji prefix finds its names', async () => {
+        const dataset = await newDataset(t.ctx, await newProject(t.ctx));
+        await newImage(t.ctx, dataset, { name: '😀 party.png' });
+        await newImage(t.ctx, dataset, { name: '😀😀 more.png' });
+        await newImage(t.ctx, dataset, { name: '😃 other.png' });
+        await newImage(t.ctx, dataset, { name: 'plain.png' });
+        assert.deepEqual(await names(`datasetId=${dataset}&sort=name&namePrefix=${encodeURIComponent('😀')}`), ['😀 party.png', '😀😀 more.png']);
+        assert.deepEqual(await names(`datasetId=${dataset}&namePrefix=${encodeURIComponent('😀😀')}`), ['😀😀 more.png']);
+        assert.deepEqual(await names(`datasetId=${dataset}&namePrefix=${encodeURIComponent('😀 p')}`), ['😀 party.png']);
+      });
+
       test('bad input is a problem: missing or both scopes, limits, junk and foreign cursors', async () => {
         const project = await newProject(t.ctx);
         const dataset = await newDataset(t.ctx, project);
