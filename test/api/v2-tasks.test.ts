@@ -10,7 +10,7 @@ import pino from 'pino';
 import { type Context, createContext } from '../../src/context.ts';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../../src/repositories/teams.repository.ts';
-import { MAX_STREAMS_PER_TEAM } from '../../src/http/v2/tasks.routes.ts';
+import { MAX_STREAMS_PER_TEAM, STREAM_RETRY_AFTER_SECONDS } from '../../src/http/v2/tasks.routes.ts';
 import { archiveKey } from '../../src/storage/archive-store.ts';
 import { importHandler } from '../../src/tasks/handlers/import.handler.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
@@ -18,7 +18,7 @@ import { dialects } from '../helpers/dialects.ts';
 import { hashOf, newProject } from '../helpers/factories.ts';
 import { type ProjectFile, importAndRead } from '../helpers/importing.ts';
 import { multipartBody, pngImage } from '../helpers/multipart.ts';
-import { listeningPort } from '../helpers/raw-http.ts';
+import { connect, listeningPort, requestHead, write } from '../helpers/raw-http.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 import { Readable } from 'node:stream';
@@ -294,6 +294,7 @@ for (const dialect of dialects) {
       const refused = await t.request({ method: 'GET', url: `/v2/tasks/${id}/events` });
       assert.equal(refused.statusCode, 429);
       assert.equal(json<{ code: string }>(refused).code, 'RATE_LIMITED');
+      assert.equal(refused.headers['retry-after'], String(STREAM_RETRY_AFTER_SECONDS));
       assert.equal(json<{ code: string }>(await t.request({ method: 'GET', url: `/v2/tasks/${id}/events`, key: t.otherKey })).code, 'NOT_FOUND', 'another team counts on its own');
       streams.pop()!.destroy();
       const again = await waitFor('a stream to be let go', async () => {
@@ -304,6 +305,32 @@ for (const dialect of dialects) {
       });
       for (const s of [...streams, again]) s.destroy();
       await tasks.requestStop(t.ctx.db.kysely, alpha, id);
+    });
+
+    test('events: clients that close at once, before the first state is read, leave no stream behind', async () => {
+      const id = await newTask(alpha);
+      try {
+        // One more than the limit: had any of them kept its slot, the limit would be reached.
+        const gone = [];
+        for (let i = 0; i <= MAX_STREAMS_PER_TEAM; i++) {
+          const { socket, answer } = connect(port);
+          await write(socket, requestHead('GET', `/v2/tasks/${id}/events`, { authorization: `Bearer ${t.key}` }));
+          socket.destroy();
+          gone.push(answer);
+        }
+        await Promise.all(gone);
+        const stream = await waitFor('a stream to open after the clients left', async () => {
+          const request = http.get({ host: '127.0.0.1', port, path: `/v2/tasks/${id}/events`, headers: { authorization: `Bearer ${t.key}` }, agent: false });
+          const res = await new Promise<http.IncomingMessage>((resolve, reject) => request.once('response', resolve).once('error', reject));
+          if (res.statusCode === 200) return request;
+          request.destroy();
+          return undefined;
+        });
+        stream.destroy();
+      } finally {
+        // Ends the streams of the task still running, so that a failure ends too.
+        await tasks.requestStop(t.ctx.db.kysely, alpha, id);
+      }
     });
 
     /** Imports the files through /v2 the way a client does, following the task by its event stream. */
