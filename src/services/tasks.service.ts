@@ -19,15 +19,24 @@ const NOT_IN_V1: readonly string[] = [THUMBNAILS_TASK];
 export const listTasks = (db: Kysely<Database>, teamId: number, id?: number) => tasks.listTasks(db, teamId, id, NOT_IN_V1);
 
 /**
- * Asks a queued or started task to stop. The answer is `terminating` either way, as the contract shows
- * it: a queued task is already `stopped` when this returns, a started one stops at its next checkpoint.
+ * Asks a queued or started task to stop: a queued one is `stopped` when this returns, a started one
+ * stops at its next checkpoint. A task of a `hidden` type is missing to the caller (404).
  */
-export async function stopTask(db: Kysely<Database>, teamId: number, id: number): Promise<{ status: 'terminating' }> {
-  if ((await tasks.listTasks(db, teamId, id, NOT_IN_V1)).length === 0) throw notFound('task', { taskId: id });
-  if (await tasks.requestStop(db, teamId, id)) return { status: 'terminating' };
+async function requestStop(db: Kysely<Database>, teamId: number, id: number, hidden: readonly string[]): Promise<void> {
+  if ((await tasks.listTasks(db, teamId, id, hidden)).length === 0) throw notFound('task', { taskId: id });
+  if (await tasks.requestStop(db, teamId, id)) return;
   const task = await tasks.getTask(db, teamId, id);
   if (!task) throw notFound('task', { taskId: id });
   throw conflict(`a task in status ${task.status} cannot be stopped`, { taskId: id, status: task.status });
+}
+
+/**
+ * v1's stop: the answer is `terminating` either way, as the contract shows it, and the task types v1
+ * does not know are missing.
+ */
+export async function stopTask(db: Kysely<Database>, teamId: number, id: number): Promise<{ status: 'terminating' }> {
+  await requestStop(db, teamId, id, NOT_IN_V1);
+  return { status: 'terminating' };
 }
 
 /** A task as API v2 shows it: the size as an integer, and when it was created. */
@@ -98,8 +107,8 @@ export async function deleteTask(ctx: Context, teamId: number, id: number, ifMat
   await tasks.deleteEndedTask(db, teamId, id);
 }
 
-/** Asks the team's task to stop (stopTask's rules) and answers it as it is now. */
+/** Asks the team's task of any type to stop (v2 lists them all) and answers it as it is now. */
 export async function requestTaskStop(db: Kysely<Database>, teamId: number, id: number): Promise<TaskView> {
-  await stopTask(db, teamId, id);
+  await requestStop(db, teamId, id, []);
   return getTask(db, teamId, id);
 }

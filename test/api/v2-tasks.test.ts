@@ -11,6 +11,7 @@ import { type Context, createContext } from '../../src/context.ts';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../../src/repositories/teams.repository.ts';
 import { MAX_STREAMS_PER_TEAM, STREAM_RETRY_AFTER_SECONDS } from '../../src/http/v2/tasks.routes.ts';
+import { THUMBNAILS_TASK } from '../../src/services/thumbnail-tasks.ts';
 import { archiveKey } from '../../src/storage/archive-store.ts';
 import { importHandler } from '../../src/tasks/handlers/import.handler.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
@@ -201,6 +202,17 @@ for (const dialect of dialects) {
       assert.equal(again.statusCode, 409);
       assert.equal(json<{ code: string }>(again).code, 'CONFLICT');
       await finish(running, 'stopped');
+    });
+
+    test('stop: a thumbnails task, which v2 lists, is stopped through v2; v1, which does not list it, answers 404', async () => {
+      const id = await newTask(alpha, THUMBNAILS_TASK);
+      assert.ok(json<Page<TaskView>>(await get(`/v2/tasks?type=${THUMBNAILS_TASK}`)).items.some((task) => task.id === id));
+      const v1 = await t.request({ method: 'POST', url: `/v1/tasks/${id}/stop` });
+      assert.equal(v1.statusCode, 404, v1.body);
+      assert.equal(json<TaskView>(await get(`/v2/tasks/${id}`)).status, 'queued');
+      const stopped = await t.request({ method: 'POST', url: `/v2/tasks/${id}/stop` });
+      assert.equal(stopped.statusCode, 202, stopped.body);
+      assert.equal(json<TaskView>(stopped).status, 'stopped');
     });
 
     test('delete: only an ended task; an export’s archive goes with it; another team’s is a 404', async () => {
