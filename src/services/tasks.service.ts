@@ -94,17 +94,23 @@ export async function getTask(db: Kysely<Database>, teamId: number, id: number):
 /**
  * Removes a task that has ended (finished, error, stopped), and an export's archive with it. A task
  * still queued or running is a 409: stop it first. With `ifMatch`, only while the task is still the
- * version that tag names (an ended task no longer changes but for an export's archive expiring).
+ * version that tag names (an ended task no longer changes but for an export's archive expiring). The
+ * check and the removal are one transaction holding the row, so a task removed or changed meanwhile
+ * is a 404 or a 412, never a silent success.
  */
 export async function deleteTask(ctx: Context, teamId: number, id: number, ifMatch?: string): Promise<void> {
-  const db = ctx.db.kysely;
-  const task = await getTask(db, teamId, id);
-  checkIfMatch(task, ifMatch);
-  if (!isEnded(task.status)) throw conflict(`a task in status ${task.status} cannot be deleted; stop it first`, { taskId: id, status: task.status });
-  // The archive goes first: a task row without its archive is harmless, an archive without a row
-  // would never be removed.
-  if (task.type === EXPORT_TASK) await ctx.archives.delete(archiveKey(teamId, id));
-  await tasks.deleteEndedTask(db, teamId, id);
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    const entry = await tasks.findTaskEntry(trx, teamId, id, { lock: true });
+    if (!entry) throw notFound('task', { taskId: id });
+    const task = toTaskView(entry);
+    checkIfMatch(task, ifMatch);
+    if (!isEnded(task.status)) throw conflict(`a task in status ${task.status} cannot be deleted; stop it first`, { taskId: id, status: task.status });
+    if (!(await tasks.deleteEndedTask(trx, teamId, id))) throw notFound('task', { taskId: id });
+    // The archive goes once the row is sure to go, before the transaction ends: should its removal
+    // fail, the task stays; a task row without its archive would be harmless, an archive without a
+    // row would never be removed.
+    if (task.type === EXPORT_TASK) await ctx.archives.delete(archiveKey(teamId, id));
+  });
 }
 
 /** Asks the team's task of any type to stop (v2 lists them all) and answers it as it is now. */

@@ -244,6 +244,25 @@ for (const dialect of dialects) {
       await tasks.requestStop(t.ctx.db.kysely, alpha, queued);
     });
 
+    // On SQLite a writer holds the one write lock of the file, and the second connection of this test
+    // runs in the same thread: it could not wait for the first without stopping it.
+    test('delete: a task removed by another connection while the delete waits for its row is a 404, not a success', { skip: dialect.name !== 'postgres' }, async () => {
+      const id = await newTask(alpha);
+      await claim(id);
+      await finish(id);
+      const etag = String((await get(`/v2/tasks/${id}`)).headers.etag);
+      let answer: ReturnType<typeof t.request> | undefined;
+      await worker.db.kysely.transaction().execute(async (trx) => {
+        await trx.updateTable('tasks').set({ meta: JSON.stringify({ done: true }) }).where('id', '=', id).execute();
+        answer = t.request({ method: 'DELETE', url: `/v2/tasks/${id}`, headers: { 'if-match': etag } });
+        // Time for the delete to reach the row this transaction holds.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await trx.deleteFrom('tasks').where('id', '=', id).execute();
+      });
+      const res = await answer!;
+      assert.equal(res.statusCode, 404, res.body);
+    });
+
     test('events: an ended task answers one final event and the stream ends; a reconnect is told to stop', async () => {
       const id = await newTask(alpha);
       await claim(id);
