@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { createContext } from '../../src/context.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, referenceFigureTag } from '../helpers/factories.ts';
 import { pngImage } from '../helpers/multipart.ts';
@@ -278,6 +279,32 @@ for (const dialect of dialects) {
         assert.deepEqual(refs.map((r) => r.tag_id), [targetFigureTag]);
         assert.deepEqual(await sizes(from), { dataset: 0, project: 0 });
         assert.deepEqual(await sizes(to), { dataset: image.size, project: image.size });
+      });
+
+      // As in a rename of the target project's class: another connection holds its row for update and
+      // renames it while the move is answered. On SQLite the second connection would run in this
+      // thread and could not wait for the first.
+      test('a move into a project whose class a rename holds waits for it and then names the class missing', { skip: dialect.name !== 'postgres' }, async () => {
+        const from = await newDataset(t.ctx, await newProject(t.ctx, { classes: [{ title: 'car', shape: 'polygon' }] }));
+        const targetProject = await newProject(t.ctx, { classes: [{ title: 'car', shape: 'polygon' }] });
+        const to = await newDataset(t.ctx, targetProject);
+        const image = await newImage(t.ctx, from, { objects: [polygon('car', SQUARE)] });
+        const other = await createContext(t.config, { migrate: false });
+        try {
+          let answer: ReturnType<typeof patch> | undefined;
+          await other.db.kysely.transaction().execute(async (trx) => {
+            await trx.selectFrom('classes').select('id').where('project_id', '=', targetProject).where('title', '=', 'car').forUpdate().execute();
+            answer = patch(image.id, { datasetId: to });
+            // Time for the move to reach the class row this transaction holds.
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            await trx.updateTable('classes').set({ title: 'auto' }).where('project_id', '=', targetProject).where('title', '=', 'car').execute();
+          });
+          const refused = assertProblem(await answer!, 409, 'CONFLICT');
+          assert.deepEqual((refused as unknown as { missing: { classes: string[] } }).missing.classes, ['car']);
+          assert.equal(json<Metadata>(await getImage(image.id)).datasetId, from, 'the image stays');
+        } finally {
+          await other.close();
+        }
       });
 
       test('a copy has the same bytes and annotation under a new id, and counts its bytes', async () => {
