@@ -172,8 +172,10 @@ export async function countArchitectures(db: Kysely<Database>): Promise<number> 
   return Number(row.n);
 }
 
-export async function findArchitecture(db: Kysely<Database>, id: number): Promise<ArchitectureRecord | undefined> {
-  const row = await db.selectFrom('architectures').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findArchitecture(db: Kysely<Database>, id: number, options: { lock?: boolean } = {}): Promise<ArchitectureRecord | undefined> {
+  let query = db.selectFrom('architectures').selectAll().where('id', '=', id);
+  if (options.lock && isPostgres(db)) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
   return row && toArchitecture(row);
 }
 

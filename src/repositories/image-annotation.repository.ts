@@ -155,6 +155,22 @@ export async function lockTagsByTitle(db: Kysely<Database>, projectId: number, s
   return ids;
 }
 
+/**
+ * The project's classes of these titles, as lockTagsByTitle holds tags: share-locked on PostgreSQL
+ * until the caller's transaction ends, so a rename or delete of one of them (which holds the class row
+ * for update) waits for the annotation write and then finds the image, and a rename committed first
+ * is seen: its class no longer has the title. SQLite runs one write transaction at a time anyway.
+ */
+export async function lockClassesByTitle(db: Kysely<Database>, projectId: number, titles: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < titles.length; i += 1000) {
+    let query = db.selectFrom('classes').select('title').where('project_id', '=', projectId).where('title', 'in', titles.slice(i, i + 1000));
+    if (isPostgres(db)) query = query.forShare();
+    for (const row of await query.execute()) found.add(row.title);
+  }
+  return found;
+}
+
 /** The stored ids of the image's objects (images.object_ids, null for 1..n) and the next id. */
 export async function findObjectIds(db: Kysely<Database>, imageId: number): Promise<{ objectIds: string | null; nextObjectId: number | null } | undefined> {
   const row = await db.selectFrom('images').select(['object_ids', 'next_object_id']).where('id', '=', imageId).executeTakeFirst();

@@ -69,18 +69,17 @@ export async function titlesInProject(
   projectId: number,
   wanted: { classes: string[]; imageTags: string[]; objectTags: string[] },
 ): Promise<{ classes: Set<string>; imageTags: Map<string, number>; objectTags: Map<string, number> }> {
-  const classes = wanted.classes.length
-    ? await db.selectFrom('classes').select('title').where('project_id', '=', projectId).where('title', 'in', wanted.classes).execute()
-    : [];
+  // Share-locked on PostgreSQL until the caller's transaction ends, as lockTagsByTitle does: a rename or
+  // delete of one of them (holding its row for update) waits for the move or copy and then finds the
+  // image in its new project; one committed first is seen here.
+  let classQuery = db.selectFrom('classes').select('title').where('project_id', '=', projectId).where('title', 'in', wanted.classes);
+  if (isPostgres(db)) classQuery = classQuery.forShare();
+  const classes = wanted.classes.length ? await classQuery.execute() : [];
   const tagsOf = async (scope: 'images' | 'figures', titles: string[]) => {
     if (titles.length === 0) return new Map<string, number>();
-    const rows = await db
-      .selectFrom('project_tags')
-      .select(['id', 'title'])
-      .where('project_id', '=', projectId)
-      .where('scope', '=', scope)
-      .where('title', 'in', titles)
-      .execute();
+    let query = db.selectFrom('project_tags').select(['id', 'title']).where('project_id', '=', projectId).where('scope', '=', scope).where('title', 'in', titles);
+    if (isPostgres(db)) query = query.forShare();
+    const rows = await query.execute();
     return new Map(rows.map((r) => [r.title, r.id]));
   };
   return {

@@ -5,6 +5,7 @@
 // objects each, against 5 ms).
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { containsText } from '../db/dialect.ts';
+import { startsWithText } from '../db/json-text.ts';
 import type { Database } from '../db/types.ts';
 import { NO_OBJECTS, OBJECT_START, countClassTitles } from './stored-objects.ts';
 
@@ -70,9 +71,9 @@ function filtered(db: Kysely<Database>, filter: ImageFilter): ImagesQuery {
   if (filter.projectId !== undefined) query = query.where('images.project_id', '=', filter.projectId);
   if (filter.namePrefix !== undefined && filter.namePrefix !== '') {
     const prefix = filter.namePrefix;
-    // The range bound lets the (…, name) indexes find the first name; substr() is the exact test, in
-    // characters on both databases and with case (SQLite's LIKE ignores case).
-    query = query.where('images.name', '>=', prefix).where(sql<boolean>`substr(images.name, 1, ${prefix.length}) = ${prefix}`);
+    // The range bound lets the (…, name) indexes find the first name; startsWithText is the exact
+    // test, counting code points as both databases do (not UTF-16 units) and with case.
+    query = query.where('images.name', '>=', prefix).where(startsWithText('images.name', prefix));
   }
   if (filter.tagId !== undefined) {
     const tagId = filter.tagId;

@@ -343,14 +343,19 @@ export async function countTasks(db: Kysely<Database>, teamId: number, query: Pi
   return Number((await select.executeTakeFirstOrThrow()).n);
 }
 
-/** The team's task with its creation time, or undefined when it is missing or another team's. */
-export async function findTaskEntry(db: Kysely<Database>, teamId: number, id: number): Promise<TaskEntry | undefined> {
-  const row = await db
+/**
+ * The team's task with its creation time, or undefined when it is missing or another team's. With
+ * `lock` (in a transaction), the row is held until it ends: `for update` on PostgreSQL; SQLite's
+ * transactions begin holding the write lock.
+ */
+export async function findTaskEntry(db: Kysely<Database>, teamId: number, id: number, options: { lock?: boolean } = {}): Promise<TaskEntry | undefined> {
+  let query = db
     .selectFrom('tasks')
     .select(['id', 'type', 'size', 'status', 'meta', 'created_at', 'started_at', 'finished_at'])
     .where('team_id', '=', teamId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .where('id', '=', id);
+  if (options.lock && isPostgres(db)) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
   return row && { ...toRecord(row), createdAt: row.created_at };
 }
 

@@ -1,6 +1,7 @@
 // A team's API keys as the team manages them (GET/POST/DELETE /v2/keys), and who a key belongs to.
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
+import { isPostgres } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import { type KeyScope, toScope } from './teams.repository.ts';
 
@@ -49,9 +50,15 @@ export async function countTeamKeys(db: Kysely<Database>, teamId: number): Promi
   return Number(row.n);
 }
 
-/** The team's key, or undefined when it is missing or another team's. */
-export async function findTeamKey(db: Kysely<Database>, teamId: number, id: number): Promise<TeamKey | undefined> {
-  const row = await teamKeys(db, teamId).where('api_keys.id', '=', id).executeTakeFirst();
+/**
+ * The team's key, or undefined when it is missing or another team's. `lock`: inside a transaction,
+ * holds the key's row until it ends (PostgreSQL `for update`; SQLite's transactions hold the write
+ * lock from their start).
+ */
+export async function findTeamKey(db: Kysely<Database>, teamId: number, id: number, options: { lock?: boolean } = {}): Promise<TeamKey | undefined> {
+  let query = teamKeys(db, teamId).where('api_keys.id', '=', id);
+  if (options.lock && isPostgres(db)) query = query.forUpdate('api_keys');
+  const row = await query.executeTakeFirst();
   return row && toTeamKey(row);
 }
 

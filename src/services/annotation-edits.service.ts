@@ -10,9 +10,9 @@
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database } from '../db/types.ts';
-import { notFound } from '../errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import { type AnnotationObject, type CanonicalAnnotation, serializeObjects, toAnnotationObject } from '../formats/canonical.ts';
-import { type StoredAnnotation, findAnnotation, lockTagsByTitle, writeAnnotation } from '../repositories/image-annotation.repository.ts';
+import { type StoredAnnotation, findAnnotation, lockClassesByTitle, lockTagsByTitle, writeAnnotation } from '../repositories/image-annotation.repository.ts';
 import { classShapes } from '../repositories/import.repository.ts';
 import { invalidAt, readAnnotation } from './annotation-input.ts';
 import { type AnnotationPatch, applyPatch } from './annotation-patch.ts';
@@ -90,6 +90,11 @@ async function writeState(trx: Kysely<Database>, written: WrittenAnnotations, st
   const figureTitles = new Set<string>();
   for (const o of state.objects) for (const title of o.tags) figureTitles.add(title);
 
+  // The classes were read unlocked to check the objects; now held, they must still be there.
+  const classTitles = [...new Set(state.objects.map((o) => o.classTitle))];
+  const classesHeld = await lockClassesByTitle(trx, stored.projectId, classTitles);
+  const gone = classTitles.filter((title) => !classesHeld.has(title));
+  if (gone.length > 0) throw conflict(`classes renamed or deleted meanwhile: ${gone.map((t) => `"${t}"`).join(', ')}`, { classes: gone });
   const imageTagIds = await lockTagsByTitle(trx, stored.projectId, 'images', imageTitles);
   const figureTagIds = await lockTagsByTitle(trx, stored.projectId, 'figures', [...figureTitles]);
   for (const t of state.imageTags) {

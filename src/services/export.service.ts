@@ -1,5 +1,7 @@
 // Export rules seen from the API: starting an export task (everything checked before the task
 // exists), reading it, its archive, and removing both.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.ts';
 import type { Readable } from 'node:stream';
 import type { Context } from '../context.ts';
 import { AppError, conflict, notFound, validation } from '../errors.ts';
@@ -13,6 +15,7 @@ import { type CommonOptions, type ExportRequest, type FormatOptions, SAVE_LAYER,
 import type { Principal } from './keys.service.ts';
 import { planGraph } from '../dtl/validate.ts';
 import { DTL_TASK, type DtlExportInput } from '../tasks/handlers/dtl-export.ts';
+import { checkIfMatch } from './preconditions.ts';
 
 export const EXPORT_TASK = 'export';
 
@@ -142,18 +145,21 @@ function dtlConfig(project: string, datasetTitles: string[] | null, name: string
 }
 
 /** The team's export task (or a graph's task writing a project), or a 404 (another team's, or not an export). */
-export async function getExport(ctx: Context, teamId: number, id: number): Promise<TaskRecord> {
-  const task = await tasks.getTask(ctx.db.kysely, teamId, id);
+export async function getExport(ctx: Context, teamId: number, id: number, db: Kysely<Database> = ctx.db.kysely): Promise<TaskRecord> {
+  const task = await tasks.getTask(db, teamId, id);
   if (!task || (task.type !== EXPORT_TASK && task.type !== DTL_TASK)) throw notFound('export', { exportId: id });
   return task;
 }
 
 /** The task and, once it has finished, its archive's size and entity tag. */
-export async function describeExport(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; archive: ArchiveStat | null }> {
-  const task = await getExport(ctx, teamId, id);
+export async function describeExport(ctx: Context, teamId: number, id: number, db: Kysely<Database> = ctx.db.kysely): Promise<{ task: TaskRecord; archive: ArchiveStat | null }> {
+  const task = await getExport(ctx, teamId, id, db);
   const archive = task.type === EXPORT_TASK && task.status === 'finished' && task.meta.expiredAt === undefined ? await ctx.archives.stat(archiveKey(teamId, id)) : null;
   return { task, archive };
 }
+
+/** An export as the API answers it: the task and, once finished, its archive's size. */
+export const exportView = ({ task, archive }: { task: TaskRecord; archive: ArchiveStat | null }) => ({ task, archive: archive && { size: archive.size } });
 
 /** The finished export's archive: its facts and a reader of it. 409 while the export is not finished. */
 export async function exportArchive(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; stat: ArchiveStat; open: (range?: ByteRange) => Promise<Readable> }> {
@@ -169,18 +175,34 @@ export async function exportArchive(ctx: Context, teamId: number, id: number): P
   return { task, stat, open: (range) => ctx.archives.read(key, range, stat.etag) };
 }
 
-/** Removes the export's archive and the task; a queued or running export is stopped first. */
-export async function deleteExport(ctx: Context, teamId: number, id: number): Promise<void> {
+/**
+ * Removes the export's archive and the task; a queued or running export is stopped first. With
+ * `ifMatch`, only while the export is still the version that tag names: the check and the first
+ * change (the stop, or the removal of an ended export) are one transaction holding the row.
+ */
+export async function deleteExport(ctx: Context, teamId: number, id: number, ifMatch?: string): Promise<void> {
   const db = ctx.db.kysely;
-  let task = await getExport(ctx, teamId, id);
-  if (task.status === 'queued' || task.status === 'started' || task.status === 'terminating') {
-    await tasks.requestStop(db, teamId, id);
-    const deadline = Date.now() + STOP_WAIT_MS;
-    while ((task = await getExport(ctx, teamId, id)).status === 'started' || task.status === 'terminating') {
-      if (Date.now() > deadline) throw new AppError('CONFLICT', 'the export is still stopping; try again in a moment', { exportId: id });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  const removed = await db.transaction().execute(async (trx) => {
+    if (!(await tasks.findTaskEntry(trx, teamId, id, { lock: true }))) throw notFound('export', { exportId: id });
+    const current = await describeExport(ctx, teamId, id, trx);
+    checkIfMatch(exportView(current), ifMatch);
+    if (isRunning(current.task.status)) {
+      await tasks.requestStop(trx, teamId, id);
+      return false;
     }
+    await ctx.archives.delete(archiveKey(teamId, id));
+    await tasks.deleteTask(trx, teamId, id);
+    return true;
+  });
+  if (removed) return;
+  let task: TaskRecord;
+  const deadline = Date.now() + STOP_WAIT_MS;
+  while ((task = await getExport(ctx, teamId, id)).status === 'started' || task.status === 'terminating') {
+    if (Date.now() > deadline) throw new AppError('CONFLICT', 'the export is still stopping; try again in a moment', { exportId: id });
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await ctx.archives.delete(archiveKey(teamId, id));
   await tasks.deleteTask(db, teamId, id);
 }
+
+const isRunning = (status: string): boolean => status === 'queued' || status === 'started' || status === 'terminating';

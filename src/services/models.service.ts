@@ -5,12 +5,12 @@ import { Transform, type Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database } from '../db/types.ts';
-import { AppError, conflict, notFound, validation } from '../errors.ts';
+import { AppError, conflict, notFound, preconditionFailed, validation } from '../errors.ts';
 import * as catalogue from '../repositories/catalogue.repository.ts';
 import type { ArchitectureRecord, ModelRecord } from '../repositories/catalogue.repository.ts';
 import { type ArchiveStat, type ByteRange, weightsKey } from '../storage/archive-store.ts';
 import { addArchitecture } from './catalogue.service.ts';
-import { checkIfMatch } from './preconditions.ts';
+import { checkIfMatch, ifMatchAdmits } from './preconditions.ts';
 
 export interface PageRequest {
   afterId?: number;
@@ -46,11 +46,17 @@ export async function createArchitecture(db: Kysely<Database>, request: Paramete
   return getArchitecture(db, await addArchitecture(db, request));
 }
 
-/** Removes an architecture no model uses; 409 while one does. */
-export async function deleteArchitecture(db: Kysely<Database>, id: number): Promise<void> {
-  if (await catalogue.deleteUnusedArchitecture(db, id)) return;
-  await getArchitecture(db, id);
-  throw conflict('models use this architecture; delete them first', { architectureId: id });
+/**
+ * Removes an architecture no model uses; 409 while one does. With `ifMatch`, only while it is still
+ * the version that tag names (checked and deleted in one transaction that holds the row).
+ */
+export async function deleteArchitecture(db: Kysely<Database>, id: number, ifMatch?: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const current = await catalogue.findArchitecture(trx, id, { lock: true });
+    if (!current) throw notFound('architecture', { architectureId: id });
+    checkIfMatch(current, ifMatch);
+    if (!(await catalogue.deleteUnusedArchitecture(trx, id))) throw conflict('models use this architecture; delete them first', { architectureId: id });
+  });
 }
 
 export const listModels = (db: Kysely<Database>, teamId: number, request: PageRequest): Promise<Page<ModelRecord>> =>
@@ -115,6 +121,17 @@ export async function deleteModel(ctx: Context, teamId: number, id: number, ifMa
   });
 }
 
+/**
+ * Throws 412 unless If-Match admits the weights there now (as GET answers their ETag); weights not
+ * uploaded yet match only no tag. Checked before the bytes are read: the store publishes whole files,
+ * so two uploads based on one version can still both land, the later one last.
+ */
+async function checkWeightsMatch(ctx: Context, key: string, ifMatch: string): Promise<void> {
+  const current = await ctx.archives.stat(key);
+  if (current && ifMatchAdmits(ifMatch, current.etag)) return;
+  throw preconditionFailed('the weights have changed since the ETag given in If-Match', current ? { etag: current.etag } : {});
+}
+
 /** Passes the bytes through and fails the stream once more than `limit` have come. */
 function limitedTo(limit: number): Transform {
   let seen = 0;
@@ -131,7 +148,7 @@ function limitedTo(limit: number): Transform {
  * Stores the body as the model's weights, replacing any earlier ones once it has arrived whole: a body
  * cut short or over `limit` bytes leaves the earlier weights as they were.
  */
-export async function putWeights(ctx: Context, teamId: number, id: number, body: Readable, limit: number): Promise<ArchiveStat> {
+export async function putWeights(ctx: Context, teamId: number, id: number, body: Readable, limit: number, ifMatch?: string): Promise<ArchiveStat> {
   const limited = limitedTo(limit);
   // Before anything is awaited, so that no failure of the body goes unheard: a client gone
   // mid-upload ends the store's stream too, which then publishes nothing.
@@ -145,6 +162,7 @@ export async function putWeights(ctx: Context, teamId: number, id: number, body:
   const db = ctx.db.kysely;
   await getModel(db, teamId, id);
   const key = weightsKey(teamId, id);
+  if (ifMatch !== undefined) await checkWeightsMatch(ctx, key, ifMatch);
   let stat: ArchiveStat;
   try {
     stat = await ctx.archives.put(key, limited);

@@ -19,15 +19,24 @@ const NOT_IN_V1: readonly string[] = [THUMBNAILS_TASK];
 export const listTasks = (db: Kysely<Database>, teamId: number, id?: number) => tasks.listTasks(db, teamId, id, NOT_IN_V1);
 
 /**
- * Asks a queued or started task to stop. The answer is `terminating` either way, as the contract shows
- * it: a queued task is already `stopped` when this returns, a started one stops at its next checkpoint.
+ * Asks a queued or started task to stop: a queued one is `stopped` when this returns, a started one
+ * stops at its next checkpoint. A task of a `hidden` type is missing to the caller (404).
  */
-export async function stopTask(db: Kysely<Database>, teamId: number, id: number): Promise<{ status: 'terminating' }> {
-  if ((await tasks.listTasks(db, teamId, id, NOT_IN_V1)).length === 0) throw notFound('task', { taskId: id });
-  if (await tasks.requestStop(db, teamId, id)) return { status: 'terminating' };
+async function requestStop(db: Kysely<Database>, teamId: number, id: number, hidden: readonly string[]): Promise<void> {
+  if ((await tasks.listTasks(db, teamId, id, hidden)).length === 0) throw notFound('task', { taskId: id });
+  if (await tasks.requestStop(db, teamId, id)) return;
   const task = await tasks.getTask(db, teamId, id);
   if (!task) throw notFound('task', { taskId: id });
   throw conflict(`a task in status ${task.status} cannot be stopped`, { taskId: id, status: task.status });
+}
+
+/**
+ * v1's stop: the answer is `terminating` either way, as the contract shows it, and the task types v1
+ * does not know are missing.
+ */
+export async function stopTask(db: Kysely<Database>, teamId: number, id: number): Promise<{ status: 'terminating' }> {
+  await requestStop(db, teamId, id, NOT_IN_V1);
+  return { status: 'terminating' };
 }
 
 /** A task as API v2 shows it: the size as an integer, and when it was created. */
@@ -85,21 +94,27 @@ export async function getTask(db: Kysely<Database>, teamId: number, id: number):
 /**
  * Removes a task that has ended (finished, error, stopped), and an export's archive with it. A task
  * still queued or running is a 409: stop it first. With `ifMatch`, only while the task is still the
- * version that tag names (an ended task no longer changes but for an export's archive expiring).
+ * version that tag names (an ended task no longer changes but for an export's archive expiring). The
+ * check and the removal are one transaction holding the row, so a task removed or changed meanwhile
+ * is a 404 or a 412, never a silent success.
  */
 export async function deleteTask(ctx: Context, teamId: number, id: number, ifMatch?: string): Promise<void> {
-  const db = ctx.db.kysely;
-  const task = await getTask(db, teamId, id);
-  checkIfMatch(task, ifMatch);
-  if (!isEnded(task.status)) throw conflict(`a task in status ${task.status} cannot be deleted; stop it first`, { taskId: id, status: task.status });
-  // The archive goes first: a task row without its archive is harmless, an archive without a row
-  // would never be removed.
-  if (task.type === EXPORT_TASK) await ctx.archives.delete(archiveKey(teamId, id));
-  await tasks.deleteEndedTask(db, teamId, id);
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    const entry = await tasks.findTaskEntry(trx, teamId, id, { lock: true });
+    if (!entry) throw notFound('task', { taskId: id });
+    const task = toTaskView(entry);
+    checkIfMatch(task, ifMatch);
+    if (!isEnded(task.status)) throw conflict(`a task in status ${task.status} cannot be deleted; stop it first`, { taskId: id, status: task.status });
+    if (!(await tasks.deleteEndedTask(trx, teamId, id))) throw notFound('task', { taskId: id });
+    // The archive goes once the row is sure to go, before the transaction ends: should its removal
+    // fail, the task stays; a task row without its archive would be harmless, an archive without a
+    // row would never be removed.
+    if (task.type === EXPORT_TASK) await ctx.archives.delete(archiveKey(teamId, id));
+  });
 }
 
-/** Asks the team's task to stop (stopTask's rules) and answers it as it is now. */
+/** Asks the team's task of any type to stop (v2 lists them all) and answers it as it is now. */
 export async function requestTaskStop(db: Kysely<Database>, teamId: number, id: number): Promise<TaskView> {
-  await stopTask(db, teamId, id);
+  await requestStop(db, teamId, id, []);
   return getTask(db, teamId, id);
 }

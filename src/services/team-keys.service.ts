@@ -8,6 +8,7 @@ import type { TeamKey } from '../repositories/team-keys.repository.ts';
 import * as teams from '../repositories/teams.repository.ts';
 import type { KeyScope } from '../repositories/teams.repository.ts';
 import { type Principal, digestOf, generateKey, keyPrefix } from './keys.service.ts';
+import { checkIfMatch } from './preconditions.ts';
 
 export async function describeCaller(db: Kysely<Database>, principal: Principal) {
   const owner = await teamKeys.describeOwner(db, principal.keyId);
@@ -33,10 +34,23 @@ export async function createTeamKey(db: Kysely<Database>, principal: Principal, 
   return { ...(await teamKeys.findTeamKey(db, principal.teamId, id))!, key };
 }
 
+/** The team's key as the list shows it, or a 404 (missing, or another team's). */
+export async function getTeamKey(db: Kysely<Database>, teamId: number, id: number): Promise<TeamKey> {
+  const key = await teamKeys.findTeamKey(db, teamId, id);
+  if (!key) throw notFound('key', { keyId: id });
+  return key;
+}
+
 /**
  * Revokes the team's key. The next request with it is refused: the key check's kept answers are
- * dropped on any change of the database (Authenticator).
+ * dropped on any change of the database (Authenticator). With `ifMatch`, only while the key is still
+ * the version that tag names (checked and revoked in one transaction that holds the row).
  */
-export async function revokeTeamKey(db: Kysely<Database>, teamId: number, id: number): Promise<void> {
-  if (!(await teamKeys.revokeTeamKey(db, teamId, id))) throw notFound('key', { keyId: id });
+export async function revokeTeamKey(db: Kysely<Database>, teamId: number, id: number, ifMatch?: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const current = await teamKeys.findTeamKey(trx, teamId, id, { lock: true });
+    if (!current) throw notFound('key', { keyId: id });
+    checkIfMatch(current, ifMatch);
+    await teamKeys.revokeTeamKey(trx, teamId, id);
+  });
 }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type AnnotationObject, serializeObjects } from '../../src/formats/canonical.ts';
+import { createContext } from '../../src/context.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, tagImage } from '../helpers/factories.ts';
 import { type ProjectFile, uploadProject, waitForTask, withImportRunner } from '../helpers/importing.ts';
@@ -267,6 +268,29 @@ for (const dialect of dialects) {
       // `*` and a list holding the current tag both match.
       assert.equal((await patch(imageId, { remove: [2] }, `${etag}, ${current}`)).statusCode, 200);
       assert.equal((await patch(imageId, { remove: [3] }, '*')).statusCode, 200);
+    });
+
+    // A rename holds its class row for update and then rewrites the images naming the class; here
+    // another connection holds the row and renames the class while a PUT naming it is answered. On
+    // SQLite the second connection would run in this thread and could not wait for the first.
+    test('a PUT naming a class that a rename holds waits for it and is then refused, not written with the old title', { skip: dialect.name !== 'postgres' }, async () => {
+      const { projectId, imageId } = await seed();
+      const { annotation } = await read(imageId);
+      const other = await createContext(t.config, { migrate: false });
+      try {
+        let answer: ReturnType<typeof put> | undefined;
+        await other.db.kysely.transaction().execute(async (trx) => {
+          await trx.selectFrom('classes').select('id').where('project_id', '=', projectId).where('title', '=', 'car').forUpdate().execute();
+          answer = put(imageId, { ...annotation, description: 'during a rename' });
+          // Time for the PUT to reach the class row this transaction holds.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await trx.updateTable('classes').set({ title: 'auto' }).where('project_id', '=', projectId).where('title', '=', 'car').execute();
+        });
+        assertProblem(await answer!, 409, 'CONFLICT');
+        assert.equal((await read(imageId)).annotation.description, 'first', 'nothing was written');
+      } finally {
+        await other.close();
+      }
     });
 
     test('of two PUTs with the same If-Match, exactly one wins and the other is a 412', async () => {

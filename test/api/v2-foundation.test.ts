@@ -66,6 +66,21 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'POST', url: '/v2/exports', key: t.adminKey, payload: exportBody() })).statusCode, 201);
     });
 
+    test('an export is answered with its ETag; DELETE honours If-Match', async () => {
+      const created = await t.request({ method: 'POST', url: '/v2/exports', payload: exportBody() });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = json<{ task: { id: number } }>(created).task.id;
+      const read = await t.request({ method: 'GET', url: `/v2/exports/${id}` });
+      const etag = String(read.headers.etag);
+      assert.match(etag, /^"[^"]+"$/);
+      assert.equal((await t.request({ method: 'GET', url: `/v2/exports/${id}`, headers: { 'if-none-match': etag } })).statusCode, 304);
+      const stale = assertProblem(await t.request({ method: 'DELETE', url: `/v2/exports/${id}`, headers: { 'if-match': '"an older version"' } }), 412, 'PRECONDITION_FAILED');
+      assert.equal((stale as { etag?: string }).etag, etag);
+      assert.equal(json<{ task: { status: string } }>(await t.request({ method: 'GET', url: `/v2/exports/${id}` })).task.status, 'queued', 'nothing changed');
+      assert.equal((await t.request({ method: 'DELETE', url: `/v2/exports/${id}`, headers: { 'if-match': etag } })).statusCode, 204);
+      assert.equal((await t.request({ method: 'GET', url: `/v2/exports/${id}` })).statusCode, 404);
+    });
+
     test('a create retried with its Idempotency-Key answers the first answer and creates nothing more', async () => {
       const headers = { 'idempotency-key': 'export-2026-11-25-a' };
       const first = await t.request({ method: 'POST', url: '/v2/exports', headers, payload: exportBody() });

@@ -2,9 +2,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { createContext } from '../../src/context.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, referenceFigureTag } from '../helpers/factories.ts';
 import { pngImage } from '../helpers/multipart.ts';
+import { listeningPort } from '../helpers/raw-http.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 
 interface Metadata {
@@ -279,6 +281,32 @@ for (const dialect of dialects) {
         assert.deepEqual(await sizes(to), { dataset: image.size, project: image.size });
       });
 
+      // As in a rename of the target project's class: another connection holds its row for update and
+      // renames it while the move is answered. On SQLite the second connection would run in this
+      // thread and could not wait for the first.
+      test('a move into a project whose class a rename holds waits for it and then names the class missing', { skip: dialect.name !== 'postgres' }, async () => {
+        const from = await newDataset(t.ctx, await newProject(t.ctx, { classes: [{ title: 'car', shape: 'polygon' }] }));
+        const targetProject = await newProject(t.ctx, { classes: [{ title: 'car', shape: 'polygon' }] });
+        const to = await newDataset(t.ctx, targetProject);
+        const image = await newImage(t.ctx, from, { objects: [polygon('car', SQUARE)] });
+        const other = await createContext(t.config, { migrate: false });
+        try {
+          let answer: ReturnType<typeof patch> | undefined;
+          await other.db.kysely.transaction().execute(async (trx) => {
+            await trx.selectFrom('classes').select('id').where('project_id', '=', targetProject).where('title', '=', 'car').forUpdate().execute();
+            answer = patch(image.id, { datasetId: to });
+            // Time for the move to reach the class row this transaction holds.
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            await trx.updateTable('classes').set({ title: 'auto' }).where('project_id', '=', targetProject).where('title', '=', 'car').execute();
+          });
+          const refused = assertProblem(await answer!, 409, 'CONFLICT');
+          assert.deepEqual((refused as unknown as { missing: { classes: string[] } }).missing.classes, ['car']);
+          assert.equal(json<Metadata>(await getImage(image.id)).datasetId, from, 'the image stays');
+        } finally {
+          await other.close();
+        }
+      });
+
       test('a copy has the same bytes and annotation under a new id, and counts its bytes', async () => {
         const project = await newProject(t.ctx, { classes: [{ title: 'car', shape: 'polygon' }] });
         const from = await newDataset(t.ctx, project, 'from');
@@ -404,6 +432,38 @@ for (const dialect of dialects) {
         });
       }
 
+      test('paging by name through names of a thousand CJK characters, over a real connection', async () => {
+        const dataset = await newDataset(t.ctx, await newProject(t.ctx));
+        const long = (last: string) => `${'画像名'.repeat(333)}${last}`;
+        const expected = ['あ', 'い', 'う', 'え'].map(long);
+        for (const name of [...expected].reverse()) await newImage(t.ctx, dataset, { name });
+        assert.equal(expected[0]!.length, 1000);
+        const port = await listeningPort(t.app);
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const query = `datasetId=${dataset}&sort=name&limit=1${cursor === null ? '' : `&cursor=${cursor}`}`;
+          const res = await fetch(`http://127.0.0.1:${port}/v2/images?${query}`, { headers: { authorization: `Bearer ${t.key}` } });
+          const body = (await res.json()) as Page;
+          assert.equal(res.status, 200, JSON.stringify(body));
+          seen.push(...body.items.map((i) => i.name));
+          cursor = body.nextCursor;
+          if (cursor !== null) assert.ok(cursor.length > 4000, `a cursor of ${cursor.length} characters`);
+        } while (cursor !== null && seen.length < 10);
+        assert.deepEqual(seen, expected);
+      });
+
+      test('namePrefix counts characters as the database does: an emoji prefix finds its names', async () => {
+        const dataset = await newDataset(t.ctx, await newProject(t.ctx));
+        await newImage(t.ctx, dataset, { name: '😀 party.png' });
+        await newImage(t.ctx, dataset, { name: '😀😀 more.png' });
+        await newImage(t.ctx, dataset, { name: '😃 other.png' });
+        await newImage(t.ctx, dataset, { name: 'plain.png' });
+        assert.deepEqual(await names(`datasetId=${dataset}&sort=name&namePrefix=${encodeURIComponent('😀')}`), ['😀 party.png', '😀😀 more.png']);
+        assert.deepEqual(await names(`datasetId=${dataset}&namePrefix=${encodeURIComponent('😀😀')}`), ['😀😀 more.png']);
+        assert.deepEqual(await names(`datasetId=${dataset}&namePrefix=${encodeURIComponent('😀 p')}`), ['😀 party.png']);
+      });
+
       test('bad input is a problem: missing or both scopes, limits, junk and foreign cursors', async () => {
         const project = await newProject(t.ctx);
         const dataset = await newDataset(t.ctx, project);
@@ -419,6 +479,12 @@ for (const dialect of dialects) {
         const byId = json<Page>(await list(`datasetId=${dataset}&limit=1`));
         assert.ok(byId.nextCursor);
         assertProblem(await list(`datasetId=${dataset}&sort=name&cursor=${encodeURIComponent(byId.nextCursor)}`), 400, 'VALIDATION', 'cursor of another sort');
+        // Ids past PostgreSQL's integer are no list's: a 400, not a failed comparison.
+        const forged = (key: unknown) => Buffer.from(JSON.stringify(key)).toString('base64url');
+        assertProblem(await list(`datasetId=${dataset}&cursor=${forged(3_000_000_000)}`), 400, 'VALIDATION', 'id past int4');
+        assertProblem(await list(`datasetId=${dataset}&sort=name&cursor=${forged(['a.png', 3_000_000_000])}`), 400, 'VALIDATION', 'name cursor id past int4');
+        assert.equal((await list(`datasetId=${dataset}&cursor=${forged(2_147_483_647)}`)).statusCode, 200, 'the largest id is still a cursor');
+        assertProblem(await t.request({ method: 'GET', url: `/v2/tasks?cursor=${forged(3_000_000_000)}` }), 400, 'VALIDATION', 'tasks: id past int4');
         assertProblem(await getImage(0), 400, 'VALIDATION', 'id 0');
       });
     });

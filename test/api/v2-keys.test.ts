@@ -110,9 +110,18 @@ for (const dialect of dialects) {
       const own = json<TeamKey & { key: string }>(await newKey({ scope: 'write' }));
       assert.equal(own.user.login, 'owner');
 
+      // One key as the list shows it, with the ETag a revoke may name in If-Match.
+      const one = await t.request({ method: 'GET', url: `/v2/keys/${answer.id}`, key: t.adminKey });
+      assert.equal(one.statusCode, 200, one.body);
+      assert.deepEqual(json(one), listed.items.find((k) => k.id === answer.id));
+      assert.equal((await t.request({ method: 'GET', url: `/v2/keys/${answer.id}`, key: t.key })).statusCode, 403);
+      const stale = await t.request({ method: 'DELETE', url: `/v2/keys/${answer.id}`, key: t.adminKey, headers: { 'if-match': '"an older version"' } });
+      assert.equal(stale.statusCode, 412, stale.body);
+      assert.equal(json<{ etag: string }>(stale).etag, one.headers.etag);
+
       // The cached answer for the key must not outlive the revoke.
       assert.equal((await t.request({ method: 'GET', url: '/v2/me', key: answer.key })).statusCode, 200);
-      const revoke = await t.request({ method: 'DELETE', url: `/v2/keys/${answer.id}`, key: t.adminKey });
+      const revoke = await t.request({ method: 'DELETE', url: `/v2/keys/${answer.id}`, key: t.adminKey, headers: { 'if-match': String(one.headers.etag) } });
       assert.equal(revoke.statusCode, 204);
       const refused = await t.request({ method: 'GET', url: '/v2/me', key: answer.key });
       assert.equal(refused.statusCode, 401);

@@ -84,7 +84,11 @@ for (const dialect of dialects) {
       assert.equal(inUse.statusCode, 409);
       assert.equal(json<{ code: string }>(inUse).code, 'CONFLICT');
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/architectures/${spare.id}` })).statusCode, 403);
-      assert.equal((await t.request({ method: 'DELETE', url: `/v2/architectures/${spare.id}`, key: t.adminKey })).statusCode, 204);
+      const stale = await t.request({ method: 'DELETE', url: `/v2/architectures/${spare.id}`, key: t.adminKey, headers: { 'if-match': '"an older version"' } });
+      assert.equal(stale.statusCode, 412, stale.body);
+      const spareTag = String((await t.request({ method: 'GET', url: `/v2/architectures/${spare.id}` })).headers.etag);
+      assert.equal(json<{ etag: string }>(stale).etag, spareTag);
+      assert.equal((await t.request({ method: 'DELETE', url: `/v2/architectures/${spare.id}`, key: t.adminKey, headers: { 'if-match': spareTag } })).statusCode, 204);
       assert.equal((await t.request({ method: 'GET', url: `/v2/architectures/${spare.id}` })).statusCode, 404);
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/architectures/${spare.id}`, key: t.adminKey })).statusCode, 404);
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/models/${model.id}` })).statusCode, 204);
@@ -146,6 +150,14 @@ for (const dialect of dialects) {
       assert.ok(part.rawPayload.equals(bytes.subarray(1000, 2000)));
       const past = await t.request({ method: 'GET', url: `/v2/models/${model.id}/weights`, headers: { range: `bytes=${bytes.length}-` } });
       assert.equal(past.statusCode, 416);
+
+      // If-Match names the weights as GET tagged them: a stale tag is a 412 that keeps them.
+      const stale = await t.request({ method: 'PUT', url: `/v2/models/${model.id}/weights`, headers: { 'content-type': 'application/octet-stream', 'if-match': '"an older version"' }, payload: randomBytes(100) });
+      assert.equal(stale.statusCode, 412, stale.body);
+      assert.equal(json<{ etag: string }>(stale).etag, whole.headers.etag);
+      assert.ok((await t.request({ method: 'GET', url: `/v2/models/${model.id}/weights` })).rawPayload.equals(bytes), 'the weights are kept');
+      const current = await t.request({ method: 'PUT', url: `/v2/models/${model.id}/weights`, headers: { 'content-type': 'application/octet-stream', 'if-match': String(whole.headers.etag) }, payload: bytes });
+      assert.equal(current.statusCode, 200, current.body);
 
       // Replaced whole, or not at all.
       const smaller = randomBytes(4096);

@@ -10,7 +10,8 @@ import pino from 'pino';
 import { type Context, createContext } from '../../src/context.ts';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../../src/repositories/teams.repository.ts';
-import { MAX_STREAMS_PER_TEAM } from '../../src/http/v2/tasks.routes.ts';
+import { MAX_STREAMS_PER_TEAM, STREAM_RETRY_AFTER_SECONDS } from '../../src/http/v2/tasks.routes.ts';
+import { THUMBNAILS_TASK } from '../../src/services/thumbnail-tasks.ts';
 import { archiveKey } from '../../src/storage/archive-store.ts';
 import { importHandler } from '../../src/tasks/handlers/import.handler.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
@@ -18,7 +19,7 @@ import { dialects } from '../helpers/dialects.ts';
 import { hashOf, newProject } from '../helpers/factories.ts';
 import { type ProjectFile, importAndRead } from '../helpers/importing.ts';
 import { multipartBody, pngImage } from '../helpers/multipart.ts';
-import { listeningPort } from '../helpers/raw-http.ts';
+import { connect, listeningPort, requestHead, write } from '../helpers/raw-http.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 import { Readable } from 'node:stream';
@@ -203,6 +204,17 @@ for (const dialect of dialects) {
       await finish(running, 'stopped');
     });
 
+    test('stop: a thumbnails task, which v2 lists, is stopped through v2; v1, which does not list it, answers 404', async () => {
+      const id = await newTask(alpha, THUMBNAILS_TASK);
+      assert.ok(json<Page<TaskView>>(await get(`/v2/tasks?type=${THUMBNAILS_TASK}`)).items.some((task) => task.id === id));
+      const v1 = await t.request({ method: 'POST', url: `/v1/tasks/${id}/stop` });
+      assert.equal(v1.statusCode, 404, v1.body);
+      assert.equal(json<TaskView>(await get(`/v2/tasks/${id}`)).status, 'queued');
+      const stopped = await t.request({ method: 'POST', url: `/v2/tasks/${id}/stop` });
+      assert.equal(stopped.statusCode, 202, stopped.body);
+      assert.equal(json<TaskView>(stopped).status, 'stopped');
+    });
+
     test('delete: only an ended task; an export’s archive goes with it; another team’s is a 404', async () => {
       const queued = await newTask(alpha);
       const running = await newTask(alpha);
@@ -230,6 +242,25 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/tasks/${exported}` })).statusCode, 204);
       assert.equal(await t.ctx.archives.stat(archiveKey(alpha, exported)), null);
       await tasks.requestStop(t.ctx.db.kysely, alpha, queued);
+    });
+
+    // On SQLite a writer holds the one write lock of the file, and the second connection of this test
+    // runs in the same thread: it could not wait for the first without stopping it.
+    test('delete: a task removed by another connection while the delete waits for its row is a 404, not a success', { skip: dialect.name !== 'postgres' }, async () => {
+      const id = await newTask(alpha);
+      await claim(id);
+      await finish(id);
+      const etag = String((await get(`/v2/tasks/${id}`)).headers.etag);
+      let answer: ReturnType<typeof t.request> | undefined;
+      await worker.db.kysely.transaction().execute(async (trx) => {
+        await trx.updateTable('tasks').set({ meta: JSON.stringify({ done: true }) }).where('id', '=', id).execute();
+        answer = t.request({ method: 'DELETE', url: `/v2/tasks/${id}`, headers: { 'if-match': etag } });
+        // Time for the delete to reach the row this transaction holds.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await trx.deleteFrom('tasks').where('id', '=', id).execute();
+      });
+      const res = await answer!;
+      assert.equal(res.statusCode, 404, res.body);
     });
 
     test('events: an ended task answers one final event and the stream ends; a reconnect is told to stop', async () => {
@@ -294,6 +325,7 @@ for (const dialect of dialects) {
       const refused = await t.request({ method: 'GET', url: `/v2/tasks/${id}/events` });
       assert.equal(refused.statusCode, 429);
       assert.equal(json<{ code: string }>(refused).code, 'RATE_LIMITED');
+      assert.equal(refused.headers['retry-after'], String(STREAM_RETRY_AFTER_SECONDS));
       assert.equal(json<{ code: string }>(await t.request({ method: 'GET', url: `/v2/tasks/${id}/events`, key: t.otherKey })).code, 'NOT_FOUND', 'another team counts on its own');
       streams.pop()!.destroy();
       const again = await waitFor('a stream to be let go', async () => {
@@ -304,6 +336,32 @@ for (const dialect of dialects) {
       });
       for (const s of [...streams, again]) s.destroy();
       await tasks.requestStop(t.ctx.db.kysely, alpha, id);
+    });
+
+    test('events: clients that close at once, before the first state is read, leave no stream behind', async () => {
+      const id = await newTask(alpha);
+      try {
+        // One more than the limit: had any of them kept its slot, the limit would be reached.
+        const gone = [];
+        for (let i = 0; i <= MAX_STREAMS_PER_TEAM; i++) {
+          const { socket, answer } = connect(port);
+          await write(socket, requestHead('GET', `/v2/tasks/${id}/events`, { authorization: `Bearer ${t.key}` }));
+          socket.destroy();
+          gone.push(answer);
+        }
+        await Promise.all(gone);
+        const stream = await waitFor('a stream to open after the clients left', async () => {
+          const request = http.get({ host: '127.0.0.1', port, path: `/v2/tasks/${id}/events`, headers: { authorization: `Bearer ${t.key}` }, agent: false });
+          const res = await new Promise<http.IncomingMessage>((resolve, reject) => request.once('response', resolve).once('error', reject));
+          if (res.statusCode === 200) return request;
+          request.destroy();
+          return undefined;
+        });
+        stream.destroy();
+      } finally {
+        // Ends the streams of the task still running, so that a failure ends too.
+        await tasks.requestStop(t.ctx.db.kysely, alpha, id);
+      }
     });
 
     /** Imports the files through /v2 the way a client does, following the task by its event stream. */

@@ -26,10 +26,18 @@ export const problemResponses = {
 /** The largest page a list answers. */
 export const MAX_LIMIT = 1000;
 
+/**
+ * The longest cursor taken. The longest a list writes is a `sort=name` cursor of a name of 1024 code
+ * points of 4 UTF-8 bytes each: about 5.5k base64url characters. A query string is not a route
+ * parameter (maxParamLength does not apply); what bounds it is Node's 16 KiB for the request line and
+ * headers together, so a cursor of this length still leaves room for the rest of the request.
+ */
+export const MAX_CURSOR_LENGTH = 8192;
+
 /** Query members every list takes. */
 export const ListQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100, description: 'items per page' })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'the nextCursor of the page before' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_CURSOR_LENGTH, description: 'the nextCursor of the page before' })),
   count: Type.Optional(Type.Boolean({ description: 'also answer `total`, the number of items across all pages' })),
 };
 

@@ -29,8 +29,14 @@ export function decodeCursor<K>(cursor: string | undefined, isKey: (value: unkno
   return value;
 }
 
-/** Key checks for the common sort keys. */
-export const isIdKey = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
+/** The largest id a row can have: PostgreSQL's ids are `integer` (int4), SQLite's never reach it. */
+export const MAX_ID = 2_147_483_647;
+
+/**
+ * Key checks for the common sort keys. An id past MAX_ID is no id a list wrote, and PostgreSQL would
+ * refuse to compare an integer column with it (an error, not an empty page).
+ */
+export const isIdKey = (value: unknown): value is number => Number.isInteger(value) && (value as number) > 0 && (value as number) <= MAX_ID;
 export const isNameIdKey = (value: unknown): value is [string, number] =>
   Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && isIdKey(value[1]);
 

@@ -33,6 +33,8 @@ export function openEventStream(reply: FastifyReply, options: { heartbeatMs?: nu
     controller.abort();
   };
   raw.once('close', stop);
+  // A client gone before this listener was added has already had its 'close'.
+  if (raw.destroyed) stop();
   return {
     signal: controller.signal,
     send(event, data) {

@@ -3,10 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { deleteExport, describeExport, exportArchive, startExport } from '../../services/export.service.ts';
-import { Problem, problemResponses } from '../schemas/v2.ts';
+import { deleteExport, describeExport, exportArchive, exportView, startExport } from '../../services/export.service.ts';
+import { IfMatchHeaders, Problem, problemResponses } from '../schemas/v2.ts';
 import { ExportAnswer, ExportBody, ExportParams } from '../schemas/exports.ts';
 import { parseRange } from './byte-range.ts';
+import { ifMatchOf, sendTagged } from './etag.ts';
 
 /** Percent-encoding as RFC 5987 allows in `filename*`: encodeURIComponent leaves ' ( ) * as they are. */
 const rfc5987 = (text: string): string => encodeURIComponent(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -47,10 +48,7 @@ export const exportRoutes =
           response: { 200: ExportAnswer, ...problemResponses },
         },
       },
-      async (request) => {
-        const { task, archive } = await describeExport(ctx, request.principal.teamId, request.params.id);
-        return { task, archive: archive && { size: archive.size } };
-      },
+      async (request, reply) => sendTagged(request, reply, exportView(await describeExport(ctx, request.principal.teamId, request.params.id))),
     );
 
     app.get(
@@ -98,11 +96,12 @@ export const exportRoutes =
           tags: ['exports'],
           summary: 'Remove an export’s archive and its task; a running export is stopped first',
           params: ExportParams,
-          response: { 204: Type.Null(), ...problemResponses, 409: Problem },
+          headers: IfMatchHeaders,
+          response: { 204: Type.Null(), ...problemResponses, 409: Problem, 412: Problem },
         },
       },
       async (request, reply) => {
-        await deleteExport(ctx, request.principal.teamId, request.params.id);
+        await deleteExport(ctx, request.principal.teamId, request.params.id, ifMatchOf(request));
         return reply.code(204).send(null);
       },
     );

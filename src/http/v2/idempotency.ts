@@ -32,7 +32,9 @@ declare module 'fastify' {
 /** What makes two requests the same: method, path with query, and body. */
 function fingerprintOf(request: FastifyRequest): string {
   const hash = createHash('sha256').update(`${request.method} ${request.url}\n`);
-  // A multipart body is read by the handler, after this: its type and length stand for it.
+  // A multipart body is streamed by the handler, after this, and never held whole: its type (with
+  // the boundary) and length stand for it. Other files of the same length under the same key are
+  // not told apart; docs/api-v2.md says so.
   if (request.body !== undefined) hash.update(JSON.stringify(request.body));
   else hash.update(`${request.headers['content-type'] ?? ''} ${request.headers['content-length'] ?? ''}`);
   return hash.digest('base64url');

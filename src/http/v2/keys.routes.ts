@@ -1,12 +1,14 @@
-// GET /v2/me, and the team's API keys for admins: GET /v2/keys, POST /v2/keys, DELETE /v2/keys/:id.
+// GET /v2/me, and the team's API keys for admins: GET /v2/keys, GET /v2/keys/:id, POST /v2/keys,
+// DELETE /v2/keys/:id.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { createTeamKey, describeCaller, listTeamKeys, revokeTeamKey } from '../../services/team-keys.service.ts';
+import { createTeamKey, describeCaller, getTeamKey, listTeamKeys, revokeTeamKey } from '../../services/team-keys.service.ts';
 import { requireAdmin } from '../plugins/auth.ts';
 import { KeyBody, Me, NewKey, TeamKey } from '../schemas/v2-keys.ts';
-import { IdParams, ListOf, ListQuery, problemResponses } from '../schemas/v2.ts';
+import { IdParams, IfMatchHeaders, ListOf, ListQuery, Problem, problemResponses } from '../schemas/v2.ts';
 import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
+import { ifMatchOf, sendTagged } from './etag.ts';
 import { forgoReplay } from './idempotency.ts';
 
 export const keyRoutes =
@@ -44,6 +46,22 @@ export const keyRoutes =
       },
     );
 
+    app.get(
+      '/keys/:id',
+      {
+        schema: {
+          tags: ['keys'],
+          summary: 'One of the team’s API keys as the list shows it, with its ETag (admin scope)',
+          params: IdParams,
+          response: { 200: TeamKey, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        requireAdmin(request);
+        return sendTagged(request, reply, await getTeamKey(db, request.principal.teamId, request.params.id));
+      },
+    );
+
     app.post(
       '/keys',
       {
@@ -71,12 +89,13 @@ export const keyRoutes =
           tags: ['keys'],
           summary: 'Revoke one of the team’s API keys (admin scope); the next request with it is refused',
           params: IdParams,
-          response: { 204: Type.Null(), ...problemResponses },
+          headers: IfMatchHeaders,
+          response: { 204: Type.Null(), ...problemResponses, 412: Problem },
         },
       },
       async (request, reply) => {
         requireAdmin(request);
-        await revokeTeamKey(db, request.principal.teamId, request.params.id);
+        await revokeTeamKey(db, request.principal.teamId, request.params.id, ifMatchOf(request));
         return reply.code(204).send(null);
       },
     );

@@ -60,12 +60,13 @@ export const modelRoutes =
           tags: ['architectures'],
           summary: 'Remove an architecture (admin scope); 409 while models use it',
           params: IdParams,
-          response: { 204: Type.Null(), ...problemResponses, 409: Problem },
+          headers: IfMatchHeaders,
+          response: { 204: Type.Null(), ...problemResponses, 409: Problem, 412: Problem },
         },
       },
       async (request, reply) => {
         requireAdmin(request);
-        await models.deleteArchitecture(db, request.params.id);
+        await models.deleteArchitecture(db, request.params.id, ifMatchOf(request));
         return reply.code(204).send(null);
       },
     );
@@ -177,14 +178,15 @@ export const modelRoutes =
             tags: ['models'],
             summary: `Upload the model’s weights file as the request body (at most ${weightsLimit} bytes); replaces earlier weights once it has arrived whole`,
             params: IdParams,
-            response: { 200: WeightsAnswer, ...problemResponses, 413: Problem },
+            headers: IfMatchHeaders,
+            response: { 200: WeightsAnswer, ...problemResponses, 412: Problem, 413: Problem },
           },
         },
         async (request) => {
           const declared = Number(request.headers['content-length']);
           if (declared > weightsLimit) throw new AppError('PAYLOAD_TOO_LARGE', `a weights file is at most ${weightsLimit} bytes`, { limit: weightsLimit });
           const body = (request.body as Readable | undefined) ?? request.raw;
-          const stat = await models.putWeights(ctx, request.principal.teamId, request.params.id, body, weightsLimit);
+          const stat = await models.putWeights(ctx, request.principal.teamId, request.params.id, body, weightsLimit, ifMatchOf(request));
           return { size: stat.size };
         },
       );

@@ -14,6 +14,8 @@ import { openEventStream } from './event-stream.ts';
 
 /** Event streams one team may hold open on this server at once: each reads its task on its own. */
 export const MAX_STREAMS_PER_TEAM = 32;
+/** The Retry-After of a stream refused for the limit: streams end as their tasks do, seconds apart. */
+export const STREAM_RETRY_AFTER_SECONDS = 5;
 
 /** Open event streams per team, refused with a 429 past the limit. */
 class StreamCount {
@@ -38,6 +40,9 @@ class StreamCount {
     };
   }
 }
+
+/** Whether the client has closed the connection the answer would go on. */
+const clientGone = (request: FastifyRequest, reply: FastifyReply): boolean => reply.raw.destroyed || request.raw.socket.destroyed;
 
 export const taskRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -91,7 +96,13 @@ export const taskRoutes =
       },
       async (request, reply) => {
         const teamId = request.principal.teamId;
-        const release = openStreams.take(teamId);
+        let release: () => void;
+        try {
+          release = openStreams.take(teamId);
+        } catch (error) {
+          void reply.header('retry-after', String(STREAM_RETRY_AFTER_SECONDS));
+          throw error;
+        }
         try {
           return await streamEvents(request, reply, teamId, request.params.id, release);
         } catch (error) {
@@ -104,10 +115,19 @@ export const taskRoutes =
     /** Answers the task's event stream; `release` is called once the stream has ended. */
     async function streamEvents(request: FastifyRequest, reply: FastifyReply, teamId: number, id: number, release: () => void): Promise<FastifyReply> {
       const abandoned = new AbortController();
+      // Listened for before the first read: a client that leaves while it runs (or before this
+      // handler ran) must not leave the stream's work running and its slot taken. The event stream
+      // listens on its own once it opens.
+      const leave = () => abandoned.abort();
+      reply.raw.once('close', leave);
+      if (clientGone(request, reply)) leave();
       const updates = watchTask(ctx.db, teamId, id, abandoned.signal);
       // The first state before the stream opens: a task that is not the team's is a plain 404.
       const first = await updates.next();
-      if (first.done || (first.value.final && request.headers['last-event-id'] !== undefined)) {
+      reply.raw.off('close', leave);
+      const gone = abandoned.signal.aborted || clientGone(request, reply);
+      // Nobody reads a 204 to a client that has gone; it completes Fastify's reply.
+      if (gone || first.done || (first.value.final && request.headers['last-event-id'] !== undefined)) {
         await updates.return(undefined);
         release();
         return reply.code(204).send(null);
