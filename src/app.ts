@@ -24,6 +24,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: ctx.config.limits.jsonBodyBytes,
+    trustProxy: ctx.config.trustProxy,
     routerOptions: { querystringParser: parseQuery, ignoreTrailingSlash: true, maxParamLength: 200 },
     clientErrorHandler: answerUnreadableRequest,
     // A URL the router cannot read (bad percent-encoding, a parameter over maxParamLength) is answered

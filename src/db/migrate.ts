@@ -12,6 +12,7 @@ import * as importPlans from './migrations/0007_import_plans.ts';
 import * as keyScopesIdempotency from './migrations/0008_key_scopes_idempotency.ts';
 import * as catalogDetails from './migrations/0009_catalog_details.ts';
 import * as thumbnails from './migrations/0009_thumbnails.ts';
+import * as sessions from './migrations/0013_sessions.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -24,6 +25,7 @@ const migrations = {
   '0008_key_scopes_idempotency': keyScopesIdempotency,
   '0009_catalog_details': catalogDetails,
   '0009_thumbnails': thumbnails,
+  '0013_sessions': sessions,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
