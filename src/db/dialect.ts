@@ -55,3 +55,8 @@ export function jsonRowsOf<DB>(db: Kysely<DB>, values: readonly RawBuilder<unkno
 export function jsonRows<Row extends unknown[]>(text: string | null | undefined): Row[] {
   return text ? (JSON.parse(text) as Row[]) : [];
 }
+
+/** Whether text column `column` holds `text` anywhere, exactly (case and all). */
+export function containsText<DB>(db: Kysely<DB>, column: string, text: string): RawBuilder<boolean> {
+  return isPostgres(db) ? sql<boolean>`(strpos(${sql.ref(column)}, ${text}) > 0)` : sql<boolean>`(instr(${sql.ref(column)}, ${text}) > 0)`;
+}

@@ -11,7 +11,8 @@ import * as changeNotifications from './migrations/0006_change_notifications.ts'
 import * as importPlans from './migrations/0007_import_plans.ts';
 import * as keyScopesIdempotency from './migrations/0008_key_scopes_idempotency.ts';
 import * as catalogDetails from './migrations/0009_catalog_details.ts';
-import * as thumbnails from './migrations/0009_thumbnails.ts';
+import * as imageListIndexes from './migrations/0011_image_list_indexes.ts';
+import * as thumbnails from './migrations/0012_thumbnails.ts';
 import * as sessions from './migrations/0013_sessions.ts';
 
 const migrations = {
@@ -24,7 +25,8 @@ const migrations = {
   '0007_import_plans': importPlans,
   '0008_key_scopes_idempotency': keyScopesIdempotency,
   '0009_catalog_details': catalogDetails,
-  '0009_thumbnails': thumbnails,
+  '0011_image_list_indexes': imageListIndexes,
+  '0012_thumbnails': thumbnails,
   '0013_sessions': sessions,
 } satisfies Record<string, Migration>;
 

@@ -26,3 +26,11 @@ export function isSafeRelativePath(value: unknown): value is string {
 }
 
 const EMPTY_OR_DOT_SEGMENT = /(?:^|\/)(?:\.{1,2})?(?:\/|$)/;
+
+/**
+ * An image name: what the last segment of an import path may be (an import names its images so), so
+ * a name given through API v2 is one an import could have given too.
+ */
+export function isValidImageName(value: unknown): value is string {
+  return isSafeRelativePath(value) && !value.includes('/');
+}

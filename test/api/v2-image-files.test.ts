@@ -104,8 +104,13 @@ for (const dialect of dialects) {
       assert.equal(t.ctx.thumbnails.rendered, rendersBefore + 1, 'sharp ran once');
       assert.equal(await thumbnailCount(), rowsBefore + 1);
 
+      const thumbhashBefore = JSON.parse((await get(`/v2/images/${fresh.id}`)).body) as { thumbhash: string | null };
+      assert.equal(thumbhashBefore.thumbhash, null, 'no thumbhash before the 256 px thumbnail');
       const small = await get(`/v2/images/${fresh.id}/thumbnail`);
       assert.deepEqual(await sharp(small.rawPayload).metadata().then((m) => [m.width, m.height]), [128, 256]);
+      const metadata = JSON.parse((await get(`/v2/images/${fresh.id}`)).body) as { thumbhash: string | null };
+      assert.equal(metadata.thumbhash, await thumbhashOf(t.ctx.db.kysely, fresh.hash), 'the image metadata carries its thumbhash');
+      assert.ok(metadata.thumbhash && Buffer.from(metadata.thumbhash, 'base64').length > 5);
     });
 
     test('concurrent first requests for a thumbnail share one sharp run', async () => {

@@ -109,7 +109,7 @@ for (const dialect of dialects) {
       await migrateTo(db, '0009_catalog_details');
       const now = new Date().toISOString();
       await sql`insert into blobs (hash, size, media_type, width, height, created_at) values ('h', 3, 'image/png', 1, 1, ${now})`.execute(db.kysely);
-      assert.ok((await migrateToLatest(db)).includes('0009_thumbnails'));
+      assert.ok((await migrateToLatest(db)).includes('0012_thumbnails'));
       const blob = await db.kysely.selectFrom('blobs').select(['hash', 'thumbhash']).executeTakeFirstOrThrow();
       assert.deepEqual(blob, { hash: 'h', thumbhash: null });
       await db.kysely.insertInto('thumbnails').values({ hash: 'h', size: 256, key: 'k', bytes: 10, width: 1, height: 1, created_at: now }).execute();

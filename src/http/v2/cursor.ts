@@ -57,6 +57,17 @@ function nextUrl(request: FastifyRequest, cursor: string): string {
  * response schema's serialiser.
  */
 export function sendList<T>(request: FastifyRequest, reply: FastifyReply, page: ListAnswer<T>): FastifyReply {
-  if (page.nextCursor !== null) void reply.header('link', `<${nextUrl(request, page.nextCursor)}>; rel="next"`);
-  return reply.type('application/json; charset=utf-8').send(JSON.stringify(page));
+  return sendListBody(request, reply, JSON.stringify(page), page.nextCursor);
+}
+
+/** The Link header of a page whose next page starts at `cursor`. */
+export const nextLink = (request: FastifyRequest, cursor: string): string => `<${nextUrl(request, cursor)}>; rel="next"`;
+
+/**
+ * Sends a page already serialised (a list that keeps its pages as bytes) with its Link header, which
+ * such a list may keep too (`link`, as nextLink made it for this request's URL).
+ */
+export function sendListBody(request: FastifyRequest, reply: FastifyReply, body: string | Buffer, nextCursor: string | null, link?: string): FastifyReply {
+  if (nextCursor !== null) void reply.header('link', link ?? nextLink(request, nextCursor));
+  return reply.type('application/json; charset=utf-8').send(body);
 }

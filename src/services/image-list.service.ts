@@ -1,0 +1,123 @@
+// Lists of a dataset's or a project's images for API v2, paged by keyset: a page starts after the
+// sort key and id of the last image of the page before, so page 100 costs what page 1 does and an
+// image added meanwhile is neither shown twice nor skips another.
+import type { Kysely } from 'kysely';
+import { StampedCache } from '../db/stamped-cache.ts';
+import type { Database } from '../db/types.ts';
+import { notFound, validation } from '../errors.ts';
+import { findDataset } from '../repositories/datasets.repository.ts';
+import {
+  type ImageFilter,
+  type ImageMetadata,
+  type ImagePosition,
+  type ImageSort,
+  countImages,
+  findProjectClass,
+  listImageMetadata,
+} from '../repositories/image-metadata.repository.ts';
+import { findProject } from '../repositories/projects.repository.ts';
+import { findTag } from '../repositories/tags.repository.ts';
+
+export interface ImageListQuery {
+  datasetId?: number;
+  projectId?: number;
+  namePrefix?: string;
+  tagId?: number;
+  classId?: number;
+  annotated?: boolean;
+  sort?: ImageSort;
+  limit: number;
+  /** Where the page starts: after this image, the last of the page before (its cursor, decoded). */
+  after?: ImagePosition;
+  count?: boolean;
+}
+
+export interface ImageListPage {
+  items: ImageMetadata[];
+  /** Where the next page starts; null on the last page. */
+  next: ImagePosition | null;
+  total?: number;
+}
+
+/** The filter of the query, with every id it names checked against the caller's team. */
+async function filterOf(db: Kysely<Database>, teamId: number, query: ImageListQuery): Promise<ImageFilter> {
+  if ((query.datasetId === undefined) === (query.projectId === undefined)) {
+    throw validation('give exactly one of datasetId or projectId', { field: 'datasetId' });
+  }
+  let projectId: number;
+  if (query.datasetId !== undefined) {
+    const dataset = await findDataset(db, teamId, query.datasetId);
+    if (!dataset) throw notFound('dataset', { datasetId: query.datasetId });
+    projectId = dataset.project_id;
+  } else {
+    if (!(await findProject(db, teamId, query.projectId!))) throw notFound('project', { projectId: query.projectId });
+    projectId = query.projectId!;
+  }
+  const filter: ImageFilter = query.datasetId !== undefined ? { datasetId: query.datasetId } : { projectId };
+  if (query.namePrefix !== undefined) filter.namePrefix = query.namePrefix;
+  if (query.annotated !== undefined) filter.annotated = query.annotated;
+  if (query.tagId !== undefined) {
+    if (!(await findTag(db, projectId, 'images', query.tagId))) throw notFound('image tag', { tagId: query.tagId });
+    filter.tagId = query.tagId;
+  }
+  if (query.classId !== undefined) {
+    const found = await findProjectClass(db, projectId, query.classId);
+    if (!found) throw notFound('class', { classId: query.classId });
+    filter.classTitle = found.title;
+  }
+  return filter;
+}
+
+/** One page of the list; the total of the whole list only when asked (it costs a count). */
+export async function listImages(db: Kysely<Database>, teamId: number, query: ImageListQuery): Promise<ImageListPage> {
+  const sort = query.sort ?? 'id';
+  if (sort === 'name' && query.after && query.after.name === undefined) throw validation('a list by name starts after a name', { field: 'cursor' });
+  const filter = await filterOf(db, teamId, query);
+  // One more than the page: whether it is there tells whether a next page is.
+  const rows = await listImageMetadata(db, filter, sort, query.after, query.limit + 1);
+  const items = rows.slice(0, query.limit);
+  const last = items.at(-1);
+  const next = rows.length > query.limit && last ? (sort === 'name' ? { id: last.id, name: last.name } : { id: last.id }) : null;
+  const page: ImageListPage = { items, next };
+  if (query.count) page.total = await countImages(db, filter);
+  return page;
+}
+
+/** A page as it is sent: its JSON bytes, and the cursor of the next page for the Link header. */
+export interface SentPage {
+  body: Buffer;
+  nextCursor: string | null;
+}
+
+/** Pages kept while the database is unchanged; a page of 1,000 images is about half a megabyte. */
+const KEPT_PAGES = 32;
+const KEPT_PAGE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Pages kept, as the bytes they were sent as, until the database may have changed (Db.changeStamp: a
+ * write of this process counts at once, another process's when its notification arrives). A list
+ * polled again and again then costs a map lookup, and a later page what the first one does.
+ */
+export class ImageListPages {
+  private readonly kept = new StampedCache<SentPage>(KEPT_PAGES);
+
+  /** `cursorOf` writes where a page starts as the client sees it (the http layer's opaque text). */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly cursorOf: (sort: ImageSort, next: ImagePosition) => string,
+  ) {}
+
+  /** `cursorText` is the query's cursor as sent, the key of a kept page; `query.after` says the same. */
+  async page(teamId: number, query: ImageListQuery, cursorText: string | undefined, stamp: number | undefined): Promise<SentPage> {
+    const key = JSON.stringify([teamId, query.datasetId, query.projectId, query.namePrefix, query.tagId, query.classId, query.annotated, query.sort, query.limit, query.count, cursorText]);
+    const kept = this.kept.get(stamp, key);
+    if (kept) return kept;
+    const page = await listImages(this.db, teamId, query);
+    const sort = query.sort ?? 'id';
+    const nextCursor = page.next ? this.cursorOf(sort, page.next) : null;
+    const answer = { items: page.items, nextCursor, ...(page.total !== undefined ? { total: page.total } : {}) };
+    const sent: SentPage = { body: Buffer.from(JSON.stringify(answer)), nextCursor };
+    if (sent.body.length <= KEPT_PAGE_BYTES) this.kept.set(stamp, key, sent);
+    return sent;
+  }
+}
