@@ -1,0 +1,125 @@
+// Every call the web interface makes to the server, typed from the API's own schemas. The session
+// cookie goes with each request by itself (same origin); nothing here ever holds an API key beyond
+// the sign-in call that exchanges it.
+import type { Static } from 'typebox';
+import type { ClassV2, DatasetListItem, ProjectListItem, TagV2 } from '../src/http/schemas/catalog.ts';
+import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
+import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
+import type { ListAnswer } from '../src/http/schemas/v2.ts';
+
+export type Session = Static<typeof SessionSchema>;
+export type Project = Static<typeof ProjectListItem>;
+export type Dataset = Static<typeof DatasetListItem>;
+export type ImageClass = Static<typeof ClassV2>;
+export type Tag = Static<typeof TagV2>;
+export type Image = Static<typeof ImageMetadata>;
+export type Page<T> = ListAnswer<T>;
+
+export type Point = [number, number];
+
+/** One object of an image's annotation (GET /v2/images/:id/annotation). */
+export interface AnnotationObject {
+  id: number;
+  classTitle: string;
+  description: string;
+  tags: string[];
+  bitmap: { origin: [number, number]; data: string } | null;
+  points: { exterior: Point[]; interior: Point[][] };
+}
+
+export interface Annotation {
+  description: string;
+  tags: string[];
+  name: string;
+  size: { width: number; height: number };
+  objects: AnnotationObject[];
+}
+
+/** An answer other than 2xx, with the problem's detail when the server gave one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Told when an answer says the session has ended, so the interface can ask to sign in again. */
+let onSignedOut: () => void = () => undefined;
+export const whenSignedOut = (handler: () => void): void => {
+  onSignedOut = handler;
+};
+
+async function call<T>(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const res = await fetch(url, {
+    method,
+    credentials: 'same-origin',
+    headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(signal ? { signal } : {}),
+  });
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  if (!res.ok) {
+    let detail = res.statusText;
+    try {
+      detail = (JSON.parse(text) as { detail?: string }).detail ?? detail;
+    } catch {
+      // not a problem document
+    }
+    if (res.status === 401 && url !== '/v2/session') onSignedOut();
+    throw new ApiError(res.status, detail);
+  }
+  return JSON.parse(text) as T;
+}
+
+function query(params: Record<string, string | number | boolean | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export const signIn = (key: string): Promise<Session> => call('POST', '/v2/session', { key });
+export const signOut = (): Promise<void> => call('DELETE', '/v2/session');
+export const currentSession = (): Promise<Session> => call('GET', '/v2/session');
+
+/** Every page of a list, up to `max` items. */
+async function all<T>(url: string, max = 10_000): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await call<Page<T>>('GET', `${url}${url.includes('?') ? '&' : '?'}${query({ limit: 1000, cursor }).slice(1)}`);
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor && items.length < max);
+  return items;
+}
+
+export const listProjects = (): Promise<Project[]> => all('/v2/projects?counts=true');
+export const getProject = (id: number): Promise<Project> => call('GET', `/v2/projects/${id}`);
+export const listDatasets = (projectId: number): Promise<Dataset[]> => all(`/v2/datasets${query({ projectId, counts: true })}`);
+export const getDataset = (id: number): Promise<Dataset> => call('GET', `/v2/datasets/${id}`);
+export const listClasses = (projectId: number): Promise<ImageClass[]> => all(`/v2/projects/${projectId}/classes`);
+export const listImageTags = (projectId: number): Promise<Tag[]> => all(`/v2/projects/${projectId}/tags?scope=images`);
+
+/** What a gallery shows: one dataset or a whole project, narrowed by a class, a tag or a name. */
+export interface ImageFilter {
+  datasetId?: number;
+  projectId?: number;
+  classId?: number;
+  tagId?: number;
+  namePrefix?: string;
+}
+
+export const listImages = (filter: ImageFilter, options: { limit: number; cursor?: string; count?: boolean }, signal?: AbortSignal): Promise<Page<Image>> =>
+  call('GET', `/v2/images${query({ ...filter, ...options })}`, undefined, signal);
+
+/** How many images the filter finds (one item is asked for, with the total). */
+export const countImages = async (filter: ImageFilter): Promise<number> => (await listImages(filter, { limit: 1, count: true })).total ?? 0;
+
+export const getImage = (id: number): Promise<Image> => call('GET', `/v2/images/${id}`);
+export const getAnnotation = (id: number): Promise<Annotation> => call('GET', `/v2/images/${id}/annotation`);
+export const imageFileUrl = (id: number): string => `/v2/images/${id}/file`;
+export const thumbnailUrl = (id: number): string => `/v2/images/${id}/thumbnail`;
