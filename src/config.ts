@@ -7,6 +7,8 @@ import { API_KEY_RULE, isUsableApiKey } from './api-key-format.ts';
 export interface Limits {
   /** Largest JSON body accepted by any route, in bytes. */
   readonly jsonBodyBytes: number;
+  /** Largest annotation sent to PUT or PATCH /v2/images/:id/annotation (up to 10,000 objects). */
+  readonly annotationBodyBytes: number;
   /** Longest title, name or description accepted. */
   readonly titleLength: number;
   readonly descriptionLength: number;
@@ -176,6 +178,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     limits: {
       jsonBodyBytes: 1024 * 1024,
+      annotationBodyBytes: 16 * 1024 * 1024,
       titleLength: 255,
       descriptionLength: 10_000,
       perPageMax: 1000,

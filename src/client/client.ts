@@ -107,6 +107,8 @@ export interface RequestOptions {
   version?: 'v1' | 'v2';
   /** Headers beyond the key's (If-Match, Range, …). */
   headers?: Record<string, string>;
+  /** Answer the body's bytes (a Buffer) instead of parsing it as JSON. */
+  raw?: boolean;
 }
 
 /** An answer: its status, headers and JSON body. */
@@ -260,14 +262,22 @@ export class AnnostoreClient {
    * first polls come soon (`firstIntervalMs`) and the pause doubles up to `intervalMs`, so a short
    * task is seen finished at once and a long one is not asked about more often than before.
    */
-  async waitForTask(
+  async waitForTask<T extends { status: string } = TaskT>(
     id: number,
-    options: { intervalMs?: number; firstIntervalMs?: number; onUpdate?: (task: TaskT) => void; signal?: AbortSignal } = {},
-  ): Promise<TaskT> {
+    options: {
+      intervalMs?: number;
+      firstIntervalMs?: number;
+      onUpdate?: (task: T) => void;
+      signal?: AbortSignal;
+      /** How the task is read (v1's GET /v1/tasks?id= unless told; `client.v2.tasks.get` for v2's view). */
+      read?: (id: number) => Promise<T>;
+    } = {},
+  ): Promise<T> {
     const interval = options.intervalMs ?? 500;
     let pause = Math.min(options.firstIntervalMs ?? interval, interval);
+    const read = options.read ?? ((taskId: number) => this.getTask(taskId) as unknown as Promise<T>);
     for (;;) {
-      const task = await this.getTask(id);
+      const task = await read(id);
       options.onUpdate?.(task);
       if (isTerminal(task.status)) return task;
       options.signal?.throwIfAborted();
@@ -399,6 +409,10 @@ export class AnnostoreClient {
           continue;
         }
         throw new ConnectionError(this.baseUrl, `cannot reach ${this.baseUrl} (${label}): ${reason}`, { cause: error });
+      }
+      if ((response.ok || response.status === 304) && options.raw) {
+        // Only a request without a multipart body asks for bytes: its answer is fetch's Response.
+        return { status: response.status, headers: response.headers, body: Buffer.from(await (response as Response).arrayBuffer()) as T };
       }
       if (response.ok || response.status === 304) {
         const text = await response.text();

@@ -45,6 +45,7 @@ export async function runExportCommand(o: ExportCommandOptions): Promise<number>
     say(`export task ${task.id} started`);
     let shown = '';
     const ended = await client.waitForTask(task.id, {
+      read: (id) => client.v2.tasks.get(id),
       onUpdate: (t) => {
         const progress = (t.meta as Record<string, unknown>).progress as { done: number; total: number } | undefined;
         const line = `${t.status}${progress ? ` ${progress.done}/${progress.total} images` : ''}`;

@@ -22,13 +22,16 @@ import type {
   newProjectBody,
   projectChangeBody,
 } from '../http/schemas/catalog.ts';
+import type { AnnotationBody, AnnotationPatchBody, ImageAnnotation } from '../http/schemas/image-annotation.ts';
 import type { LocalImportBody, importBody } from '../http/schemas/requests.ts';
 import type { Architecture, Model } from '../http/schemas/resources.ts';
 import type { KeyBody, Me, NewKey, TeamKey } from '../http/schemas/v2-keys.ts';
 import type { ArchitectureBody, ModelBody, ModelChange } from '../http/schemas/v2-models.ts';
 import type { HashCheckAnswer, TaskAnswer, TaskListQuery, TaskView } from '../http/schemas/v2-tasks.ts';
+import type { ImageCopyBody, ImageListFilters, ImageMetadata, UploadedImages, imageChangeBody } from '../http/schemas/v2-images.ts';
 import type { ListAnswer, ListQueryT } from '../http/schemas/v2.ts';
 import type { AnnostoreClient, Query, RequestOptions } from './client.ts';
+import { multipartBody } from './multipart.ts';
 
 /** A single resource and the ETag it was answered with. */
 export interface Tagged<T> {
@@ -50,6 +53,15 @@ export type ClassV2T = S<typeof ClassV2>;
 export type TagV2T = S<typeof TagV2>;
 export type TaskV2T = S<typeof TaskView>;
 export type TeamKeyT = S<typeof TeamKey>;
+export type ImageMetadataT = S<typeof ImageMetadata>;
+export type ImageAnnotationT = S<typeof ImageAnnotation>;
+export type ImageListQuery = ListQueryT & { [K in keyof typeof ImageListFilters]?: S<(typeof ImageListFilters)[K]> };
+
+/** An image to upload: its name in the dataset and its bytes (a Blob streams from disk: fs.openAsBlob). */
+export interface ImageUpload {
+  name: string;
+  content: Uint8Array | Blob;
+}
 
 export class V2Client {
   constructor(private readonly http: AnnostoreClient) {}
@@ -110,6 +122,38 @@ export class V2Client {
     change: (id: number, body: S<typeof TagChangeBody>, condition: Condition = {}) =>
       this.tagged<TagV2T>('PATCH', `/tags/${id}`, this.conditional({ json: body }, condition)),
     remove: (id: number, condition: Condition = {}) => this.body<void>('DELETE', `/tags/${id}`, this.conditional({}, condition)),
+  };
+
+  // Images, their files and their annotations
+
+  readonly images = {
+    list: (query: ImageListQuery) => this.list<ImageMetadataT>('/images', query),
+    all: (query: ImageListQuery) => this.all<ImageMetadataT>('/images', query),
+    get: (id: number) => this.tagged<ImageMetadataT>('GET', `/images/${id}`),
+    /** At most 100 images a call; all are made or none. */
+    upload: async (datasetId: number, files: readonly ImageUpload[]) => {
+      const body = multipartBody(files.map((file, i) => ({ name: `file${i}`, filename: file.name, content: file.content })));
+      return (await this.body<S<typeof UploadedImages>>('POST', `/datasets/${datasetId}/images`, { multipart: body, idempotent: false })).items;
+    },
+    change: (id: number, body: BodyOf<typeof imageChangeBody>, condition: Condition = {}) =>
+      this.tagged<ImageMetadataT>('PATCH', `/images/${id}`, this.conditional({ json: body }, condition)),
+    copy: (id: number, body: S<typeof ImageCopyBody>) => this.tagged<ImageMetadataT>('POST', `/images/${id}/copy`, { json: body, idempotent: false }),
+    remove: (id: number, condition: Condition = {}) => this.body<void>('DELETE', `/images/${id}`, this.conditional({}, condition)),
+    /** The image's bytes as uploaded, or one byte range of them (`end` inclusive). */
+    file: (id: number, range?: { start: number; end: number }) =>
+      this.body<Buffer>('GET', `/images/${id}/file`, { raw: true, ...(range ? { headers: { range: `bytes=${range.start}-${range.end}` } } : {}) }),
+    /** A WebP fitted inside `size` × `size`. */
+    thumbnail: (id: number, size: 256 | 1024 = 256) => this.body<Buffer>('GET', `/images/${id}/thumbnail`, { raw: true, query: { size } }),
+  };
+
+  readonly annotations = {
+    get: (imageId: number) => this.tagged<ImageAnnotationT>('GET', `/images/${imageId}/annotation`),
+    /** Replaces the annotation; objects sent with an `id` keep it, the others get new ones. */
+    put: (imageId: number, body: S<typeof AnnotationBody>, condition: Condition = {}) =>
+      this.tagged<ImageAnnotationT>('PUT', `/images/${imageId}/annotation`, this.conditional({ json: body }, condition)),
+    /** Adds, changes and removes single objects by id. */
+    patch: (imageId: number, body: S<typeof AnnotationPatchBody>, condition: Condition = {}) =>
+      this.tagged<ImageAnnotationT>('PATCH', `/images/${imageId}/annotation`, this.conditional({ json: body }, condition)),
   };
 
   // Tasks and imports

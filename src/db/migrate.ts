@@ -11,6 +11,7 @@ import * as changeNotifications from './migrations/0006_change_notifications.ts'
 import * as importPlans from './migrations/0007_import_plans.ts';
 import * as keyScopesIdempotency from './migrations/0008_key_scopes_idempotency.ts';
 import * as catalogDetails from './migrations/0009_catalog_details.ts';
+import * as objectIds from './migrations/0010_object_ids.ts';
 import * as imageListIndexes from './migrations/0011_image_list_indexes.ts';
 import * as thumbnails from './migrations/0012_thumbnails.ts';
 import * as sessions from './migrations/0013_sessions.ts';
@@ -25,6 +26,7 @@ const migrations = {
   '0007_import_plans': importPlans,
   '0008_key_scopes_idempotency': keyScopesIdempotency,
   '0009_catalog_details': catalogDetails,
+  '0010_object_ids': objectIds,
   '0011_image_list_indexes': imageListIndexes,
   '0012_thumbnails': thumbnails,
   '0013_sessions': sessions,

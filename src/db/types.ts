@@ -114,6 +114,13 @@ export interface ImagesTable {
   description: string;
   /** The annotation objects, serialised exactly as the v1 annotation record shows them. */
   objects_json: string;
+  /**
+   * The objects' stable ids as a JSON array parallel to `objects_json`; null means 1..n. Anything that
+   * changes how many objects there are, or their order, writes it (see annotation-edits.repository.ts).
+   */
+  object_ids: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The id the next new object gets; null means n + 1 (with `object_ids` null). */
+  next_object_id: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: string;
   updated_at: string;
 }

@@ -1,9 +1,12 @@
 // Rewrites the stored annotation objects of images one image at a time, without overwriting what
-// another writer changed meanwhile: the rewrite of a class or a figure tag across a project.
+// another writer changed meanwhile: the rewrite of a class or a figure tag across a project. A rewrite
+// that takes objects out (a class deleted with its objects) keeps the stable ids of the others.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.ts';
 import { type AnnotationObject, serializeObjects } from '../formats/canonical.ts';
+import { findObjectIds, replaceObjectsAndIds } from '../repositories/image-annotation.repository.ts';
 import { objectsJsonOf, replaceObjectsJson } from '../repositories/tags.repository.ts';
+import { keptObjectIds, nextObjectIdOf, objectIdsInStep, storedObjectIds } from './object-ids.ts';
 
 /** Attempts at one image before giving up, should other writers keep changing its objects. */
 const REWRITE_ATTEMPTS = 10;
@@ -24,9 +27,33 @@ export async function rewriteImageObjects(
     let current: string | undefined = image.objectsJson;
     for (let attempt = 0; current !== undefined; attempt += 1) {
       if (attempt === REWRITE_ATTEMPTS) throw new Error(`objects of image ${image.id} kept changing during a rewrite`);
-      const next = change(JSON.parse(current) as AnnotationObject[]);
-      if (next === null || (await replaceObjectsJson(db, image.id, current, serializeObjects(next)))) break;
+      const objects = JSON.parse(current) as AnnotationObject[];
+      const next = change(objects);
+      if (next === null || (await replaceObjects(db, image.id, current, objects, next))) break;
       current = await objectsJsonOf(db, image.id);
     }
   }
+}
+
+/**
+ * Writes `next` in place of `objects` (stored as `current`) unless another writer changed them first.
+ * As many objects as before are the same objects, changed in place, and keep their ids; fewer are
+ * those kept, and the ids are written again to match.
+ */
+async function replaceObjects(
+  db: Kysely<Database>,
+  imageId: number,
+  current: string,
+  objects: AnnotationObject[],
+  next: AnnotationObject[],
+): Promise<boolean> {
+  if (next.length === objects.length) return replaceObjectsJson(db, imageId, current, serializeObjects(next));
+  // Read apart from the objects: ids of another state of them are told apart by their number, or
+  // else by the write, which expects both as read.
+  const stored = await findObjectIds(db, imageId);
+  const before = stored && objectIdsInStep(stored.objectIds, objects.length);
+  if (!stored || !before) return false;
+  const ids = keptObjectIds(objects, next, before);
+  const nextId = nextObjectIdOf(stored.nextObjectId, objects.length);
+  return replaceObjectsAndIds(db, imageId, { objectsJson: current, objectIds: stored.objectIds }, { objectsJson: serializeObjects(next), ...storedObjectIds(ids, nextId) });
 }

@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { AnnostoreClient, ApiError } from '../../src/client/index.ts';
 import { dialects } from '../helpers/dialects.ts';
+import sharp from 'sharp';
 import { newProject } from '../helpers/factories.ts';
+import { picture } from '../helpers/pictures.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 
 for (const dialect of dialects) {
@@ -71,6 +73,29 @@ for (const dialect of dialects) {
       assert.equal(first.total, 5);
       await client.v2.projects.remove(created.value.id, { ifMatch: renamed.etag });
       await assert.rejects(client.v2.projects.get(created.value.id), (error: unknown) => error instanceof ApiError && error.status === 404);
+    });
+
+    test('images, their bytes and their annotations through the client', async () => {
+      const client = new AnnostoreClient({ url, key: t.key, retries: 0 });
+      const dataset = await client.v2.datasets.create(projectId, { title: 'client images' });
+      const bytes = await picture(64, 48, { seed: 5 });
+      const [image] = await client.v2.images.upload(dataset.value.id, [{ name: 'a.png', content: bytes }]);
+      assert.equal(image!.name, 'a.png');
+      assert.deepEqual([image!.width, image!.height], [64, 48]);
+      assert.ok((await client.v2.images.file(image!.id)).equals(bytes));
+      assert.ok((await client.v2.images.file(image!.id, { start: 1, end: 10 })).equals(bytes.subarray(1, 11)));
+      assert.equal((await sharp(await client.v2.images.thumbnail(image!.id)).metadata()).format, 'webp');
+      const listed = await client.v2.images.list({ datasetId: dataset.value.id });
+      assert.deepEqual(listed.items.map((item) => item.id), [image!.id]);
+
+      const empty = await client.v2.annotations.get(image!.id);
+      assert.deepEqual(empty.value.objects, []);
+      const box = { classTitle: 'car', points: { exterior: [[1, 2], [30, 20]] as [number, number][] } };
+      const added = await client.v2.annotations.patch(image!.id, { add: [box, box] }, { ifMatch: empty.etag });
+      assert.deepEqual(added.value.objects.map((o) => o.id), [1, 2]);
+      const removed = await client.v2.annotations.patch(image!.id, { remove: [1] }, { ifMatch: added.etag });
+      assert.deepEqual(removed.value.objects.map((o) => o.id), [2], 'the other object keeps its id');
+      await assert.rejects(client.v2.annotations.put(image!.id, { objects: [] }, { ifMatch: added.etag }), (error: unknown) => error instanceof ApiError && error.status === 412);
     });
 
     test('problem details reach the caller as ApiError with the code and detail', async () => {

@@ -105,8 +105,8 @@ for (const dialect of dialects) {
       assert.deepEqual(rows, [{ title: 'old', hotkey: '' }], 'undone, the rows read as before');
     });
 
-    test('0009 gives blobs a thumbhash and a thumbnails table, and takes them away when undone', async () => {
-      await migrateTo(db, '0009_catalog_details');
+    test('0012 gives blobs a thumbhash and a thumbnails table, and takes them away when undone', async () => {
+      await migrateTo(db, '0011_image_list_indexes');
       const now = new Date().toISOString();
       await sql`insert into blobs (hash, size, media_type, width, height, created_at) values ('h', 3, 'image/png', 1, 1, ${now})`.execute(db.kysely);
       assert.ok((await migrateToLatest(db)).includes('0012_thumbnails'));
@@ -115,10 +115,34 @@ for (const dialect of dialects) {
       await db.kysely.insertInto('thumbnails').values({ hash: 'h', size: 256, key: 'k', bytes: 10, width: 1, height: 1, created_at: now }).execute();
       await assert.rejects(db.kysely.insertInto('thumbnails').values({ hash: 'missing', size: 256, key: 'k', bytes: 10, width: 1, height: 1, created_at: now }).execute());
 
-      await migrateTo(db, '0009_catalog_details');
+      await migrateTo(db, '0011_image_list_indexes');
       const { rows } = await sql<Record<string, unknown>>`select * from blobs`.execute(db.kysely);
       assert.deepEqual(Object.keys(rows[0]!).sort(), ['created_at', 'hash', 'height', 'media_type', 'size', 'width']);
       await assert.rejects(sql`select * from thumbnails`.execute(db.kysely));
+    });
+
+    test('0010 gives the images already there no stored object ids (1..n), their objects untouched', async () => {
+      await migrateTo(db, '0009_catalog_details');
+      const now = new Date().toISOString();
+      const objects = '[{"classTitle":"car","description":"","tags":[],"bitmap":null,"points":{"exterior":[[1,2]],"interior":[]}}]';
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('t', ${now}) returning id`.execute(db.kysely);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'p', 0, ${now}, ${now}) returning id`.execute(db.kysely);
+      const { rows: dataset } = await sql<{ id: number }>`
+        insert into datasets (project_id, title, size, created_at, updated_at) values (${project[0]!.id}, 'd', 0, ${now}, ${now}) returning id`.execute(db.kysely);
+      await sql`insert into blobs (hash, size, media_type, created_at) values ('h', 1, 'image/png', ${now})`.execute(db.kysely);
+      await sql`insert into images (dataset_id, project_id, name, hash, size, width, height, description, objects_json, created_at, updated_at)
+        values (${dataset[0]!.id}, ${project[0]!.id}, 'a.png', 'h', 1, 4, 4, '', ${objects}, ${now}, ${now})`.execute(db.kysely);
+
+      assert.deepEqual(await migrateTo(db, '0010_object_ids'), ['0010_object_ids']);
+      const after = await sql<{ objects_json: string; object_ids: string | null; next_object_id: number | null }>`
+        select objects_json, object_ids, next_object_id from images`.execute(db.kysely);
+      assert.deepEqual(after.rows, [{ objects_json: objects, object_ids: null, next_object_id: null }]);
+
+      await migrateTo(db, '0009_catalog_details');
+      const undone = await sql<Record<string, unknown>>`select * from images`.execute(db.kysely);
+      assert.equal(undone.rows[0]!.objects_json, objects);
+      assert.equal('object_ids' in undone.rows[0]!, false);
     });
   });
 }

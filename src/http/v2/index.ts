@@ -6,6 +6,7 @@ import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
 import { catalogRoutes } from './catalog.routes.ts';
 import { exportRoutes } from './exports.routes.ts';
+import { imageAnnotationRoutes } from './image-annotation.routes.ts';
 import { imageFileRoutes } from './image-files.routes.ts';
 import { imageRoutes } from './images.routes.ts';
 import { importRoutes } from './imports.routes.ts';
@@ -26,6 +27,7 @@ export const v2Routes =
     await app.register(catalogRoutes(ctx));
     await app.register(imageRoutes(ctx));
     await app.register(imageFileRoutes(ctx));
+    await app.register(imageAnnotationRoutes(ctx));
     await app.register(taskRoutes(ctx));
     await app.register(importRoutes(ctx));
     await app.register(keyRoutes(ctx));

@@ -1,0 +1,183 @@
+// One image's annotation as a whole: its stored objects with their stable ids, its image tags, and
+// the rows v1 derives from it (image_tags, object_tag_refs), read and written together.
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { isoNow } from '../clock.ts';
+import { isPostgres, jsonRows, jsonRowsOf } from '../db/dialect.ts';
+import type { Database } from '../db/types.ts';
+import { insertImageTags, insertObjectTagRefs } from './import.repository.ts';
+
+/** An image's annotation as stored. */
+export interface StoredAnnotation {
+  imageId: number;
+  projectId: number;
+  name: string;
+  width: number;
+  height: number;
+  description: string;
+  /** The objects as v1 sends them (images.objects_json). */
+  objectsJson: string;
+  /** images.object_ids: null means 1..n. */
+  objectIds: string | null;
+  /** images.next_object_id: null means n + 1. */
+  nextObjectId: number | null;
+  /** The image's tags, in tag id order (the order v1 lists their titles in). */
+  tags: { id: number; title: string; value: string | null }[];
+}
+
+/** The image's tags as one JSON text of [id, title, value] rows, read in the statement that reads the image. */
+function tagRows(db: Kysely<Database>): RawBuilder<string | null> {
+  const rows = jsonRowsOf(db, [sql.ref('project_tags.id'), sql.ref('project_tags.title'), sql.ref('image_tags.value')]);
+  return sql<string | null>`(select ${rows} from image_tags inner join project_tags on project_tags.id = image_tags.tag_id
+    where image_tags.image_id = images.id)`;
+}
+
+/**
+ * The annotation of the image, if it lies in a project of the team.
+ *
+ * Read plainly, the image and its tags come from one statement, so from one state of the database
+ * even while another request writes them. With `lock` (inside a transaction) the image row is locked
+ * for update on PostgreSQL first, so a concurrent writer of the same annotation waits until this
+ * transaction ends; the tags are then read by a statement of their own, which sees what that writer
+ * committed (the locking statement itself would still see the tags of its own start). SQLite runs one
+ * write transaction at a time anyway.
+ */
+export async function findAnnotation(
+  db: Kysely<Database>,
+  teamId: number,
+  imageId: number,
+  options: { lock?: boolean } = {},
+): Promise<StoredAnnotation | undefined> {
+  const query = db
+    .selectFrom('images')
+    .innerJoin('projects', 'projects.id', 'images.project_id')
+    .select([
+      'images.id',
+      'images.project_id',
+      'images.name',
+      'images.width',
+      'images.height',
+      'images.description',
+      'images.objects_json',
+      'images.object_ids',
+      'images.next_object_id',
+    ])
+    .where('images.id', '=', imageId)
+    .where('projects.team_id', '=', teamId);
+  let tags: StoredAnnotation['tags'];
+  let row;
+  if (options.lock) {
+    // Only the image row: locking the project's too would queue every edit of the project behind one.
+    row = await (isPostgres(db) ? query.forUpdate('images') : query).executeTakeFirst();
+    if (!row) return undefined;
+    tags = await db
+      .selectFrom('image_tags')
+      .innerJoin('project_tags', 'project_tags.id', 'image_tags.tag_id')
+      .select(['project_tags.id', 'project_tags.title', 'image_tags.value'])
+      .where('image_tags.image_id', '=', imageId)
+      .orderBy('project_tags.id')
+      .execute();
+  } else {
+    const found = await query.select(tagRows(db).as('tags_json')).executeTakeFirst();
+    if (!found) return undefined;
+    row = found;
+    tags = jsonRows<[number, string, string | null]>(found.tags_json)
+      .map(([id, title, value]) => ({ id, title, value }))
+      .sort((a, b) => a.id - b.id);
+  }
+  return {
+    imageId: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    width: row.width,
+    height: row.height,
+    description: row.description,
+    objectsJson: row.objects_json,
+    objectIds: row.object_ids,
+    nextObjectId: row.next_object_id,
+    tags,
+  };
+}
+
+export interface AnnotationWrite {
+  description: string;
+  objectsJson: string;
+  objectIds: string | null;
+  nextObjectId: number | null;
+  /** The image's tags by id, with their values as JSON text. */
+  imageTags: { tagId: number; value: string | null }[];
+  /** The figure tags the objects use, by id. */
+  objectTagIds: number[];
+}
+
+/**
+ * Replaces the image's annotation and what v1 derives from it: the image tags and the figure tag
+ * references a tag rename or delete finds the image by. Call inside a transaction.
+ */
+export async function writeAnnotation(db: Kysely<Database>, imageId: number, write: AnnotationWrite): Promise<void> {
+  await db
+    .updateTable('images')
+    .set({
+      description: write.description,
+      objects_json: write.objectsJson,
+      object_ids: write.objectIds,
+      next_object_id: write.nextObjectId,
+      updated_at: isoNow(),
+    })
+    .where('id', '=', imageId)
+    .execute();
+  // The rows are written as the import writes them, a thousand a statement.
+  await db.deleteFrom('image_tags').where('image_id', '=', imageId).execute();
+  const tagRows = write.imageTags.map((t) => ({ image_id: imageId, tag_id: t.tagId, value: t.value }));
+  for (let i = 0; i < tagRows.length; i += 1000) await insertImageTags(db, tagRows.slice(i, i + 1000));
+  await db.deleteFrom('object_tag_refs').where('image_id', '=', imageId).execute();
+  const refs = write.objectTagIds.map((tagId) => ({ image_id: imageId, tag_id: tagId }));
+  for (let i = 0; i < refs.length; i += 1000) await insertObjectTagRefs(db, refs.slice(i, i + 1000));
+}
+
+/**
+ * The ids of the project's tags of `scope` with these titles, by title. On PostgreSQL the rows found
+ * stay share-locked until the caller's transaction ends, as importRepo.lockTags does for an import
+ * batch: a rename or delete of one of them waits for the annotation write, then finds the image
+ * through the references it wrote. A rename committed first is seen: its tag no longer has the title.
+ */
+export async function lockTagsByTitle(db: Kysely<Database>, projectId: number, scope: 'images' | 'figures', titles: readonly string[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (let i = 0; i < titles.length; i += 1000) {
+    let query = db
+      .selectFrom('project_tags')
+      .select(['id', 'title'])
+      .where('project_id', '=', projectId)
+      .where('scope', '=', scope)
+      .where('title', 'in', titles.slice(i, i + 1000));
+    if (isPostgres(db)) query = query.forShare();
+    for (const row of await query.execute()) ids.set(row.title, row.id);
+  }
+  return ids;
+}
+
+/** The stored ids of the image's objects (images.object_ids, null for 1..n) and the next id. */
+export async function findObjectIds(db: Kysely<Database>, imageId: number): Promise<{ objectIds: string | null; nextObjectId: number | null } | undefined> {
+  const row = await db.selectFrom('images').select(['object_ids', 'next_object_id']).where('id', '=', imageId).executeTakeFirst();
+  return row && { objectIds: row.object_ids, nextObjectId: row.next_object_id };
+}
+
+/**
+ * Replaces the image's objects and their ids only if both still read as `expected`, and answers
+ * whether it did: another writer may have changed either since they were read (an edit may give the
+ * same objects other ids), and the caller then reads again and retries.
+ */
+export async function replaceObjectsAndIds(
+  db: Kysely<Database>,
+  imageId: number,
+  expected: { objectsJson: string; objectIds: string | null },
+  next: { objectsJson: string; objectIds: string | null; nextObjectId: number | null },
+): Promise<boolean> {
+  let update = db
+    .updateTable('images')
+    .set({ objects_json: next.objectsJson, object_ids: next.objectIds, next_object_id: next.nextObjectId, updated_at: isoNow() })
+    .where('id', '=', imageId)
+    .where('objects_json', '=', expected.objectsJson);
+  update = expected.objectIds === null ? update.where('object_ids', 'is', null) : update.where('object_ids', '=', expected.objectIds);
+  const result = await update.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

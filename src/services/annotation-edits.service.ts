@@ -1,0 +1,205 @@
+// One image's annotation under v2: read with its objects' stable ids, replaced whole (PUT) or changed
+// object by object (PATCH), each write conditional on the If-Match the caller read.
+//
+// A write reads the annotation, compares the caller's tag with the current one and writes, in one
+// transaction that holds the image row (select … for update on PostgreSQL; SQLite's write transaction
+// holds the database), so of two writes based on the same tag exactly one succeeds. It writes what
+// v1 shows and derives from an annotation, as an import does: the objects in v1's serialisation, the
+// description, the image tags and the figure tag references; v1's records then show the edit, without
+// ids.
+import type { Kysely } from 'kysely';
+import type { Context } from '../context.ts';
+import type { Database } from '../db/types.ts';
+import { notFound } from '../errors.ts';
+import { type AnnotationObject, type CanonicalAnnotation, serializeObjects, toAnnotationObject } from '../formats/canonical.ts';
+import { type StoredAnnotation, findAnnotation, lockTagsByTitle, writeAnnotation } from '../repositories/image-annotation.repository.ts';
+import { classShapes } from '../repositories/import.repository.ts';
+import { invalidAt, readAnnotation } from './annotation-input.ts';
+import { type AnnotationPatch, applyPatch } from './annotation-patch.ts';
+import { type AnnotationState, annotationJson, annotationTag, checkAnnotationIfMatch, objectStarts } from './annotation-text.ts';
+import { type IdentifiedObjects, nextObjectIdOf, objectIdsOf, storedObjectIds } from './object-ids.ts';
+import { type WrittenAnnotations, objectsJsonReusing, sameObject } from './stored-object-texts.ts';
+
+/**
+ * An annotation as v2 answers it: its entity tag, and its representation (v1's annotation record
+ * `data`, every object with its id first) as JSON text, made only when asked for.
+ */
+export interface AnnotationAnswer {
+  etag: string;
+  json(): string;
+}
+
+function answerOf(state: AnnotationState, ids: readonly number[], starts?: number[]): AnnotationAnswer {
+  return { etag: annotationTag(state), json: () => annotationJson(state, ids, starts) };
+}
+
+const stateOf = (stored: StoredAnnotation): AnnotationState => ({
+  description: stored.description,
+  tags: stored.tags.map((t) => t.title),
+  name: stored.name,
+  width: stored.width,
+  height: stored.height,
+  objectsJson: stored.objectsJson,
+  objectIds: stored.objectIds,
+});
+
+async function requireAnnotation(db: Kysely<Database>, teamId: number, imageId: number, lock: boolean): Promise<StoredAnnotation> {
+  const stored = await findAnnotation(db, teamId, imageId, { lock });
+  if (!stored) throw notFound('image', { imageId });
+  return stored;
+}
+
+/** The stored objects, read, with their ids and the next id. */
+function currentObjects(stored: StoredAnnotation): IdentifiedObjects {
+  const objects = JSON.parse(stored.objectsJson) as AnnotationObject[];
+  return { objects, ids: objectIdsOf(stored.objectIds, objects.length), next: nextObjectIdOf(stored.nextObjectId, objects.length) };
+}
+
+/** The annotation of an image of the caller's team; another team's image is not found either. */
+export async function getAnnotation(ctx: Context, teamId: number, imageId: number): Promise<AnnotationAnswer> {
+  const stored = await requireAnnotation(ctx.db.kysely, teamId, imageId, false);
+  const starts = objectStarts(stored.objectsJson);
+  return answerOf(stateOf(stored), objectIdsOf(stored.objectIds, starts.length), starts);
+}
+
+/** The objects as they will be stored, with their ids, and the tags they and the image carry. */
+interface NextState {
+  description: string;
+  /** Image tags as the request gives them, with the pointer of each. */
+  imageTags: { title: string; value: string | null; at: string }[];
+  objects: AnnotationObject[];
+  ids: number[];
+  next: number;
+  /** Where each object's tag list is in the request, to point at an unknown tag. */
+  tagsAt: (index: number) => string;
+  /** The objects as v1 stores them (stored-object-texts.ts). */
+  objectsJson: string;
+}
+
+/**
+ * Writes `state` as the image's annotation: resolves the tags (each must be a project tag of its
+ * scope), stores objects, ids and tags, and answers the new representation.
+ */
+async function writeState(trx: Kysely<Database>, written: WrittenAnnotations, stored: StoredAnnotation, state: NextState): Promise<AnnotationAnswer> {
+  const imageTitles = state.imageTags.map((t) => t.title);
+  const seen = new Set<string>();
+  for (const t of state.imageTags) {
+    if (seen.has(t.title)) throw invalidAt(t.at, `tag "${t.title}" is given twice`);
+    seen.add(t.title);
+  }
+  const figureTitles = new Set<string>();
+  for (const o of state.objects) for (const title of o.tags) figureTitles.add(title);
+
+  const imageTagIds = await lockTagsByTitle(trx, stored.projectId, 'images', imageTitles);
+  const figureTagIds = await lockTagsByTitle(trx, stored.projectId, 'figures', [...figureTitles]);
+  for (const t of state.imageTags) {
+    if (!imageTagIds.has(t.title)) throw invalidAt(t.at, `"${t.title}" is not an image tag of the project`);
+  }
+  if (figureTagIds.size < figureTitles.size) {
+    for (const [i, o] of state.objects.entries()) {
+      const j = o.tags.findIndex((title) => !figureTagIds.has(title));
+      if (j >= 0) throw invalidAt(`${state.tagsAt(i)}/${j}`, `"${o.tags[j]}" is not an object tag of the project`);
+    }
+  }
+
+  // A tag named without a value keeps the value it had on the image: v2 shows titles only, so a
+  // representation sent back as it was read must not lose what an import stored.
+  const valueBefore = new Map(stored.tags.map((t) => [t.title, t.value]));
+  const imageTags = state.imageTags
+    .map((t) => ({ tagId: imageTagIds.get(t.title)!, title: t.title, value: t.value ?? valueBefore.get(t.title) ?? null }))
+    // In tag id order, as v1 lists them.
+    .sort((a, b) => a.tagId - b.tagId);
+  const { objectsJson } = state;
+  const ids = storedObjectIds(state.ids, state.next);
+  await writeAnnotation(trx, stored.imageId, {
+    description: state.description,
+    objectsJson,
+    ...ids,
+    imageTags,
+    objectTagIds: [...figureTitles].map((title) => figureTagIds.get(title)!),
+  });
+  written.remember(stored.imageId, objectsJson, state.objects);
+  const tags = imageTags.map((t) => t.title);
+  return answerOf({ ...stateOf(stored), description: state.description, tags, objectsJson, objectIds: ids.objectIds }, state.ids);
+}
+
+/** A tag value as image_tags stores it: JSON text, or null for none. */
+const storedValue = (value: CanonicalAnnotation['tags'][number]['value']): string | null => (value === null ? null : JSON.stringify(value));
+
+function checkDescription(ctx: Context, description: string, at: string): void {
+  const max = ctx.config.limits.descriptionLength;
+  if (description.length > max) throw invalidAt(at, `must be at most ${max} characters`);
+}
+
+/**
+ * PUT: replaces the annotation (objects, image tags, description) if `ifMatch`, when given, names its
+ * current state. Objects sent with an `id` keep it (it must be one of the image's); the others get
+ * new ids. `name` and `size` may be sent back as read, not changed.
+ */
+export async function replaceAnnotation(ctx: Context, written: WrittenAnnotations, teamId: number, imageId: number, body: Record<string, unknown>, ifMatch: string | undefined): Promise<AnnotationAnswer> {
+  return ctx.db.kysely.transaction().execute(async (trx) => {
+    const stored = await requireAnnotation(trx, teamId, imageId, true);
+    checkAnnotationIfMatch(stateOf(stored), ifMatch);
+    if (body.name !== undefined && body.name !== stored.name) throw invalidAt('/name', `is the image's name, "${stored.name}", and is not changed here`);
+    const size = { width: stored.width, height: stored.height };
+    const read = readAnnotation({ ...body, size: body.size ?? size }, await classShapes(trx, stored.projectId));
+    if (read.size.width !== size.width || read.size.height !== size.height) {
+      throw invalidAt('/size', `is the image's size, ${size.width}×${size.height}, and is not changed here`);
+    }
+    checkDescription(ctx, read.description, '/description');
+
+    // Ids: kept where given (each once, and only the image's own), the next ones for the rest. The
+    // stored objects are counted, not read: a PUT has no use for them.
+    const count = objectStarts(stored.objectsJson).length;
+    const storedIndex = new Map(objectIdsOf(stored.objectIds, count).map((id, k) => [id, k]));
+    const taken = new Set<number>();
+    const raw = body.objects as Record<string, unknown>[];
+    let next = nextObjectIdOf(stored.nextObjectId, count);
+    const ids = raw.map((o, i) => {
+      const id = o.id;
+      if (id === undefined) return next++;
+      const at = `/objects/${i}/id`;
+      if (typeof id !== 'number' || !storedIndex.has(id)) throw invalidAt(at, `no object of the image has id ${JSON.stringify(id)}; leave it out for a new object`);
+      if (taken.has(id)) throw invalidAt(at, `id ${id} is given to two objects`);
+      taken.add(id);
+      return id;
+    });
+
+    // An object sent back as it was read is written as the text it was stored as.
+    const objects = read.objects.map(toAnnotationObject);
+    const previous = written.objectsOf(stored.imageId, stored.objectsJson);
+    const from = raw.map((o) => (o.id === undefined ? -1 : storedIndex.get(o.id as number)!));
+    const objectsJson = previous
+      ? objectsJsonReusing(stored.objectsJson, objects, from, (i) => sameObject(objects[i]!, previous[from[i]!]!))
+      : serializeObjects(objects);
+
+    return writeState(trx, written, stored, {
+      description: read.description,
+      imageTags: read.tags.map((t, i) => ({ title: t.name, value: storedValue(t.value), at: `/tags/${i}` })),
+      objects,
+      ids,
+      next,
+      tagsAt: (i) => `/objects/${i}/tags`,
+      objectsJson,
+    });
+  });
+}
+
+/**
+ * PATCH: adds, changes and removes objects by id (annotation-patch.ts), if `ifMatch`, when given,
+ * names the current state. The description and the image tags stay as they are.
+ */
+export async function patchAnnotation(ctx: Context, written: WrittenAnnotations, teamId: number, imageId: number, patch: AnnotationPatch, ifMatch: string | undefined): Promise<AnnotationAnswer> {
+  return ctx.db.kysely.transaction().execute(async (trx) => {
+    const stored = await requireAnnotation(trx, teamId, imageId, true);
+    checkAnnotationIfMatch(stateOf(stored), ifMatch);
+    const patched = applyPatch(currentObjects(stored), patch, { width: stored.width, height: stored.height }, await classShapes(trx, stored.projectId));
+    return writeState(trx, written, stored, {
+      ...patched,
+      // The objects the patch leaves alone are written as the text they were stored as.
+      objectsJson: objectsJsonReusing(stored.objectsJson, patched.objects, patched.from, () => true),
+      description: stored.description,
+      imageTags: stored.tags.map((t, i) => ({ title: t.title, value: t.value, at: `/tags/${i}` })),
+    });
+  });
+}
