@@ -3,6 +3,7 @@
 // the sign-in call that exchanges it.
 import type { Static } from 'typebox';
 import type { ClassV2, DatasetListItem, ProjectListItem, TagV2 } from '../src/http/schemas/catalog.ts';
+import type { ImageAnnotation } from '../src/http/schemas/image-annotation.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
@@ -15,25 +16,9 @@ export type Tag = Static<typeof TagV2>;
 export type Image = Static<typeof ImageMetadata>;
 export type Page<T> = ListAnswer<T>;
 
-export type Point = [number, number];
-
-/** One object of an image's annotation (GET /v2/images/:id/annotation). */
-export interface AnnotationObject {
-  id: number;
-  classTitle: string;
-  description: string;
-  tags: string[];
-  bitmap: { origin: [number, number]; data: string } | null;
-  points: { exterior: Point[]; interior: Point[][] };
-}
-
-export interface Annotation {
-  description: string;
-  tags: string[];
-  name: string;
-  size: { width: number; height: number };
-  objects: AnnotationObject[];
-}
+export type Annotation = Static<typeof ImageAnnotation>;
+export type AnnotationObject = Annotation['objects'][number];
+export type Point = AnnotationObject['points']['exterior'][number];
 
 /** An answer other than 2xx, with the problem's detail when the server gave one. */
 export class ApiError extends Error {

@@ -145,7 +145,7 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     await card.waitFor();
     assert.equal((await card.locator('.counts').textContent())?.replace(/\s+/g, ' '), `2 datasets · ${(12 + BULK).toLocaleString('en')} images · ${6 * 5 + 6 * 2 + BULK / 5} objects`);
     assert.deepEqual(await card.locator('.chip').allTextContents(), ['car', 'person', 'lane', 'puddle']);
-    const carColor = await card.locator('.chip', { hasText: 'car' }).locator('.swatch').evaluate('(el) => getComputedStyle(el).backgroundColor');
+    const carColor = await card.locator('.chip', { hasText: 'car' }).locator('.swatch').evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).backgroundColor);
     assert.equal(carColor, 'rgb(229, 57, 53)');
     await checkAccessibility(page, 'the projects page');
     await shoot(page, 'projects');
@@ -220,23 +220,25 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     const stage = await page.locator('.stage').boundingBox();
     await page.mouse.move(stage!.x + stage!.width / 2, stage!.y + stage!.height / 2);
     await page.mouse.wheel(0, -400);
-    await page.waitForFunction('(before) => document.querySelector(".zoom")?.textContent !== before', fittedZoom);
+    await page.locator('.zoom', { hasNotText: new RegExp(`^${fittedZoom}$`) }).waitFor();
     await page.keyboard.press('0');
-    await page.waitForFunction('(before) => document.querySelector(".zoom")?.textContent === before', fittedZoom);
+    await page.locator('.zoom', { hasText: new RegExp(`^${fittedZoom}$`) }).waitFor();
 
     await page.getByRole('status').filter({ hasText: '2 of 5' }).waitFor();
     await checkAccessibility(page, 'the image view');
     await shoot(page, 'image-view');
 
     // → and F go to the next image of the filter (cars, names from city_00); ← and D back.
-    await page.keyboard.press('ArrowRight');
-    await page.waitForURL(new RegExp(`/images/${carImages[2]}\\?`));
-    await page.keyboard.press('f');
-    await page.waitForURL(new RegExp(`/images/${carImages[3]}\\?`));
-    await page.keyboard.press('ArrowLeft');
-    await page.waitForURL(new RegExp(`/images/${carImages[2]}\\?`));
-    await page.keyboard.press('d');
-    await page.waitForURL(new RegExp(`/images/${carImages[1]}\\?`));
+    const step = async (key: string, index: number) => {
+      await page.keyboard.press(key);
+      await page.waitForURL(new RegExp(`/images/${carImages[index]}\\?`));
+      await page.getByRole('status').filter({ hasText: `${index + 1} of 5` }).waitFor();
+      await page.getByRole('heading', { name: `city_${String(index * 2).padStart(3, '0')}.png` }).waitFor();
+    };
+    await step('ArrowRight', 2);
+    await step('f', 3);
+    await step('ArrowLeft', 2);
+    await step('d', 1);
     assert.match(page.url(), /class=\d+/);
     assert.match(page.url(), /name=city_00/);
 

@@ -46,7 +46,8 @@ function Shape(props: { object: AnnotationObject; shape: string; color: string; 
   if (object.bitmap) return <Bitmap bitmap={object.bitmap} color={color} common={common} id={object.id} />;
   switch (props.shape) {
     case 'rectangle': {
-      const [[x1, y1] = [0, 0], [x2, y2] = [0, 0]] = exterior;
+      const [x1 = 0, y1 = 0] = exterior[0] ?? [];
+      const [x2 = 0, y2 = 0] = exterior[1] ?? [];
       return <rect {...common} fill={color} x={Math.min(x1, x2)} y={Math.min(y1, y2)} width={Math.abs(x2 - x1)} height={Math.abs(y2 - y1)} />;
     }
     case 'line':
@@ -64,7 +65,7 @@ function Shape(props: { object: AnnotationObject; shape: string; color: string; 
 }
 
 /** A bitmap (base64 of a zlib-compressed PNG) painted in the class's colour where its mask is set. */
-function Bitmap(props: { bitmap: { origin: [number, number]; data: string }; color: string; common: Record<string, unknown>; id: number }) {
+function Bitmap(props: { bitmap: { origin: number[]; data: string }; color: string; common: Record<string, unknown>; id: number }) {
   const [mask, setMask] = useState<{ url: string; width: number; height: number } | null>(null);
   useEffect(() => {
     let url: string | null = null;
@@ -83,7 +84,7 @@ function Bitmap(props: { bitmap: { origin: [number, number]; data: string }; col
     };
   }, [props.bitmap.data]);
   if (!mask) return null;
-  const [x, y] = props.bitmap.origin;
+  const [x = 0, y = 0] = props.bitmap.origin;
   const maskId = `bitmap-mask-${props.id}`;
   return (
     <g {...props.common}>

@@ -70,6 +70,8 @@ function Viewer(props: Props & Loaded) {
   // Where the image stands among the gallery's images, and its neighbours.
   useEffect(() => {
     let live = true;
+    // Until known, the keys step nowhere (rather than from the image before).
+    setPosition(null);
     const list = imageListOf(filter);
     void (async () => {
       const index = await list.indexOf(image.id);
@@ -98,8 +100,9 @@ function Viewer(props: Props & Loaded) {
     if (id !== undefined) navigate(`/images/${id}${query}`);
   };
   useEffect(() => {
+    if (image.id !== props.imageId) return; // the next image is on its way
     const onKey = (event: KeyboardEvent) => {
-      if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement || event.metaKey || event.ctrlKey || event.altKey) return;
+      if (takesKeys(event.target) || event.metaKey || event.ctrlKey || event.altKey) return;
       const key = event.key;
       if (key === 'ArrowLeft' || key === 'd' || key === 'D') go(position?.prev);
       else if (key === 'ArrowRight' || key === 'f' || key === 'F') go(position?.next);
@@ -112,7 +115,7 @@ function Viewer(props: Props & Loaded) {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [position, frameSize, image.id]);
+  }, [position, frameSize, image.id, props.imageId]);
 
   const toggle = (title: string) =>
     setHidden((before) => {
@@ -235,4 +238,10 @@ function Viewer(props: Props & Loaded) {
       <HelpDialog open={help} onClose={() => setHelp(false)} />
     </>
   );
+}
+
+/** A field where the keys type text or move a value: the shortcuts leave them be. */
+function takesKeys(target: EventTarget | null): boolean {
+  if (target instanceof HTMLTextAreaElement || (target instanceof HTMLElement && target.isContentEditable)) return true;
+  return target instanceof HTMLInputElement && !['checkbox', 'radio', 'button'].includes(target.type);
 }
