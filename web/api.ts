@@ -36,16 +36,18 @@ export const whenSignedOut = (handler: () => void): void => {
   onSignedOut = handler;
 };
 
-async function call<T>(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+async function send(method: string, url: string, body?: unknown, options: { signal?: AbortSignal; ifMatch?: string } = {}): Promise<{ res: Response; text: string }> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (options.ifMatch) headers['if-match'] = options.ifMatch;
   const res = await fetch(url, {
     method,
     credentials: 'same-origin',
-    headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+    headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    ...(signal ? { signal } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
-  if (res.status === 204) return undefined as T;
-  const text = await res.text();
+  const text = res.status === 204 ? '' : await res.text();
   if (!res.ok) {
     let detail = res.statusText;
     try {
@@ -56,7 +58,12 @@ async function call<T>(method: string, url: string, body?: unknown, signal?: Abo
     if (res.status === 401 && url !== '/v2/session') onSignedOut();
     throw new ApiError(res.status, detail);
   }
-  return JSON.parse(text) as T;
+  return { res, text };
+}
+
+async function call<T>(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const { text } = await send(method, url, body, signal ? { signal } : {});
+  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 function query(params: Record<string, string | number | boolean | undefined>): string {
@@ -105,6 +112,21 @@ export const listImages = (filter: ImageFilter, options: { limit: number; cursor
 export const countImages = async (filter: ImageFilter): Promise<number> => (await listImages(filter, { limit: 1, count: true })).total ?? 0;
 
 export const getImage = (id: number): Promise<Image> => call('GET', `/v2/images/${id}`);
-export const getAnnotation = (id: number): Promise<Annotation> => call('GET', `/v2/images/${id}/annotation`);
+/** A resource with the ETag a change of it sends back in If-Match. */
+export interface Tagged<T> {
+  value: T;
+  etag: string;
+}
+
+async function tagged<T>(method: string, url: string, body?: unknown, ifMatch?: string): Promise<Tagged<T>> {
+  const { res, text } = await send(method, url, body, ifMatch ? { ifMatch } : {});
+  return { value: JSON.parse(text) as T, etag: res.headers.get('etag') ?? '' };
+}
+
+export const getAnnotation = (id: number): Promise<Tagged<Annotation>> => tagged('GET', `/v2/images/${id}/annotation`);
+
+/** Replaces the image's description and tags, keeping its objects as they are (412 if it changed meanwhile). */
+export const saveImageDetails = (id: number, current: Tagged<Annotation>, change: { description: string; tags: string[] }): Promise<Tagged<Annotation>> =>
+  tagged('PUT', `/v2/images/${id}/annotation`, { description: change.description, tags: change.tags, objects: current.value.objects }, current.etag);
 export const imageFileUrl = (id: number): string => `/v2/images/${id}/file`;
 export const thumbnailUrl = (id: number): string => `/v2/images/${id}/thumbnail`;

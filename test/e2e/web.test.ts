@@ -252,6 +252,33 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     await help.waitFor({ state: 'hidden' });
   });
 
+  test('the image view edits the image’s tags and description', async () => {
+    const imageId = carImages[1]!;
+    await page.getByRole('checkbox', { name: 'rainy' }).check();
+    await page.getByLabel('Description').fill('Wet road after the storm');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const stored = await t.request({ method: 'GET', url: `/v2/images/${imageId}` });
+    const image = JSON.parse(stored.body) as { description: string; tags: { title: string }[] };
+    assert.equal(image.description, 'Wet road after the storm');
+    assert.deepEqual(image.tags.map((tag) => tag.title), ['rainy']);
+    // The objects are as they were.
+    assert.equal(await page.locator('svg .object').count(), 5);
+    await page.locator('.facts dd', { hasText: 'rainy' }).waitFor();
+
+    // A change made meanwhile elsewhere is not overwritten: the form says so and shows it.
+    const annotation = await t.request({ method: 'GET', url: `/v2/images/${imageId}/annotation` });
+    const body = JSON.parse(annotation.body) as { objects: unknown[] };
+    const elsewhere = await t.request({ method: 'PUT', url: `/v2/images/${imageId}/annotation`, payload: { description: 'Changed elsewhere', tags: ['rainy'], objects: body.objects } });
+    assert.equal(elsewhere.statusCode, 200, elsewhere.body);
+    await page.getByLabel('Description').fill('My late change');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').filter({ hasText: 'changed this image meanwhile' }).waitFor();
+    assert.equal(await page.getByLabel('Description').inputValue(), 'Changed elsewhere');
+    await checkAccessibility(page, 'the image view after editing');
+    await shoot(page, 'image-view-edited');
+  });
+
   test('on a narrow window the panels stack and stay usable', async () => {
     const narrow = await context.newPage();
     await narrow.setViewportSize({ width: 390, height: 844 });

@@ -2,8 +2,9 @@
 // the list and the other way round; classes can be hidden; ←/→ (or D/F) step through the images of
 // the gallery's filters, which the URL carries; `?` lists the shortcuts.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { type Annotation, type Image, type ImageClass, type Session, getAnnotation, getImage, getProject, imageFileUrl, listClasses, type Project } from '../api.ts';
+import { type Annotation, type Image, type ImageClass, type Project, type Session, type Tag, type Tagged, getAnnotation, getImage, getProject, imageFileUrl, listClasses, listImageTags } from '../api.ts';
 import { AnnotationLayer } from '../components/annotation-layer.tsx';
+import { DetailsEditor } from '../components/details-editor.tsx';
 import { Header } from '../components/header.tsx';
 import { HelpDialog } from '../components/help-dialog.tsx';
 import { Link } from '../components/link.tsx';
@@ -14,9 +15,10 @@ import { type Location, navigate } from '../router.ts';
 
 interface Loaded {
   image: Image;
-  annotation: Annotation;
+  tagged: Tagged<Annotation>;
   project: Project;
   classes: ImageClass[];
+  tags: Tag[];
 }
 
 interface Props {
@@ -34,13 +36,15 @@ export function ImagePage(props: Props) {
     let live = true;
     setError('');
     void (async () => {
-      const [image, annotation] = await Promise.all([getImage(props.imageId), getAnnotation(props.imageId)]);
-      // The project and its classes stay the same while stepping through one gallery.
+      const [image, tagged] = await Promise.all([getImage(props.imageId), getAnnotation(props.imageId)]);
+      // The project, its classes and tags stay the same while stepping through one gallery.
       const sameProject = loaded?.project.id === image.projectId;
-      const [project, classes] = sameProject ? [loaded.project, loaded.classes] : await Promise.all([getProject(image.projectId), listClasses(image.projectId)]);
+      const [project, classes, tags] = sameProject
+        ? [loaded.project, loaded.classes, loaded.tags]
+        : await Promise.all([getProject(image.projectId), listClasses(image.projectId), listImageTags(image.projectId)]);
       if (!live) return;
       document.title = `${image.name} · ${project.title} · Annostore`;
-      setLoaded({ image, annotation, project, classes });
+      setLoaded({ image, tagged, project, classes, tags });
     })().catch((failure: Error) => live && setError(failure.message));
     return () => void (live = false);
   }, [props.imageId]);
@@ -53,11 +57,17 @@ export function ImagePage(props: Props) {
       </>
     );
   }
-  return <Viewer {...props} {...loaded} />;
+  const saved = (tagged: Tagged<Annotation>) => {
+    // The image's own answer carries the tags' values: ask it again.
+    setLoaded({ ...loaded, tagged });
+    getImage(loaded.image.id).then((image) => setLoaded((now) => (now && now.image.id === image.id ? { ...now, image } : now)), () => undefined);
+  };
+  return <Viewer {...props} {...loaded} onSaved={saved} />;
 }
 
-function Viewer(props: Props & Loaded) {
-  const { image, annotation, project, classes } = props;
+function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) => void }) {
+  const { image, project, classes } = props;
+  const annotation = props.tagged.value;
   const filter = useMemo(() => filterFromUrl(props.location.params, project.id), [props.location.params.toString(), project.id]);
   const query = filterQuery(filter, { withProject: true });
   const classByTitle = useMemo(() => new Map(classes.map((c) => [c.title, c])), [classes]);
@@ -229,9 +239,8 @@ function Viewer(props: Props & Loaded) {
               </dd>
               <dt>Tags</dt>
               <dd>{image.tags.length ? image.tags.map((t) => (t.value === null ? t.title : `${t.title}: ${t.value}`)).join(', ') : 'none'}</dd>
-              <dt>Description</dt>
-              <dd>{image.description || 'none'}</dd>
             </dl>
+            <DetailsEditor imageId={image.id} annotation={props.tagged} tags={props.tags} readOnly={props.session.key.scope === 'read'} onSaved={props.onSaved} />
           </section>
         </aside>
       </div>
