@@ -6,6 +6,7 @@ import type { ClassV2, DatasetListItem, ProjectListItem, TagV2 } from '../src/ht
 import type { ImageAnnotation } from '../src/http/schemas/image-annotation.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
+import type { TaskView } from '../src/http/schemas/v2-tasks.ts';
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
 
 export type Session = Static<typeof SessionSchema>;
@@ -15,6 +16,7 @@ export type ImageClass = Static<typeof ClassV2>;
 export type Tag = Static<typeof TagV2>;
 export type Image = Static<typeof ImageMetadata>;
 export type Page<T> = ListAnswer<T>;
+export type Task = Static<typeof TaskView>;
 
 export type Annotation = Static<typeof ImageAnnotation>;
 export type AnnotationObject = Annotation['objects'][number];
@@ -130,3 +132,24 @@ export const saveImageDetails = (id: number, current: Tagged<Annotation>, change
   tagged('PUT', `/v2/images/${id}/annotation`, { description: change.description, tags: change.tags, objects: current.value.objects }, current.etag);
 export const imageFileUrl = (id: number): string => `/v2/images/${id}/file`;
 export const thumbnailUrl = (id: number): string => `/v2/images/${id}/thumbnail`;
+
+/** The team's tasks, newest first (the first page: at most `limit`). */
+export const listTasks = async (limit = 50): Promise<Task[]> => (await call<Page<Task>>('GET', `/v2/tasks${query({ limit })}`)).items;
+export const stopTask = (id: number): Promise<Task> => call('POST', `/v2/tasks/${id}/stop`);
+
+/**
+ * Follows a task's events (GET /v2/tasks/:id/events): `onTask` gets the task at once and at each
+ * change, up to its final state. Answers a function that stops following.
+ */
+export function followTask(id: number, onTask: (task: Task) => void): () => void {
+  const events = new EventSource(`/v2/tasks/${id}/events`);
+  const take = (event: MessageEvent<string>) => onTask(JSON.parse(event.data) as Task);
+  events.addEventListener('progress', take);
+  events.addEventListener('final', (event) => {
+    take(event);
+    events.close();
+  });
+  // The server closes the stream after `final`; any other end is not retried here.
+  events.onerror = () => events.close();
+  return () => events.close();
+}

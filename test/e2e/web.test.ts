@@ -279,6 +279,34 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     await shoot(page, 'image-view-edited');
   });
 
+  test('the tasks page follows a task live, stops it, and says why another failed', async () => {
+    const teamId = (await t.ctx.db.kysely.selectFrom('teams').select('id').where('name', '=', 'alpha').executeTakeFirstOrThrow()).id;
+    const now = new Date().toISOString();
+    const failed = { code: 'BAD_ARCHIVE', message: 'the archive ends before its last file' };
+    await t.ctx.db.kysely
+      .insertInto('tasks')
+      .values({ team_id: teamId, created_by: null, type: 'import', status: 'error', size: 0, meta: JSON.stringify({ error: failed }), created_at: now, started_at: now, finished_at: now, lease_owner: null, lease_expires_at: null, stop_requested: 0, attempts: 1 })
+      .execute();
+    // No worker runs here: the export waits, queued, until it is stopped.
+    const started = await t.request({ method: 'POST', url: '/v2/exports', payload: { projectId, format: 'coco' } });
+    assert.equal(started.statusCode, 201, started.body);
+    const exportId = (JSON.parse(started.body) as { task: { id: number } }).task.id;
+
+    await page.getByRole('link', { name: 'Tasks' }).click();
+    await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor();
+    const row = page.getByRole('listitem', { name: `Task ${exportId}, export` });
+    await row.filter({ hasText: 'queued' }).waitFor();
+    await page.getByRole('listitem', { name: /, import$/ }).filter({ hasText: `${failed.message} (${failed.code})` }).waitFor();
+    await checkAccessibility(page, 'the tasks page');
+    await shoot(page, 'tasks');
+
+    // Stopped elsewhere: the open event stream brings the change without a reload.
+    const stopped = await t.request({ method: 'POST', url: `/v2/tasks/${exportId}/stop` });
+    assert.equal(stopped.statusCode, 202, stopped.body);
+    await row.filter({ hasText: 'stopped' }).waitFor();
+    assert.equal(await row.getByRole('button', { name: /Stop/ }).count(), 0);
+  });
+
   test('on a narrow window the panels stack and stay usable', async () => {
     const narrow = await context.newPage();
     await narrow.setViewportSize({ width: 390, height: 844 });

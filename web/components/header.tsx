@@ -12,6 +12,9 @@ export function Header(props: { session: Session; onSignOut: () => void; trail?:
       <nav aria-label="Breadcrumb" class="trail">
         {props.trail}
       </nav>
+      <Link href="/tasks" class="tasks-link">
+        Tasks
+      </Link>
       <div class="who">
         <span title={`key ${props.session.key.prefix}…, ${props.session.key.scope}`}>
           {props.session.user.login} · {props.session.team.name}
