@@ -166,6 +166,11 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     await page.locator('.grid-scroller').evaluate((el) => el.scrollTo({ top: 0 }));
     await page.locator('.tile-link', { hasText: 'city_000.png' }).waitFor();
     await page.locator('.facet-count').filter({ hasText: /^6$/ }).first().waitFor();
+    // Each tile draws its objects over the thumbnail, in the image's own coordinates.
+    const overlay = page.locator('.tile-link', { hasText: 'city_000.png' }).locator('svg.tile-objects');
+    await overlay.locator('polygon.object').waitFor({ state: 'attached' });
+    assert.equal(await overlay.getAttribute('viewBox'), `0 0 ${WIDTH} ${HEIGHT}`);
+    assert.equal(await overlay.locator('polygon.object').getAttribute('points'), ROOF.points.exterior.map((p) => p.join(',')).join(' '));
     await checkAccessibility(page, 'the gallery');
     await shoot(page, 'gallery');
 

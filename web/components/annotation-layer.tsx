@@ -12,6 +12,8 @@ export interface LayerProps {
   /** Strokes keep this width on screen whatever the zoom. */
   scale: number;
   opacity: number;
+  /** Makes the ids of the layer's masks unique in the page (several layers may show at once). */
+  idPrefix: string;
 }
 
 const pointsText = (points: Point[]) => points.map(([x, y]) => `${x},${y}`).join(' ');
@@ -34,16 +36,16 @@ export function AnnotationLayer(props: LayerProps) {
           onPointerEnter: () => props.onHover(object.id),
           onPointerLeave: () => props.onHover(null),
         };
-        return <Shape key={object.id} object={object} shape={cls?.shape ?? 'polygon'} color={color} common={common} scale={props.scale} />;
+        return <Shape key={object.id} object={object} shape={cls?.shape ?? 'polygon'} color={color} common={common} scale={props.scale} maskId={`${props.idPrefix}-mask-${object.id}`} />;
       })}
     </g>
   );
 }
 
-function Shape(props: { object: AnnotationObject; shape: string; color: string; common: Record<string, unknown>; scale: number }) {
+function Shape(props: { object: AnnotationObject; shape: string; color: string; common: Record<string, unknown>; scale: number; maskId: string }) {
   const { object, color, common } = props;
   const { exterior, interior } = object.points;
-  if (object.bitmap) return <Bitmap bitmap={object.bitmap} color={color} common={common} id={object.id} />;
+  if (object.bitmap) return <Bitmap bitmap={object.bitmap} color={color} common={common} maskId={props.maskId} />;
   switch (props.shape) {
     case 'rectangle': {
       const [x1 = 0, y1 = 0] = exterior[0] ?? [];
@@ -65,7 +67,7 @@ function Shape(props: { object: AnnotationObject; shape: string; color: string; 
 }
 
 /** A bitmap (base64 of a zlib-compressed PNG) painted in the class's colour where its mask is set. */
-function Bitmap(props: { bitmap: { origin: number[]; data: string }; color: string; common: Record<string, unknown>; id: number }) {
+function Bitmap(props: { bitmap: { origin: number[]; data: string }; color: string; common: Record<string, unknown>; maskId: string }) {
   const [mask, setMask] = useState<{ url: string; width: number; height: number } | null>(null);
   useEffect(() => {
     let url: string | null = null;
@@ -85,7 +87,7 @@ function Bitmap(props: { bitmap: { origin: number[]; data: string }; color: stri
   }, [props.bitmap.data]);
   if (!mask) return null;
   const [x = 0, y = 0] = props.bitmap.origin;
-  const maskId = `bitmap-mask-${props.id}`;
+  const { maskId } = props;
   return (
     <g {...props.common}>
       <mask id={maskId} maskUnits="userSpaceOnUse" x={x} y={y} width={mask.width} height={mask.height}>

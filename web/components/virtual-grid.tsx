@@ -2,7 +2,9 @@
 // whole list's, and each tile is placed by its index, so 100,000 images cost what a screenful does.
 // Pages of the list are loaded as the visible rows reach past what is loaded.
 import { useEffect, useLayoutEffect, useReducer, useRef, useState } from 'preact/hooks';
-import { type Image, thumbnailUrl } from '../api.ts';
+import { type Annotation, type Image, type ImageClass, thumbnailUrl } from '../api.ts';
+import { tileAnnotation } from '../annotation-cache.ts';
+import { AnnotationLayer } from './annotation-layer.tsx';
 import type { ImageList } from '../image-list.ts';
 import { textOn } from '../colors.ts';
 import { placeholderOf } from '../thumbhash.ts';
@@ -21,6 +23,8 @@ export interface GridProps {
   hrefOf: (image: Image) => string;
   /** Classes' colours by id, for the marks of what each image holds. */
   colors: Map<number, string>;
+  /** The project's classes by title, to draw each tile's objects; null draws none. */
+  overlay: { classes: Map<string, ImageClass>; opacity: number } | null;
 }
 
 export function VirtualGrid(props: GridProps) {
@@ -69,7 +73,7 @@ export function VirtualGrid(props: GridProps) {
     tiles.push(
       image ? (
         <li key={image.id} class="tile" style={place} aria-setsize={known} aria-posinset={index + 1}>
-          <Tile image={image} href={props.hrefOf(image)} colors={props.colors} />
+          <Tile image={image} href={props.hrefOf(image)} colors={props.colors} overlay={props.overlay} />
         </li>
       ) : (
         <li key={`slot-${index}`} class="tile pending" style={place} aria-setsize={known} aria-posinset={index + 1} aria-busy="true" />
@@ -86,14 +90,21 @@ export function VirtualGrid(props: GridProps) {
   );
 }
 
-function Tile(props: { image: Image; href: string; colors: Map<number, string> }) {
+function Tile(props: { image: Image; href: string; colors: Map<number, string>; overlay: GridProps['overlay'] }) {
   const { image } = props;
+  const annotation = useTileAnnotation(image, props.overlay !== null);
   const placeholder = placeholderOf(image.thumbhash);
   const objects = image.objectCounts.reduce((sum, c) => sum + c.count, 0);
   return (
     <Link href={props.href} class="tile-link" title={image.name}>
       <span class="thumb" style={placeholder ? { backgroundImage: `url("${placeholder}")` } : undefined}>
         <img src={thumbnailUrl(image.id)} alt={`${image.name}, ${objects === 1 ? '1 object' : `${objects} objects`}`} loading="lazy" decoding="async" width={TILE} height={TILE} />
+        {props.overlay && annotation && image.width > 0 && (
+          // Drawn in the image's own pixels, fitted as the thumbnail is (contain, centred).
+          <svg class="tile-objects" viewBox={`0 0 ${image.width} ${image.height}`} preserveAspectRatio="xMidYMid meet" aria-hidden="true">
+            <AnnotationLayer objects={annotation.objects} classes={props.overlay.classes} hidden={NONE} hovered={null} onHover={ignore} scale={TILE / Math.max(image.width, image.height)} opacity={props.overlay.opacity} idPrefix={`tile-${image.id}`} />
+          </svg>
+        )}
         <span class="marks" aria-hidden="true">
           {image.objectCounts.map((c) => (
             <span key={c.classId} class="mark" style={markStyle(props.colors.get(c.classId) ?? '#888888')} title={`${c.classTitle}: ${c.count}`}>
@@ -108,3 +119,20 @@ function Tile(props: { image: Image; href: string; colors: Map<number, string> }
 }
 
 const markStyle = (color: string) => ({ background: color, color: textOn(color) });
+
+const NONE = new Set<string>();
+const ignore = () => undefined;
+
+/** The tile's annotation once read (only for images with objects, and only while the tile is shown). */
+function useTileAnnotation(image: Image, wanted: boolean): Annotation | null {
+  const [annotation, setAnnotation] = useState<Annotation | null>(null);
+  useEffect(() => {
+    if (!wanted || image.objectCounts.length === 0) return;
+    let live = true;
+    const found = tileAnnotation(image.id, () => live);
+    if (found instanceof Promise) void found.then((a) => live && setAnnotation(a));
+    else setAnnotation(found);
+    return () => void (live = false);
+  }, [image.id, wanted]);
+  return annotation;
+}

@@ -75,6 +75,9 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter }) {
   const { filter } = props;
   const list = useMemo(() => imageListOf(filter), [filterKey(filter)]);
   const colors = useMemo(() => new Map(classes.map((c) => [c.id, c.color])), [classes]);
+  const classByTitle = useMemo(() => new Map(classes.map((c) => [c.title, c])), [classes]);
+  const [showObjects, setShowObjects] = useState(true);
+  const [opacity, setOpacity] = useState(0.3);
   const [total, setTotal] = useState<number | null>(list.total);
   useEffect(() => {
     setTotal(list.total);
@@ -122,10 +125,19 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter }) {
                 {total === null ? '' : ` · ${total.toLocaleString('en')} ${total === 1 ? 'image' : 'images'}`}
               </span>
             </h1>
-            <NameSearch value={filter.namePrefix ?? ''} onChange={(namePrefix) => change({ namePrefix: namePrefix || undefined })} />
+            <div class="controls">
+              <label>
+                <input type="checkbox" checked={showObjects} onChange={() => setShowObjects(!showObjects)} /> Objects
+              </label>
+              <label class="opacity">
+                Fill
+                <input type="range" min={0} max={1} step={0.05} value={opacity} disabled={!showObjects} onInput={(e) => setOpacity(Number((e.currentTarget as HTMLInputElement).value))} />
+              </label>
+              <NameSearch value={filter.namePrefix ?? ''} onChange={(namePrefix) => change({ namePrefix: namePrefix || undefined })} />
+            </div>
           </div>
           {total === 0 && <p class="empty">No image matches these filters.</p>}
-          <VirtualGrid list={list} colors={colors} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
+          <VirtualGrid list={list} colors={colors} overlay={showObjects ? { classes: classByTitle, opacity } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
         </main>
       </div>
     </>

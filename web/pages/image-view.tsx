@@ -188,7 +188,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
             <svg width={frameSize.width} height={frameSize.height} role="img" aria-label={`${image.name}: ${image.width} × ${image.height} pixels, ${annotation.objects.length} objects`}>
               <g transform={`translate(${view.x} ${view.y}) scale(${view.scale})`}>
                 <image href={imageFileUrl(image.id)} width={image.width} height={image.height} />
-                <AnnotationLayer objects={annotation.objects} classes={classByTitle} hidden={hidden} hovered={hovered} onHover={setHovered} scale={view.scale} opacity={opacity} />
+                <AnnotationLayer objects={annotation.objects} classes={classByTitle} hidden={hidden} hovered={hovered} onHover={setHovered} scale={view.scale} opacity={opacity} idPrefix="view" />
               </g>
             </svg>
           </div>
