@@ -153,3 +153,16 @@ export function followTask(id: number, onTask: (task: Task) => void): () => void
   events.onerror = () => events.close();
   return () => events.close();
 }
+
+export const EXPORT_FORMATS = ['supervisely', 'coco', 'yolo', 'pascal_voc', 'masks'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface ExportRequest {
+  projectId: number;
+  datasetIds?: number[];
+  format: ExportFormat;
+  options: { includeImages: boolean; onlyAnnotated: boolean };
+}
+
+export const startExport = async (request: ExportRequest): Promise<Task> => (await call<{ task: Task }>('POST', '/v2/exports', request)).task;
+export const exportArchiveUrl = (id: number): string => `/v2/exports/${id}/archive`;

@@ -15,6 +15,10 @@ import type { AnnotationObject } from '../../src/formats/canonical.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, tagImage } from '../helpers/factories.ts';
 import { picture } from '../helpers/pictures.ts';
+import { taskHandlers } from '../../src/tasks/registry.ts';
+import { startTaskRunner } from '../../src/tasks/runner.ts';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
 import { type TestApp, startTestApp } from '../helpers/test-app.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -71,6 +75,7 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
   let page: Page;
   let projectId: number;
   let carImages: number[];
+  let cityId: number;
   const BULK = 1200;
 
   before(async () => {
@@ -87,6 +92,7 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     });
     await newProject(ctx, { title: 'Empty project', classes: [{ title: 'tree', shape: 'polygon', color: '#43A047' }] });
     const city = await newDataset(ctx, projectId, 'city');
+    cityId = city;
     const bulk = await newDataset(ctx, projectId, 'highway');
     const rainy = await newTag(ctx, projectId, { title: 'rainy' });
     const puddle: AnnotationObject = { classTitle: 'puddle', description: '', tags: [], bitmap: { origin: [200, 380], data: await discBitmap(60) }, points: { exterior: [], interior: [] } };
@@ -310,6 +316,33 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     assert.equal(stopped.statusCode, 202, stopped.body);
     await row.filter({ hasText: 'stopped' }).waitFor();
     assert.equal(await row.getByRole('button', { name: /Stop/ }).count(), 0);
+  });
+
+  test('the gallery exports its dataset: format and options, progress, then the archive to download', async () => {
+    const runner = startTaskRunner(t.ctx, pino({ level: 'silent' }) as unknown as FastifyBaseLogger, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 5000 });
+    try {
+      await page.goto(`${base}/projects/${projectId}/images?dataset=${cityId}`);
+      const form = page.getByRole('form', { name: 'Export city' });
+      await form.getByLabel('Format').selectOption('supervisely');
+      await form.getByLabel('Only annotated images').check();
+      await form.getByRole('button', { name: 'Export city' }).click();
+      const link = form.getByRole('link', { name: 'Download the archive' });
+      await link.waitFor({ timeout: 60_000 });
+      await checkAccessibility(page, 'the gallery after an export');
+      await shoot(page, 'gallery-export');
+      const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+      assert.equal(download.suggestedFilename(), 'Street scenes-supervisely.zip');
+      const file = await download.path();
+      const bytes = fs.readFileSync(file);
+      assert.equal(bytes.subarray(0, 2).toString('latin1'), 'PK', 'a zip archive');
+      // The export asked for is the one made: city's 12 annotated images, in Supervisely's layout.
+      const exports = await t.request({ method: 'GET', url: '/v2/tasks?type=export' });
+      const task = (JSON.parse(exports.body) as { items: { meta: { name: string; progress?: { total: number } } }[] }).items[0]!;
+      assert.equal(task.meta.name, 'Street scenes-supervisely');
+      assert.ok(bytes.includes(Buffer.from('city/ann/city_000.png.json')), 'the archive holds city’s annotations');
+    } finally {
+      await runner.stop();
+    }
   });
 
   test('on a narrow window the panels stack and stay usable', async () => {

@@ -1,9 +1,11 @@
 // The images of a project or of one of its datasets: a virtualised grid of thumbnails, a sidebar that
 // counts them by dataset, class and tag and filters by any of them, and a search by name. Every
 // filter is in the URL.
+import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Dataset, type ImageClass, type ImageFilter, type Project, type Session, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags } from '../api.ts';
 import { Header } from '../components/header.tsx';
+import { ExportForm } from '../components/export-form.tsx';
 import { Link } from '../components/link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
 import { filterFromUrl, filterKey, filterQuery } from '../filters.ts';
@@ -116,7 +118,12 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter }) {
         }
       />
       <div class="gallery">
-        <Sidebar {...props.catalogue} filter={filter} onChange={change} />
+        <Sidebar {...props.catalogue} filter={filter} onChange={change}>
+          <section>
+            <h2>Export</h2>
+            <ExportForm projectId={project.id} datasetId={dataset?.id} name={dataset ? dataset.title : project.title} readOnly={props.session.key.scope === 'read'} />
+          </section>
+        </Sidebar>
         <main class="gallery-main">
           <div class="toolbar">
             <h1>
@@ -185,7 +192,7 @@ function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[])
   return counts;
 }
 
-function Sidebar(props: Catalogue & { filter: ImageFilter; onChange: (next: Partial<ImageFilter>) => void }) {
+function Sidebar(props: Catalogue & { filter: ImageFilter; onChange: (next: Partial<ImageFilter>) => void; children: ComponentChildren }) {
   const { filter } = props;
   const counts = useFacetCounts(filter, props.classes, props.tags);
   const format = (n: number | undefined) => (n === undefined ? '…' : n.toLocaleString('en'));
@@ -239,6 +246,7 @@ function Sidebar(props: Catalogue & { filter: ImageFilter; onChange: (next: Part
           ))}
         </ul>
       </section>
+      {props.children}
     </aside>
   );
 }
