@@ -166,3 +166,27 @@ export interface ExportRequest {
 
 export const startExport = async (request: ExportRequest): Promise<Task> => (await call<{ task: Task }>('POST', '/v2/exports', request)).task;
 export const exportArchiveUrl = (id: number): string => `/v2/exports/${id}/archive`;
+
+/** Step 1 of an import: which of these image hashes (base64 SHA-256) the server lacks. */
+export const missingHashes = async (hashes: string[]): Promise<string[]> => (await call<{ missing: string[] }>('POST', '/v2/imports/hash-check', { hashes })).missing;
+
+export interface UploadedFile {
+  id: string;
+  errors: { code: string; message: string }[];
+}
+
+/** Step 2: uploads image files (at most 100 a call), each with its path and hash. */
+export async function uploadImages(files: { path: string; hash: string; file: Blob; name: string }[]): Promise<UploadedFile[]> {
+  const form = new FormData();
+  files.forEach((f, i) => {
+    form.append(`f${i}`, JSON.stringify({ id: f.path, hash: f.hash, type: 'image', format: 'images' }));
+    form.append(`f${i}-file`, f.file, f.name);
+  });
+  const res = await fetch('/v2/imports/files', { method: 'POST', credentials: 'same-origin', body: form });
+  if (!res.ok) throw new ApiError(res.status, ((await res.json().catch(() => ({}))) as { detail?: string }).detail ?? res.statusText);
+  return ((await res.json()) as { files: UploadedFile[] }).files;
+}
+
+/** Step 3: a new project of these images (preset 2: images only, one dataset per folder). */
+export const startImageImport = async (title: string, files: { hash: string; path: string }[]): Promise<Task> =>
+  (await call<{ task: Task }>('POST', '/v2/imports', { project: { id: null, title }, preset: 2, files })).task;

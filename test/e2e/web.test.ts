@@ -345,6 +345,31 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     }
   });
 
+  test('a folder of images is imported from the browser: hashed there, only what the server lacks uploaded', async () => {
+    const folder = path.join(tempDir('web-import'), 'trip');
+    fs.mkdirSync(path.join(folder, 'day1'), { recursive: true });
+    fs.mkdirSync(path.join(folder, 'day2'));
+    fs.writeFileSync(path.join(folder, 'day1', 'a.png'), await picture(90, 60, { seed: 101 }));
+    fs.writeFileSync(path.join(folder, 'day1', 'b.png'), await picture(90, 60, { seed: 102 }));
+    fs.writeFileSync(path.join(folder, 'day2', 'c.png'), await picture(90, 60, { seed: 103 }));
+    // The same bytes as an image already stored: not sent again.
+    fs.writeFileSync(path.join(folder, 'day2', 'known.png'), await picture(WIDTH, HEIGHT, { seed: 0 }));
+    fs.writeFileSync(path.join(folder, 'notes.txt'), 'not an image');
+    const runner = startTaskRunner(t.ctx, pino({ level: 'silent' }) as unknown as FastifyBaseLogger, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 5000 });
+    try {
+      await page.goto(`${base}/`);
+      await page.getByLabel('Choose a folder…').setInputFiles(folder);
+      await page.getByRole('status').filter({ hasText: '3 uploaded, 1 already on the server.' }).waitFor({ timeout: 60_000 });
+      await page.getByRole('status').filter({ hasText: 'Import finished.' }).waitFor({ timeout: 60_000 });
+      const card = page.locator('.project-card', { hasText: 'trip' });
+      await card.locator('.counts', { hasText: '2 datasets · 4 images · 0 objects' }).waitFor();
+      await checkAccessibility(page, 'the projects page after an import');
+      await shoot(page, 'projects-import');
+    } finally {
+      await runner.stop();
+    }
+  });
+
   test('on a narrow window the panels stack and stay usable', async () => {
     const narrow = await context.newPage();
     await narrow.setViewportSize({ width: 390, height: 844 });

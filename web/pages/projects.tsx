@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Project, type Session, listProjects } from '../api.ts';
 import { Header } from '../components/header.tsx';
+import { ImportForm } from '../components/import-form.tsx';
 import { Link } from '../components/link.tsx';
 
 const count = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
@@ -10,9 +11,10 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
   const [projects, setProjects] = useState<Project[] | null>(null);
   const [error, setError] = useState('');
 
+  const load = () => listProjects().then(setProjects, (failure: Error) => setError(failure.message));
   useEffect(() => {
     document.title = 'Projects · Annostore';
-    listProjects().then(setProjects, (failure: Error) => setError(failure.message));
+    void load();
   }, []);
 
   return (
@@ -47,6 +49,7 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
             </li>
           ))}
         </ul>
+        <ImportForm onImported={() => void load()} readOnly={props.session.key.scope === 'read'} />
       </main>
     </>
   );
