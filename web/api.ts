@@ -190,3 +190,28 @@ export async function uploadImages(files: { path: string; hash: string; file: Bl
 /** Step 3: a new project of these images (preset 2: images only, one dataset per folder). */
 export const startImageImport = async (title: string, files: { hash: string; path: string }[]): Promise<Task> =>
   (await call<{ task: Task }>('POST', '/v2/imports', { project: { id: null, title }, preset: 2, files })).task;
+
+export const deleteImage = (id: number): Promise<void> => call('DELETE', `/v2/images/${id}`);
+
+/** Adds an image tag (by title) to the image, leaving its objects, description and other tags be. */
+export async function addImageTag(id: number, title: string): Promise<void> {
+  const current = await getAnnotation(id);
+  if (current.value.tags.includes(title)) return;
+  await tagged('PUT', `/v2/images/${id}/annotation`, { description: current.value.description, tags: [...current.value.tags, title], objects: current.value.objects }, current.etag);
+}
+
+/** Runs `work` on each id, a few at a time; answers the ids it failed for. */
+export async function eachOf(ids: number[], work: (id: number) => Promise<void>, onDone: (done: number) => void): Promise<number[]> {
+  const queue = [...ids];
+  const failed: number[] = [];
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        await work(id).catch(() => failed.push(id!));
+        onDone((done += 1));
+      }
+    }),
+  );
+  return failed;
+}

@@ -60,3 +60,8 @@ export function imageListOf(filter: ImageFilter): ImageList {
   if (!last || filterKey(last.filter) !== filterKey(filter)) last = new ImageList(filter);
   return last;
 }
+
+/** Forgets the kept list, after a change to the images (a batch delete or tag): the next ask reads anew. */
+export function forgetImageLists(): void {
+  last = null;
+}

@@ -345,6 +345,34 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     }
   });
 
+  test('the gallery selects several images, tags them at once and deletes them', async () => {
+    await page.goto(`${base}/projects/${projectId}/images?dataset=${cityId}`);
+    await page.getByRole('status').filter({ hasText: '12 images' }).waitFor();
+    const rainy = page.getByRole('button', { name: /rainy/ }).locator('.facet-count');
+    await rainy.filter({ hasText: /^5$/ }).waitFor();
+    await page.getByRole('checkbox', { name: 'Select city_001.png' }).check();
+    await page.getByRole('checkbox', { name: 'Select city_003.png' }).check();
+    const bar = page.getByRole('region', { name: 'Selected images' });
+    await bar.getByText('2 images selected').waitFor();
+    await checkAccessibility(page, 'the gallery with a selection');
+    await shoot(page, 'gallery-selection');
+    await bar.getByLabel('Tag').selectOption({ label: 'rainy' });
+    await bar.getByRole('button', { name: 'Add tag' }).click();
+    // city_003 had it already; city_001 gets it: one more rainy image.
+    await rainy.filter({ hasText: /^6$/ }).waitFor();
+    const tagged = JSON.parse((await t.request({ method: 'GET', url: `/v2/images?datasetId=${cityId}&namePrefix=city_001` })).body) as { items: { tags: { title: string }[]; objectCounts: unknown[] }[] };
+    assert.deepEqual(tagged.items[0]!.tags.map((x) => x.title), ['rainy']);
+    assert.equal(tagged.items[0]!.objectCounts.length, 2, 'its objects are as they were');
+
+    await page.getByRole('checkbox', { name: 'Select city_011.png' }).check();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('region', { name: 'Selected images' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('status').filter({ hasText: '11 images' }).waitFor();
+    assert.equal(await page.locator('.tile-link', { hasText: 'city_011.png' }).count(), 0);
+    const gone = await t.request({ method: 'GET', url: `/v2/images?datasetId=${cityId}&namePrefix=city_011` });
+    assert.deepEqual((JSON.parse(gone.body) as { items: unknown[] }).items, []);
+  });
+
   test('a folder of images is imported from the browser: hashed there, only what the server lacks uploaded', async () => {
     const folder = path.join(tempDir('web-import'), 'trip');
     fs.mkdirSync(path.join(folder, 'day1'), { recursive: true });

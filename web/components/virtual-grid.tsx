@@ -25,6 +25,8 @@ export interface GridProps {
   colors: Map<number, string>;
   /** The project's classes by title, to draw each tile's objects; null draws none. */
   overlay: { classes: Map<string, ImageClass>; opacity: number } | null;
+  selected: Set<number>;
+  onSelect: (id: number) => void;
 }
 
 export function VirtualGrid(props: GridProps) {
@@ -72,8 +74,9 @@ export function VirtualGrid(props: GridProps) {
     const place = { top: `${row * ROW}px`, left: `${column * (TILE + GAP)}px` };
     tiles.push(
       image ? (
-        <li key={image.id} class="tile" style={place} aria-setsize={known} aria-posinset={index + 1}>
+        <li key={image.id} class={props.selected.has(image.id) ? 'tile selected' : 'tile'} style={place} aria-setsize={known} aria-posinset={index + 1}>
           <Tile image={image} href={props.hrefOf(image)} colors={props.colors} overlay={props.overlay} />
+          <input type="checkbox" class="select" checked={props.selected.has(image.id)} onChange={() => props.onSelect(image.id)} aria-label={`Select ${image.name}`} />
         </li>
       ) : (
         <li key={`slot-${index}`} class="tile pending" style={place} aria-setsize={known} aria-posinset={index + 1} aria-busy="true" />

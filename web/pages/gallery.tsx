@@ -5,11 +5,12 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Dataset, type ImageClass, type ImageFilter, type Project, type Session, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags } from '../api.ts';
 import { Header } from '../components/header.tsx';
+import { BatchBar } from '../components/batch-bar.tsx';
 import { ExportForm } from '../components/export-form.tsx';
 import { Link } from '../components/link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
 import { filterFromUrl, filterKey, filterQuery } from '../filters.ts';
-import { imageListOf } from '../image-list.ts';
+import { forgetImageLists, imageListOf } from '../image-list.ts';
 import { type Location, navigate } from '../router.ts';
 
 interface Catalogue {
@@ -75,7 +76,20 @@ export function GalleryPage(props: Props) {
 function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter }) {
   const { project, datasets, classes } = props.catalogue;
   const { filter } = props;
-  const list = useMemo(() => imageListOf(filter), [filterKey(filter)]);
+  const [generation, setGeneration] = useState(0);
+  const list = useMemo(() => imageListOf(filter), [filterKey(filter), generation]);
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const select = (id: number) =>
+    setSelected((before) => {
+      const after = new Set(before);
+      if (!after.delete(id)) after.add(id);
+      return after;
+    });
+  const reread = () => {
+    forgetImageLists();
+    setSelected(new Set());
+    setGeneration((n) => n + 1);
+  };
   const colors = useMemo(() => new Map(classes.map((c) => [c.id, c.color])), [classes]);
   const classByTitle = useMemo(() => new Map(classes.map((c) => [c.title, c])), [classes]);
   const [showObjects, setShowObjects] = useState(true);
@@ -118,7 +132,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter }) {
         }
       />
       <div class="gallery">
-        <Sidebar {...props.catalogue} filter={filter} onChange={change}>
+        <Sidebar {...props.catalogue} filter={filter} onChange={change} generation={generation}>
           <section>
             <h2>Export</h2>
             <ExportForm projectId={project.id} datasetId={dataset?.id} name={dataset ? dataset.title : project.title} readOnly={props.session.key.scope === 'read'} />
@@ -143,8 +157,9 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter }) {
               <NameSearch value={filter.namePrefix ?? ''} onChange={(namePrefix) => change({ namePrefix: namePrefix || undefined })} />
             </div>
           </div>
+          {selected.size > 0 && <BatchBar selected={selected} tags={props.catalogue.tags} readOnly={props.session.key.scope === 'read'} onClear={() => setSelected(new Set())} onChanged={reread} />}
           {total === 0 && <p class="empty">No image matches these filters.</p>}
-          <VirtualGrid list={list} colors={colors} overlay={showObjects ? { classes: classByTitle, opacity } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
+          <VirtualGrid list={list} colors={colors} selected={selected} onSelect={select} overlay={showObjects ? { classes: classByTitle, opacity } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
         </main>
       </div>
     </>
@@ -168,7 +183,7 @@ function NameSearch(props: { value: string; onChange: (value: string) => void })
 }
 
 /** Counts of the images of the project or dataset (and the name searched) by class and by tag. */
-function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[]) {
+function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[], generation: number) {
   const [counts, setCounts] = useState<{ classes: Map<number, number>; tags: Map<number, number> } | null>(null);
   const base: ImageFilter = filter.datasetId ? { datasetId: filter.datasetId } : { projectId: filter.projectId };
   if (filter.namePrefix) base.namePrefix = filter.namePrefix;
@@ -188,13 +203,13 @@ function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[])
       if (live) setCounts({ classes: classCounts, tags: tagCounts });
     })().catch(() => undefined);
     return () => void (live = false);
-  }, [key, classes, tags]);
+  }, [key, classes, tags, generation]);
   return counts;
 }
 
-function Sidebar(props: Catalogue & { filter: ImageFilter; onChange: (next: Partial<ImageFilter>) => void; children: ComponentChildren }) {
+function Sidebar(props: Catalogue & { filter: ImageFilter; onChange: (next: Partial<ImageFilter>) => void; generation: number; children: ComponentChildren }) {
   const { filter } = props;
-  const counts = useFacetCounts(filter, props.classes, props.tags);
+  const counts = useFacetCounts(filter, props.classes, props.tags, props.generation);
   const format = (n: number | undefined) => (n === undefined ? '…' : n.toLocaleString('en'));
   return (
     <aside class="sidebar" aria-label="Filters">
