@@ -368,6 +368,7 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('region', { name: 'Selected images' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('status').filter({ hasText: '11 images' }).waitFor();
+    await page.getByRole('button', { name: /^city/ }).locator('.facet-count').filter({ hasText: /^11$/ }).waitFor();
     assert.equal(await page.locator('.tile-link', { hasText: 'city_011.png' }).count(), 0);
     const gone = await t.request({ method: 'GET', url: `/v2/images?datasetId=${cityId}&namePrefix=city_011` });
     assert.deepEqual((JSON.parse(gone.body) as { items: unknown[] }).items, []);

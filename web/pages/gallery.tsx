@@ -70,10 +70,12 @@ export function GalleryPage(props: Props) {
     );
   }
   if (!catalogue || !filter) return <p class="loading" role="status">Loading…</p>;
-  return <Gallery {...props} catalogue={catalogue} filter={filter} />;
+  // After a batch change the datasets' counts are read again.
+  const recount = () => void listDatasets(catalogue.project.id).then((datasets) => setCatalogue((now) => now && { ...now, datasets }), () => undefined);
+  return <Gallery {...props} catalogue={catalogue} filter={filter} onRecount={recount} />;
 }
 
-function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter }) {
+function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; onRecount: () => void }) {
   const { project, datasets, classes } = props.catalogue;
   const { filter } = props;
   const [generation, setGeneration] = useState(0);
@@ -89,6 +91,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter }) {
     forgetImageLists();
     setSelected(new Set());
     setGeneration((n) => n + 1);
+    props.onRecount();
   };
   const colors = useMemo(() => new Map(classes.map((c) => [c.id, c.color])), [classes]);
   const classByTitle = useMemo(() => new Map(classes.map((c) => [c.title, c])), [classes]);
