@@ -1,6 +1,6 @@
 // The `annostore` command: parses the command line and hands over. Nothing else lives here.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { EXPORT_EXIT_CODES_HELP, parseOption, runExportCommand } from './client/export-command.ts';
+import { EXPORT_EXIT_CODES_HELP, parseOption, readConfigFile, runExportCommand } from './client/export-command.ts';
 import { EXIT_CODES_HELP, FOLDERS_HELP, runImportCommand } from './client/import-command.ts';
 import { ON_CONFLICT_MODES, type OnConflictT } from './client/client.ts';
 import { ConfigError, loadClientSettings, loadConfig } from './config.ts';
@@ -203,7 +203,8 @@ const exportCommand = program
     'only this dataset (repeatable, or ids separated by commas); the datasets must be of one project',
     (value: string, previous: number[] | undefined) => [...(previous ?? []), ...datasetIds(value)],
   )
-  .addOption(new Option('--format <format>', 'the archive format').choices(['supervisely', 'coco', 'yolo', 'pascal_voc', 'masks']).makeOptionMandatory())
+  .addOption(new Option('--format <format>', 'the archive format (unless --config)').choices(['supervisely', 'coco', 'yolo', 'pascal_voc', 'masks']))
+  .option('--config <file>', 'a JSON file of a DTL graph (docs/dtl.md) instead of --project, --dataset, --format and their options')
   .option('--no-images', 'leave the image files out')
   .option('--only-annotated', 'leave out images without objects')
   .option('--classes <titles>', 'keep only objects of these classes, comma-separated')
@@ -215,10 +216,24 @@ const exportCommand = program
   )
   .option('--out <file>', 'where to write the archive (default: <project>-<format>.zip here)')
   .option('--json', 'print one JSON summary on stdout (progress goes to stderr)')
-  .addHelpText('after', EXPORT_EXIT_CODES_HELP + '\nOptions and formats: docs/exports.md and docs/export-formats.md')
+  .addHelpText('after', EXPORT_EXIT_CODES_HELP + '\nOptions and formats: docs/exports.md and docs/export-formats.md; graphs: docs/dtl.md')
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
   .action(
-    async (o: { url?: string; key?: string; project?: number; projectId?: number; dataset?: number[]; format: string; images: boolean; onlyAnnotated?: boolean; classes?: string; option: string[]; out?: string; json?: boolean }) => {
+    async (o: {
+      url?: string;
+      key?: string;
+      project?: number;
+      projectId?: number;
+      dataset?: number[];
+      format?: string;
+      config?: string;
+      images: boolean;
+      onlyAnnotated?: boolean;
+      classes?: string;
+      option: string[];
+      out?: string;
+      json?: boolean;
+    }) => {
       const defaults = loadClientSettings();
       const url = o.url ?? defaults.url;
       const key = o.key ?? defaults.key;
@@ -226,6 +241,19 @@ const exportCommand = program
       if (!key) exportCommand.error('error: no API key: pass --key or set ANNOSTORE_API_KEY', { exitCode: 2 });
       // --project-id is the import command's spelling, taken here too.
       const projectId = o.project ?? o.projectId;
+      if (o.config !== undefined) {
+        const plain = projectId !== undefined || o.dataset !== undefined || o.format !== undefined || o.option.length > 0 || !o.images || o.onlyAnnotated || o.classes !== undefined;
+        if (plain) exportCommand.error('error: a --config graph names its projects and its output itself: leave out --project, --dataset, --format and their options', { exitCode: 2 });
+        let config: unknown[] = [];
+        try {
+          config = readConfigFile(o.config);
+        } catch (error) {
+          exportCommand.error(`error: ${(error as Error).message}`, { exitCode: 2 });
+        }
+        process.exitCode = await runExportCommand({ url: url!, key: key!, config, options: {}, out: o.out, json: o.json ?? false });
+        return;
+      }
+      if (o.format === undefined) exportCommand.error('error: pass --format (or --config)', { exitCode: 2 });
       if (projectId === undefined && o.dataset === undefined) exportCommand.error('error: pass --project or --dataset', { exitCode: 2 });
       const options: Record<string, unknown> = {};
       try {

@@ -19,8 +19,10 @@ export type FormatOptions = { format: ExportFormat } & Record<string, unknown>;
 export interface ExportRequest {
   projectId?: number | undefined;
   datasetIds?: number[] | undefined;
-  format: string;
+  format?: string | undefined;
   options?: Record<string, unknown> | undefined;
+  /** A DTL graph instead of the fields above. */
+  config?: unknown[] | undefined;
 }
 
 type OptionKind = { type: 'boolean'; default: boolean } | { type: 'enum'; values: readonly string[]; default: string };

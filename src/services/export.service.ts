@@ -11,6 +11,8 @@ import type { TaskRecord } from '../repositories/tasks.repository.ts';
 import { type ArchiveStat, type ByteRange, archiveKey } from '../storage/archive-store.ts';
 import { type CommonOptions, type ExportRequest, type FormatOptions, SAVE_LAYER, parseExportOptions } from './export-request.ts';
 import type { Principal } from './keys.service.ts';
+import { planGraph } from '../dtl/validate.ts';
+import { DTL_TASK, type DtlExportInput } from '../tasks/handlers/dtl-export.ts';
 
 export const EXPORT_TASK = 'export';
 
@@ -32,6 +34,12 @@ export const EXPORT_PAGE = 200;
 const STOP_WAIT_MS = 15_000;
 
 export async function startExport(ctx: Context, principal: Principal, request: ExportRequest): Promise<TaskRecord> {
+  if (request.config !== undefined) {
+    const plain = (['projectId', 'datasetIds', 'format', 'options'] as const).find((f) => request[f] !== undefined);
+    if (plain) throw validation(`give a config or ${plain}, not both: a config names its projects and its output itself`, { field: plain });
+    return startDtlExport(ctx, principal, request.config);
+  }
+  if (request.format === undefined) throw validation('give a format (or a DTL config)', { field: 'format' });
   const db = ctx.db.kysely;
   const { writer, common } = parseExportOptions(request.format, request.options ?? {});
   let projectId = request.projectId;
@@ -79,6 +87,41 @@ export async function startExport(ctx: Context, principal: Principal, request: E
 }
 
 /**
+ * An export of a DTL graph: the graph checked whole and its data layers resolved to the team's
+ * datasets before the task exists; the task runs the graph again from what is stored (dtl-export.ts).
+ * Layers without a seed of their own are seeded with the task's id.
+ */
+async function startDtlExport(ctx: Context, principal: Principal, config: unknown[]): Promise<TaskRecord> {
+  const db = ctx.db.kysely;
+  const { plan, resolved } = await planGraph(db, principal.teamId, config, { seed: 0 });
+  // The supervisely output writes a new project, in a task of its own type, with no archive.
+  const toProject = plan.output.action === 'supervisely';
+  let images = 0;
+  let bytes = 0;
+  for (const index of plan.data) {
+    const counted = await exportRepo.countImages(db, plan.layers[index]!.source!.datasets.map((d) => d.id));
+    images += counted.images;
+    bytes += counted.bytes;
+  }
+  const taskId = await db.transaction().execute(async (trx) => {
+    const id = await tasks.createTask(trx, { teamId: principal.teamId, userId: principal.userId, type: toProject ? DTL_TASK : EXPORT_TASK, size: bytes, meta: {}, input: {} });
+    const key = archiveKey(principal.teamId, id);
+    const meta = {
+      name: plan.output.name,
+      config,
+      settings: { batchSize: EXPORT_PAGE, nodesCount: 1 },
+      ...(toProject ? {} : { path: { bucket: ctx.archives.bucket, objectName: ctx.archives.objectName(key) } }),
+      progress: { done: 0, total: images },
+    };
+    const input: DtlExportInput = { dtl: { config, resolved, seed: id }, key };
+    await tasks.setMetaAndInput(trx, id, meta, input);
+    return id;
+  });
+  ctx.tasksQueued.notify();
+  return (await tasks.getTask(db, principal.teamId, taskId))!;
+}
+
+/**
  * The DTL graph the request amounts to, as Supervisely's exports recorded it: the data layer, a
  * drop_obj_by_class layer when only some classes are kept, and the format's save layer.
  */
@@ -98,23 +141,24 @@ function dtlConfig(project: string, datasetTitles: string[] | null, name: string
   return layers;
 }
 
-/** The team's export task, or a 404 (another team's, or not an export). */
+/** The team's export task (or a graph's task writing a project), or a 404 (another team's, or not an export). */
 export async function getExport(ctx: Context, teamId: number, id: number): Promise<TaskRecord> {
   const task = await tasks.getTask(ctx.db.kysely, teamId, id);
-  if (!task || task.type !== EXPORT_TASK) throw notFound('export', { exportId: id });
+  if (!task || (task.type !== EXPORT_TASK && task.type !== DTL_TASK)) throw notFound('export', { exportId: id });
   return task;
 }
 
 /** The task and, once it has finished, its archive's size and entity tag. */
 export async function describeExport(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; archive: ArchiveStat | null }> {
   const task = await getExport(ctx, teamId, id);
-  const archive = task.status === 'finished' && task.meta.expiredAt === undefined ? await ctx.archives.stat(archiveKey(teamId, id)) : null;
+  const archive = task.type === EXPORT_TASK && task.status === 'finished' && task.meta.expiredAt === undefined ? await ctx.archives.stat(archiveKey(teamId, id)) : null;
   return { task, archive };
 }
 
 /** The finished export's archive: its facts and a reader of it. 409 while the export is not finished. */
 export async function exportArchive(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; stat: ArchiveStat; open: (range?: ByteRange) => Promise<Readable> }> {
   const task = await getExport(ctx, teamId, id);
+  if (task.type === DTL_TASK) throw new AppError('NOT_FOUND', 'this export writes a project, not an archive: meta.project names it', { exportId: id });
   if (typeof task.meta.expiredAt === 'string') {
     throw new AppError('GONE', 'the archive was removed at the end of its retention; export again', { exportId: id, expiredAt: task.meta.expiredAt });
   }

@@ -88,6 +88,30 @@ describe('annostore export', () => {
     assert.deepEqual([...folders], [chosen.title]);
   });
 
+  test('--config runs a DTL graph from a file; a graph the server refuses is exit 1, said why', async () => {
+    const dir = scratchDir('cli-export-dtl');
+    const graph = path.join(dir, 'graph.json');
+    fs.writeFileSync(
+      graph,
+      JSON.stringify([
+        { action: 'data', src: ['sample/*'], dst: '$data', settings: { classes_mapping: 'default' } },
+        { action: 'bbox', src: ['$data'], dst: '$boxes', settings: { classes_mapping: { __other__: '__default__' } } },
+        { action: 'coco', src: ['$boxes'], dst: 'boxes', settings: { images: false } },
+      ]),
+    );
+    const out = path.join(dir, 'boxes.zip');
+    const run = await runCommand(['export', '--url', server.url, '--key', KEY, '--config', graph, '--out', out]);
+    assert.equal(run.code, 0, run.stderr);
+    const names = execFileSync('unzip', ['-Z1', out], { encoding: 'utf8' }).trim().split('\n');
+    assert.ok(names.some((n) => n.startsWith('annotations/') && n.endsWith('.json')), names.join(' '));
+    fs.writeFileSync(graph, JSON.stringify([{ action: 'data', src: ['sample/*'], dst: '$data', settings: { classes_mapping: 'default' } }, { action: 'coco', src: ['$nothing'], dst: 'x', settings: {} }]));
+    const refused = await runCommand(['export', '--url', server.url, '--key', KEY, '--config', graph, '--out', out]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /layer 1 \(coco\): no layer writes \$nothing/);
+    const both = await runCommand(['export', '--url', server.url, '--key', KEY, '--config', graph, '--format', 'coco']);
+    assert.equal(both.code, 2);
+  });
+
   test('the client takes a download cut midway up from where it stopped', async () => {
     const { task } = await client.startExport({ projectId, format: 'pascal_voc' });
     assert.equal((await client.waitForTask(task.id, { intervalMs: 50 })).status, 'finished');

@@ -1,5 +1,6 @@
 // Schemas of the /v2/exports routes, shared with the typed client.
 import { Type } from 'typebox';
+import { MAX_LAYERS } from '../../dtl/config.ts';
 import { EXPORT_FORMATS } from '../../formats/writers.ts';
 import { Id } from './common.ts';
 import { Task } from './resources.ts';
@@ -8,9 +9,15 @@ export const ExportBody = Type.Object(
   {
     projectId: Type.Optional(Id),
     datasetIds: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
-    format: Type.String({ maxLength: 64, description: `one of ${EXPORT_FORMATS.join(', ')}` }),
+    format: Type.Optional(Type.String({ maxLength: 64, description: `one of ${EXPORT_FORMATS.join(', ')}` })),
     options: Type.Optional(
       Type.Object({}, { additionalProperties: true, description: 'includeImages, onlyAnnotated, classes, and the format’s own (see docs/exports.md)' }),
+    ),
+    config: Type.Optional(
+      Type.Array(Type.Object({}, { additionalProperties: true }), {
+        maxItems: MAX_LAYERS,
+        description: 'a DTL graph instead of projectId, datasetIds, format and options: data layers, processing layers, one output layer (docs/dtl.md)',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -1,0 +1,59 @@
+// if: each item goes to the first destination when the condition holds, to the second when not.
+import { ClassError, requireClasses } from '../classes.ts';
+import type { DtlItem } from '../item.ts';
+import type { BranchLayer } from './layer.ts';
+
+export type Condition =
+  | { probability: number }
+  | { regex_names: string[] }
+  | { project_datasets: string[] }
+  | { min_objects_count: number }
+  | { include_classes: string[] }
+  | { tags: string[] }
+  | { min_height: number }
+  | { min_width: number }
+  | { min_area: number };
+
+type Test = (item: DtlItem, random: () => number) => boolean;
+
+/** The condition as a test of an item; a pattern that is no regular expression throws. */
+function compile(condition: Condition): Test {
+  if ('probability' in condition) return (_item, random) => random() < condition.probability;
+  if ('regex_names' in condition) {
+    const patterns = condition.regex_names.map((p) => new RegExp(p));
+    return (item) => patterns.some((p) => p.test(item.name));
+  }
+  if ('project_datasets' in condition) {
+    const pairs = condition.project_datasets.map((pd) => pd.split('/') as [string, string]);
+    return (item) => pairs.some(([p, d]) => p === item.source.project && (d === '*' || d === item.source.dataset));
+  }
+  if ('min_objects_count' in condition) return (item) => item.annotation.objects.length >= condition.min_objects_count;
+  if ('include_classes' in condition) {
+    const classes = new Set(condition.include_classes);
+    return (item) => item.annotation.objects.some((o) => classes.has(o.classTitle));
+  }
+  if ('tags' in condition) {
+    const tags = new Set(condition.tags);
+    return (item) => item.annotation.tags.some((t) => tags.has(t.name));
+  }
+  if ('min_height' in condition) return (item) => item.annotation.size.height >= condition.min_height;
+  if ('min_width' in condition) return (item) => item.annotation.size.width >= condition.min_width;
+  return (item) => item.annotation.size.width * item.annotation.size.height >= condition.min_area;
+}
+
+export const ifLayer: BranchLayer<{ condition: Condition }, Test> = {
+  plan(settings, input) {
+    if ('include_classes' in settings.condition) requireClasses(input, settings.condition.include_classes, '/condition/include_classes');
+    if ('regex_names' in settings.condition) {
+      settings.condition.regex_names.forEach((pattern, i) => {
+        try {
+          new RegExp(pattern);
+        } catch {
+          throw new ClassError(`"${pattern}" is not a regular expression`, `/condition/regex_names/${i}`);
+        }
+      });
+    }
+    return { output: input, prepared: compile(settings.condition) };
+  },
+  route: (item, test, context) => (test(item, context.random) ? 0 : 1),
+};

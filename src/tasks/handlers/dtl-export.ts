@@ -1,0 +1,162 @@
+// The tasks of a DTL graph: the graph is planned again from its stored config (the data layers as
+// resolved when the task was made), and every image of every data layer runs through it one at a
+// time. An export task writes what reaches the output through its format writer into the streaming
+// zip; a `dtl` task (the supervisely output) writes it into a new project.
+//
+// An image whose processing fails is skipped: the task counts it in `meta.skipped` with the first
+// few reasons, and goes on.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { DtlItem } from '../../dtl/item.ts';
+import { ArchiveOutput, DTL_ARCHIVE_TIME, type Prepared } from '../../dtl/output.ts';
+import { ProjectOutput } from '../../dtl/project-output.ts';
+import { runItem } from '../../dtl/run.ts';
+import { sourcePages } from '../../dtl/source.ts';
+import { type Plan, type Resolved, planGraph } from '../../dtl/validate.ts';
+import { AppError } from '../../errors.ts';
+import type { ArchiveEntry } from '../../formats/writer.ts';
+import * as projects from '../../repositories/projects.repository.ts';
+import { EXPORT_PAGE } from '../../services/export.service.ts';
+import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
+import { exportSpool, intoArchive } from './export-archive.ts';
+import { addEntries } from './export-entries.ts';
+
+export interface DtlExportInput {
+  dtl: { config: unknown; resolved: Resolved; seed: string | number };
+  /** Where the archive goes (archiveKey); none for the supervisely output. */
+  key: string;
+}
+
+export const isDtlExport = (input: unknown): input is DtlExportInput => typeof input === 'object' && input !== null && 'dtl' in input;
+
+/** Reasons of skipped images the task keeps, at most. */
+const REASONS_KEPT = 5;
+/** Encoded image bytes held before they are written, at most (beyond one image's). */
+const ENCODED_HELD_BYTES = 32 * 1024 * 1024;
+
+export interface Skipped {
+  count: number;
+  first: { image: string; message: string }[];
+}
+
+/** Where the items of the graph go. */
+interface Sink<T> {
+  /** A page of source images starts; `sizes` are their blobs' byte sizes. */
+  page(sizes: ReadonlyMap<string, number>): void;
+  /** What the output makes of the items of one image; a failure here skips the image. */
+  prepare(items: DtlItem[]): Promise<T>;
+  /** Writes what prepare made; a failure here fails the task. */
+  commit(prepared: T): Promise<void>;
+  /** The page's images have all been run. */
+  pageEnd(): Promise<void>;
+}
+
+async function planOf(run: TaskRun, input: DtlExportInput): Promise<Plan> {
+  try {
+    return (await planGraph(run.ctx.db.kysely, run.teamId, input.dtl.config, { seed: input.dtl.seed, resolved: input.dtl.resolved })).plan;
+  } catch (error) {
+    // What was checked when the task was made no longer holds (a project or a class is gone).
+    if (error instanceof AppError) throw new TaskFailure(error.code, error.message);
+    throw error;
+  }
+}
+
+/** Every image of every data layer through the graph into the sink, with progress and skips in the task's meta. */
+async function runImages<T>(run: TaskRun, plan: Plan, skipped: Skipped, sink: Sink<T>): Promise<void> {
+  const total = (run.meta.progress as { total?: number } | undefined)?.total ?? 0;
+  let done = 0;
+  for (const dataLayer of plan.data) {
+    const source = plan.layers[dataLayer]!.source!;
+    for await (const page of sourcePages(run.ctx.db.kysely, run.ctx.blobs, source, EXPORT_PAGE)) {
+      sink.page(page.sizes);
+      const skippedBefore = skipped.count;
+      for (const item of page.items) {
+        let prepared: T;
+        try {
+          prepared = await sink.prepare(await runItem(plan, dataLayer, item));
+        } catch (error) {
+          skipped.count += 1;
+          if (skipped.first.length < REASONS_KEPT) skipped.first.push({ image: `${source.project}/${item.source.dataset}/${item.name}`, message: error instanceof Error ? error.message : String(error) });
+          continue;
+        }
+        await sink.commit(prepared);
+      }
+      await sink.pageEnd();
+      done += page.items.length;
+      await run.checkpoint({ done, total: Math.max(total, done) }, skipped.count !== skippedBefore ? { skipped } : undefined);
+    }
+  }
+}
+
+/** An export task of a graph with an archive output. */
+export async function dtlExport(run: TaskRun, input: DtlExportInput): Promise<void> {
+  const plan = await planOf(run, input);
+  const spool = await exportSpool(run);
+  const temp = await fsp.mkdtemp(path.join(spool, 'dtl-'));
+  const output = new ArchiveOutput(plan, input.dtl.seed, temp);
+  const skipped: Skipped = { count: 0, first: [] };
+  try {
+    await intoArchive(run, input.key, spool, { mtime: DTL_ARCHIVE_TIME }, async (archive) => {
+      const sizes = new Map<string, number>();
+      const emit = (entries: ArchiveEntry[]) => addEntries(archive, entries, run.ctx.blobs, sizes, () => run.checkpoint());
+      let entries: ArchiveEntry[] = [];
+      let held = 0;
+      await runImages<Prepared[]>(run, plan, skipped, {
+        page(pageSizes) {
+          sizes.clear();
+          for (const [hash, size] of pageSizes) sizes.set(hash, size);
+        },
+        prepare: (items) => output.prepare(items),
+        async commit(prepared) {
+          entries.push(...(await output.add(prepared, sizes)));
+          held += prepared.reduce((sum, p) => sum + (p.bytes?.length ?? 0) + (p.visual?.length ?? 0), 0);
+          if (held > ENCODED_HELD_BYTES) {
+            await emit(entries);
+            entries = [];
+            held = 0;
+          }
+        },
+        async pageEnd() {
+          await emit(entries);
+          entries = [];
+          held = 0;
+        },
+      });
+      await output.finish(async (batch, batchSizes) => {
+        sizes.clear();
+        for (const [hash, size] of batchSizes) sizes.set(hash, size);
+        await emit(batch);
+      });
+      await archive.end();
+      return () => ({ notices: output.notices(), skipped });
+    });
+  } finally {
+    await output.close();
+    await fsp.rm(temp, { recursive: true, force: true });
+  }
+}
+
+export const DTL_TASK = 'dtl';
+
+/**
+ * The task of a graph whose output is a new project (`supervisely`). A resumed task removes the
+ * project an earlier attempt began and writes a new one.
+ */
+export const dtlProjectHandler: TaskHandler = async (run) => {
+  const input = run.input as DtlExportInput;
+  const db = run.ctx.db.kysely;
+  const plan = await planOf(run, input);
+  const earlier = (run.meta.project as { id?: number } | undefined)?.id;
+  if (earlier !== undefined) await projects.deleteProject(db, run.teamId, earlier);
+  const output = await ProjectOutput.create(db, run.ctx.blobs, run.teamId, run.userId, plan, input.dtl.seed);
+  await run.updateMeta({ project: { id: output.projectId, title: plan.output.name } });
+  const skipped: Skipped = { count: 0, first: [] };
+  await runImages<void>(run, plan, skipped, {
+    page: () => undefined,
+    // An image is written in its own transactions: one that fails is skipped like a layer's failure.
+    prepare: async (items) => void (await output.add(db, items)),
+    commit: async () => undefined,
+    pageEnd: async () => undefined,
+  });
+  await run.updateMeta({ skipped });
+};
