@@ -82,6 +82,9 @@ async function bundledCli() {
   return cli;
 }
 
+// The bundle runs from the cache: the web interface's sources are found through this.
+process.env.ANNOSTORE_ROOT ||= ROOT;
+
 let cli = null;
 try {
   cli = await bundledCli();

@@ -7,6 +7,7 @@ import { answerError, answerUnreadableRequest, registerErrorHandling } from './h
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { registerValidation } from './http/plugins/validation.ts';
 import { registerHealth } from './http/health.ts';
+import { registerWebApp } from './http/web-app.ts';
 import { v1Routes } from './http/v1/index.ts';
 import { v2Routes } from './http/v2/index.ts';
 import { answerProblem } from './http/v2/problem.ts';
@@ -24,6 +25,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: ctx.config.limits.jsonBodyBytes,
+    trustProxy: ctx.config.trustProxy,
     routerOptions: { querystringParser: parseQuery, ignoreTrailingSlash: true, maxParamLength: 200 },
     clientErrorHandler: answerUnreadableRequest,
     // A URL the router cannot read (bad percent-encoding, a parameter over maxParamLength) is answered
@@ -41,6 +43,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   registerDeprecationHeaders(app, ctx.config.deprecation);
   await registerOpenApi(app);
   registerHealth(app, ctx);
+  registerWebApp(app, ctx);
   await app.register(v1Routes(ctx), { prefix: '/v1' });
   await app.register(v2Routes(ctx), { prefix: '/v2' });
   return app;

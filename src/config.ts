@@ -1,6 +1,7 @@
 // The one place that reads the environment: everything else receives a frozen Config.
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { API_KEY_RULE, isUsableApiKey } from './api-key-format.ts';
 
 export interface Limits {
@@ -57,6 +58,15 @@ export interface Config {
    * See src/heap-growth.ts.
    */
   readonly heapGrowthPercent: number;
+  /** How long a browser session (POST /v2/session) lasts after sign-in (SESSION_TTL_HOURS, 168 by default). */
+  readonly sessionTtlMs: number;
+  /**
+   * The server is behind a proxy that sets X-Forwarded-Proto and X-Forwarded-For (TRUST_PROXY=true):
+   * a request it forwarded over HTTPS gets a Secure session cookie.
+   */
+  readonly trustProxy: boolean;
+  /** The web interface's sources (web/), bundled by esbuild on first request. */
+  readonly webDir: string;
   readonly deprecation: DeprecationPolicy;
   readonly limits: Limits;
   readonly tasks: TaskSettings;
@@ -88,7 +98,14 @@ function parsePort(raw: string | undefined): number {
   return port;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+function parseFlag(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(`${name} must be true or false`);
+}
 
 function parseMs(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -149,6 +166,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     bootstrapApiKey: parseApiKey(env.ANNOSTORE_API_KEY),
     logLevel: env.LOG_LEVEL || 'info',
     heapGrowthPercent: parseCount('HEAP_GROWTH_PERCENT', env.HEAP_GROWTH_PERCENT, 20, 1000, 0),
+    sessionTtlMs: parseCount('SESSION_TTL_HOURS', env.SESSION_TTL_HOURS, 168, 24 * 366) * HOUR_MS,
+    trustProxy: parseFlag('TRUST_PROXY', env.TRUST_PROXY),
+    // The command (bin/annostore.js) names the checkout it runs from; the sources run by tsx find it beside them.
+    webDir: path.resolve(env.ANNOSTORE_ROOT || path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'web'),
     deprecation: {
       deprecatedAt,
       sunsetAt,

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Context, createContext } from './context.ts';
+import { warmWebApp } from './http/web-app.ts';
 import { bootstrapKey } from './services/keys.service.ts';
 import { removeOpenFolders } from './storage/staging.ts';
 import { removeStaleUploads } from './storage/upload-temp.ts';
@@ -28,6 +29,7 @@ export async function startServer(config: Config, options: { worker: boolean }):
   }
   await removeStaleUploads(config, app.log);
   const url = await app.listen({ host: config.host, port: config.port });
+  warmWebApp(app);
   const background: BackgroundWork | null = options.worker ? startBackgroundWork(ctx, app.log) : null;
 
   let stopping: Promise<void> | null = null;

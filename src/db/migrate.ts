@@ -14,6 +14,7 @@ import * as catalogDetails from './migrations/0009_catalog_details.ts';
 import * as objectIds from './migrations/0010_object_ids.ts';
 import * as imageListIndexes from './migrations/0011_image_list_indexes.ts';
 import * as thumbnails from './migrations/0012_thumbnails.ts';
+import * as sessions from './migrations/0013_sessions.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -28,6 +29,7 @@ const migrations = {
   '0010_object_ids': objectIds,
   '0011_image_list_indexes': imageListIndexes,
   '0012_thumbnails': thumbnails,
+  '0013_sessions': sessions,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -226,11 +226,21 @@ export interface IdempotentRequestsTable {
   expires_at: string;
 }
 
+/** A browser session: a cookie's token (by its digest) standing for the key it was opened with. */
+export interface SessionsTable {
+  id: Id;
+  key_id: number;
+  digest: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   teams: TeamsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   idempotent_requests: IdempotentRequestsTable;
+  sessions: SessionsTable;
   projects: ProjectsTable;
   classes: ClassesTable;
   project_tags: ProjectTagsTable;

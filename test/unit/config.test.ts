@@ -30,3 +30,15 @@ test('ANNOSTORE_API_KEY: a key no request could use is refused with the rule, ne
     );
   }
 });
+
+test('SESSION_TTL_HOURS: a week by default, whole hours up to a year; TRUST_PROXY: true or false only', () => {
+  assert.equal(loadConfig({}).sessionTtlMs, 7 * 24 * 3600_000);
+  assert.equal(loadConfig({ SESSION_TTL_HOURS: '12' }).sessionTtlMs, 12 * 3600_000);
+  for (const bad of ['0', '1.5', 'forever', String(24 * 367)]) {
+    assert.throws(() => loadConfig({ SESSION_TTL_HOURS: bad }), (error: unknown) => error instanceof ConfigError && /SESSION_TTL_HOURS/.test(error.message));
+  }
+  assert.equal(loadConfig({}).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({ TRUST_PROXY: '0' }).trustProxy, false);
+  assert.throws(() => loadConfig({ TRUST_PROXY: 'yes please' }), (error: unknown) => error instanceof ConfigError && /TRUST_PROXY/.test(error.message));
+});

@@ -51,7 +51,8 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
 
   app.addHook('preHandler', async (request, reply) => {
     const header = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || header === undefined) return;
+    // Signing in (no principal yet) is never replayed: its answer sets a secret cookie.
+    if (request.method !== 'POST' || header === undefined || !request.principal) return;
     const idempotencyKey = Array.isArray(header) ? header[0]! : header;
     if (!KEY_FORM.test(idempotencyKey)) {
       throw validation('Idempotency-Key must be 1 to 255 printable ASCII characters', { in: 'headers', pointer: '/idempotency-key' });

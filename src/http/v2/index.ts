@@ -1,5 +1,6 @@
-// Every /v2 route, behind the API key check (x-api-key or Authorization: Bearer), answering errors as
-// problem details and honouring Idempotency-Key on creates. One line a resource group.
+// Every /v2 route, behind the API key check (x-api-key, Authorization: Bearer, or the web interface's
+// session cookie), answering errors as problem details and honouring Idempotency-Key on creates. One
+// line a resource group.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
@@ -11,6 +12,7 @@ import { imageRoutes } from './images.routes.ts';
 import { importRoutes } from './imports.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
 import { modelRoutes } from './models.routes.ts';
+import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { registerProblems } from './problem.ts';
@@ -19,7 +21,7 @@ export const v2Routes =
   (ctx: Context): FastifyPluginAsync =>
   async (app) => {
     registerProblems(app);
-    registerAuth(app, ctx.db, { bearer: true });
+    registerAuth(app, ctx.db, { bearer: true, sessions: true });
     registerIdempotency(app, ctx.db);
     await app.register(exportRoutes(ctx));
     await app.register(catalogRoutes(ctx));
@@ -30,4 +32,5 @@ export const v2Routes =
     await app.register(importRoutes(ctx));
     await app.register(keyRoutes(ctx));
     await app.register(modelRoutes(ctx));
+    await app.register(sessionRoutes(ctx));
   };

@@ -1,0 +1,70 @@
+// The web interface's bundle: web/main.tsx and what it imports (Preact, its CSS), built by esbuild
+// into one script and one stylesheet. Built once per process, on first need (the server asks at start,
+// so a first visitor does not wait), kept in memory; a checkout without web/ serves no interface.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface WebAsset {
+  body: Buffer;
+  contentType: string;
+  etag: string;
+}
+
+export interface WebBundle {
+  /** index.html, the same for every page of the interface (the page reads its own URL). */
+  page: WebAsset;
+  /** By file name under /assets/. */
+  assets: Map<string, WebAsset>;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+};
+
+function asset(body: Buffer, name: string): WebAsset {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return { body, contentType: CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream', etag };
+}
+
+export async function buildWebBundle(webDir: string): Promise<WebBundle> {
+  const esbuild = await import('esbuild');
+  try {
+    const result = await esbuild.build({
+      entryPoints: { app: path.join(webDir, 'main.tsx') },
+      absWorkingDir: webDir,
+      outdir: '/assets',
+      write: false,
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: ['chrome111', 'firefox115', 'safari16'],
+      jsx: 'automatic',
+      jsxImportSource: 'preact',
+      minify: true,
+      legalComments: 'none',
+      logLevel: 'silent',
+    });
+    const assets = new Map<string, WebAsset>();
+    for (const file of result.outputFiles) assets.set(path.basename(file.path), asset(Buffer.from(file.contents), file.path));
+    const html = fs.readFileSync(path.join(webDir, 'index.html'));
+    return { page: asset(html, 'index.html'), assets };
+  } finally {
+    // esbuild's service process would otherwise live as long as this one.
+    await esbuild.stop();
+  }
+}
+
+/** The bundle, built once however many ask at once; a failed build is tried again at the next ask. */
+export function lazyWebBundle(webDir: string): () => Promise<WebBundle> {
+  let building: Promise<WebBundle> | null = null;
+  return () => {
+    building ??= buildWebBundle(webDir).catch((error: unknown) => {
+      building = null;
+      throw error;
+    });
+    return building;
+  };
+}

@@ -1,0 +1,149 @@
+// POST/GET/DELETE /v2/session through the real app on both databases: a key becomes an HttpOnly
+// cookie that stands for it, a write with the cookie needs this server's Origin, and the session ends
+// when signed out, when it expires and when its key is revoked.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { revokeKeys } from '../../src/repositories/teams.repository.ts';
+import { keyPrefix } from '../../src/services/keys.service.ts';
+import { dialects } from '../helpers/dialects.ts';
+import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+
+interface Session {
+  team: { name: string };
+  user: { login: string };
+  key: { prefix: string; scope: string };
+  expiresAt: string | null;
+}
+
+const HOST = 'annostore.test:8080';
+const ORIGIN = `http://${HOST}`;
+
+function cookieOf(res: LightMyRequestResponse): { header: string; token: string } {
+  const header = String(res.headers['set-cookie']);
+  const token = /^annostore_session=([^;]*);/.exec(header)?.[1];
+  assert.ok(token !== undefined, header);
+  return { header, token };
+}
+
+for (const dialect of dialects) {
+  describe(`API v2 session on ${dialect.name}`, { skip: dialect.skip }, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(dialect, { sessionTtlMs: 60 * 60 * 1000 });
+    });
+    after(async () => t?.close());
+
+    const signIn = (key: string, headers: Record<string, string> = { origin: ORIGIN }) =>
+      t.request({ method: 'POST', url: '/v2/session', key: null, headers: { host: HOST, ...headers }, payload: { key } });
+    const withCookie = (token: string, options: { method?: 'GET' | 'POST' | 'DELETE'; url: string; origin?: string; payload?: object }) =>
+      t.request({
+        method: options.method ?? 'GET',
+        url: options.url,
+        key: null,
+        headers: { host: HOST, cookie: `theme=dark; annostore_session=${token}`, ...(options.origin ? { origin: options.origin } : {}) },
+        ...(options.payload ? { payload: options.payload } : {}),
+      });
+
+    test('a key becomes an HttpOnly, SameSite=Strict cookie; only its digest is stored; the cookie acts as the key', async () => {
+      const res = await signIn(t.key);
+      assert.equal(res.statusCode, 201, res.body);
+      const { header, token } = cookieOf(res);
+      assert.match(header, /HttpOnly/);
+      assert.match(header, /SameSite=Strict/);
+      assert.match(header, /Path=\//);
+      assert.doesNotMatch(header, /Secure/);
+      const maxAge = Number(/Max-Age=(\d+)/.exec(header)?.[1]);
+      assert.ok(maxAge > 3590 && maxAge <= 3600, header);
+      assert.equal(res.headers['cache-control'], 'no-store');
+      const body = json<Session>(res);
+      assert.deepEqual({ team: body.team.name, user: body.user.login, prefix: body.key.prefix, scope: body.key.scope }, { team: 'alpha', user: 'alice', prefix: keyPrefix(t.key), scope: 'write' });
+      assert.ok(Math.abs(Date.parse(body.expiresAt!) - Date.now() - 3600_000) < 10_000);
+      assert.ok(!res.body.includes(t.key), 'the answer never repeats the key');
+
+      const rows = await t.ctx.db.kysely.selectFrom('sessions').select('digest').execute();
+      assert.ok(rows.some((r) => r.digest === createHash('sha256').update(token).digest('hex')));
+      assert.ok(!rows.some((r) => r.digest.includes(token)));
+
+      const who = await withCookie(token, { url: '/v2/session' });
+      assert.equal(who.statusCode, 200, who.body);
+      assert.equal(json<Session>(who).user.login, 'alice');
+      assert.equal(json<Session>(who).expiresAt, body.expiresAt);
+      assert.equal((await withCookie(token, { url: '/v2/projects' })).statusCode, 200);
+      // Asked with a key, the session route says who the key is, with no end.
+      const byKey = await t.request({ method: 'GET', url: '/v2/session' });
+      assert.equal(json<Session>(byKey).expiresAt, null);
+    });
+
+    test('a write with the cookie needs this server’s Origin: none or another is 403, the same one passes', async () => {
+      const { token } = cookieOf(await signIn(t.key));
+      const project = { title: `p-${Date.now()}` };
+      for (const origin of [undefined, 'http://evil.example', `https://${HOST}`, `${ORIGIN}.evil.example`]) {
+        const res = await withCookie(token, { method: 'POST', url: '/v2/projects', payload: project, ...(origin ? { origin } : {}) });
+        assert.equal(res.statusCode, 403, `${origin}: ${res.body}`);
+      }
+      const listed = json<{ items: { title: string }[] }>(await withCookie(token, { url: '/v2/projects' }));
+      assert.ok(!listed.items.some((p) => p.title === project.title), 'no refused write went through');
+      const made = await withCookie(token, { method: 'POST', url: '/v2/projects', payload: project, origin: ORIGIN });
+      assert.equal(made.statusCode, 201, made.body);
+      // Another site's page cannot sign a visitor in either.
+      assert.equal((await signIn(t.key, { origin: 'http://evil.example' })).statusCode, 403);
+    });
+
+    test('the session has the key’s scope and team: read-only stays read-only, another team’s project is 404', async () => {
+      const { token } = cookieOf(await signIn(t.readOnlyKey));
+      assert.equal((await withCookie(token, { method: 'POST', url: '/v2/projects', payload: { title: 'nope' }, origin: ORIGIN })).statusCode, 403);
+      const theirs = await t.request({ method: 'POST', url: '/v2/projects', key: t.otherKey, payload: { title: 'beta’s' } });
+      const id = json<{ id: number }>(theirs).id;
+      assert.equal((await withCookie(token, { url: `/v2/projects/${id}` })).statusCode, 404);
+    });
+
+    test('unknown keys are refused; an unknown or malformed cookie is 401', async () => {
+      assert.equal((await signIn('ak_not-a-key-of-anybody-here-at-all')).statusCode, 401);
+      assert.equal((await signIn('')).statusCode, 400);
+      assert.equal((await withCookie('A'.repeat(43), { url: '/v2/session' })).statusCode, 401);
+      assert.equal((await withCookie('short', { url: '/v2/projects' })).statusCode, 401);
+    });
+
+    test('signing out ends the session at once and clears the cookie', async () => {
+      const { token } = cookieOf(await signIn(t.key));
+      assert.equal((await withCookie(token, { method: 'DELETE', url: '/v2/session' })).statusCode, 403, 'sign-out is a write: it needs the Origin');
+      const out = await withCookie(token, { method: 'DELETE', url: '/v2/session', origin: ORIGIN });
+      assert.equal(out.statusCode, 204, out.body);
+      assert.match(String(out.headers['set-cookie']), /^annostore_session=; Max-Age=0;/);
+      assert.equal((await withCookie(token, { url: '/v2/session' })).statusCode, 401);
+    });
+
+    test('a session ends when it expires and when its key is revoked', async () => {
+      const { token } = cookieOf(await signIn(t.key));
+      await t.ctx.db.kysely.updateTable('sessions').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('digest', '=', createHash('sha256').update(token).digest('hex')).execute();
+      assert.equal((await withCookie(token, { url: '/v2/session' })).statusCode, 401);
+
+      const { token: other } = cookieOf(await signIn(t.adminKey));
+      assert.equal((await withCookie(other, { url: '/v2/session' })).statusCode, 200);
+      await t.inAnotherProcess((ctx) => revokeKeys(ctx.db.kysely, keyPrefix(t.adminKey)));
+      assert.equal((await withCookie(other, { url: '/v2/session' })).statusCode, 401);
+    });
+
+    test('behind a trusted proxy, a request forwarded over HTTPS gets a Secure cookie', async () => {
+      const proxied = await startTestApp(dialect, { trustProxy: true });
+      try {
+        const res = await proxied.request({
+          method: 'POST',
+          url: '/v2/session',
+          key: null,
+          headers: { host: HOST, origin: `https://${HOST}`, 'x-forwarded-proto': 'https' },
+          payload: { key: proxied.key },
+        });
+        assert.equal(res.statusCode, 201, res.body);
+        assert.match(cookieOf(res).header, /; Secure/);
+      } finally {
+        await proxied.close();
+      }
+      // Without the setting the header is not believed.
+      const direct = await signIn(t.key, { 'x-forwarded-proto': 'https' });
+      assert.doesNotMatch(cookieOf(direct).header, /Secure/);
+    });
+  });
+}

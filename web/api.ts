@@ -1,0 +1,217 @@
+// Every call the web interface makes to the server, typed from the API's own schemas. The session
+// cookie goes with each request by itself (same origin); nothing here ever holds an API key beyond
+// the sign-in call that exchanges it.
+import type { Static } from 'typebox';
+import type { ClassV2, DatasetListItem, ProjectListItem, TagV2 } from '../src/http/schemas/catalog.ts';
+import type { ImageAnnotation } from '../src/http/schemas/image-annotation.ts';
+import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
+import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
+import type { TaskView } from '../src/http/schemas/v2-tasks.ts';
+import type { ListAnswer } from '../src/http/schemas/v2.ts';
+
+export type Session = Static<typeof SessionSchema>;
+export type Project = Static<typeof ProjectListItem>;
+export type Dataset = Static<typeof DatasetListItem>;
+export type ImageClass = Static<typeof ClassV2>;
+export type Tag = Static<typeof TagV2>;
+export type Image = Static<typeof ImageMetadata>;
+export type Page<T> = ListAnswer<T>;
+export type Task = Static<typeof TaskView>;
+
+export type Annotation = Static<typeof ImageAnnotation>;
+export type AnnotationObject = Annotation['objects'][number];
+export type Point = AnnotationObject['points']['exterior'][number];
+
+/** An answer other than 2xx, with the problem's detail when the server gave one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Told when an answer says the session has ended, so the interface can ask to sign in again. */
+let onSignedOut: () => void = () => undefined;
+export const whenSignedOut = (handler: () => void): void => {
+  onSignedOut = handler;
+};
+
+async function send(method: string, url: string, body?: unknown, options: { signal?: AbortSignal; ifMatch?: string } = {}): Promise<{ res: Response; text: string }> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (options.ifMatch) headers['if-match'] = options.ifMatch;
+  const res = await fetch(url, {
+    method,
+    credentials: 'same-origin',
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const text = res.status === 204 ? '' : await res.text();
+  if (!res.ok) {
+    let detail = res.statusText;
+    try {
+      detail = (JSON.parse(text) as { detail?: string }).detail ?? detail;
+    } catch {
+      // not a problem document
+    }
+    if (res.status === 401 && url !== '/v2/session') onSignedOut();
+    throw new ApiError(res.status, detail);
+  }
+  return { res, text };
+}
+
+async function call<T>(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const { text } = await send(method, url, body, signal ? { signal } : {});
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+function query(params: Record<string, string | number | boolean | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export const signIn = (key: string): Promise<Session> => call('POST', '/v2/session', { key });
+export const signOut = (): Promise<void> => call('DELETE', '/v2/session');
+export const currentSession = (): Promise<Session> => call('GET', '/v2/session');
+
+/** Every page of a list, up to `max` items. */
+async function all<T>(url: string, max = 10_000): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await call<Page<T>>('GET', `${url}${url.includes('?') ? '&' : '?'}${query({ limit: 1000, cursor }).slice(1)}`);
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor && items.length < max);
+  return items;
+}
+
+export const listProjects = (): Promise<Project[]> => all('/v2/projects?counts=true');
+export const getProject = (id: number): Promise<Project> => call('GET', `/v2/projects/${id}`);
+export const listDatasets = (projectId: number): Promise<Dataset[]> => all(`/v2/datasets${query({ projectId, counts: true })}`);
+export const getDataset = (id: number): Promise<Dataset> => call('GET', `/v2/datasets/${id}`);
+export const listClasses = (projectId: number): Promise<ImageClass[]> => all(`/v2/projects/${projectId}/classes`);
+export const listImageTags = (projectId: number): Promise<Tag[]> => all(`/v2/projects/${projectId}/tags?scope=images`);
+
+/** What a gallery shows: one dataset or a whole project, narrowed by a class, a tag or a name. */
+export interface ImageFilter {
+  datasetId?: number;
+  projectId?: number;
+  classId?: number;
+  tagId?: number;
+  namePrefix?: string;
+}
+
+export const listImages = (filter: ImageFilter, options: { limit: number; cursor?: string; count?: boolean }, signal?: AbortSignal): Promise<Page<Image>> =>
+  call('GET', `/v2/images${query({ ...filter, ...options })}`, undefined, signal);
+
+/** How many images the filter finds (one item is asked for, with the total). */
+export const countImages = async (filter: ImageFilter): Promise<number> => (await listImages(filter, { limit: 1, count: true })).total ?? 0;
+
+export const getImage = (id: number): Promise<Image> => call('GET', `/v2/images/${id}`);
+/** A resource with the ETag a change of it sends back in If-Match. */
+export interface Tagged<T> {
+  value: T;
+  etag: string;
+}
+
+async function tagged<T>(method: string, url: string, body?: unknown, ifMatch?: string): Promise<Tagged<T>> {
+  const { res, text } = await send(method, url, body, ifMatch ? { ifMatch } : {});
+  return { value: JSON.parse(text) as T, etag: res.headers.get('etag') ?? '' };
+}
+
+export const getAnnotation = (id: number): Promise<Tagged<Annotation>> => tagged('GET', `/v2/images/${id}/annotation`);
+
+/** Replaces the image's description and tags, keeping its objects as they are (412 if it changed meanwhile). */
+export const saveImageDetails = (id: number, current: Tagged<Annotation>, change: { description: string; tags: string[] }): Promise<Tagged<Annotation>> =>
+  tagged('PUT', `/v2/images/${id}/annotation`, { description: change.description, tags: change.tags, objects: current.value.objects }, current.etag);
+export const imageFileUrl = (id: number): string => `/v2/images/${id}/file`;
+export const thumbnailUrl = (id: number): string => `/v2/images/${id}/thumbnail`;
+
+/** The team's tasks, newest first (the first page: at most `limit`). */
+export const listTasks = async (limit = 50): Promise<Task[]> => (await call<Page<Task>>('GET', `/v2/tasks${query({ limit })}`)).items;
+export const stopTask = (id: number): Promise<Task> => call('POST', `/v2/tasks/${id}/stop`);
+
+/**
+ * Follows a task's events (GET /v2/tasks/:id/events): `onTask` gets the task at once and at each
+ * change, up to its final state. Answers a function that stops following.
+ */
+export function followTask(id: number, onTask: (task: Task) => void): () => void {
+  const events = new EventSource(`/v2/tasks/${id}/events`);
+  const take = (event: MessageEvent<string>) => onTask(JSON.parse(event.data) as Task);
+  events.addEventListener('progress', take);
+  events.addEventListener('final', (event) => {
+    take(event);
+    events.close();
+  });
+  // The server closes the stream after `final`; any other end is not retried here.
+  events.onerror = () => events.close();
+  return () => events.close();
+}
+
+export const EXPORT_FORMATS = ['supervisely', 'coco', 'yolo', 'pascal_voc', 'masks'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface ExportRequest {
+  projectId: number;
+  datasetIds?: number[];
+  format: ExportFormat;
+  options: { includeImages: boolean; onlyAnnotated: boolean };
+}
+
+export const startExport = async (request: ExportRequest): Promise<Task> => (await call<{ task: Task }>('POST', '/v2/exports', request)).task;
+export const exportArchiveUrl = (id: number): string => `/v2/exports/${id}/archive`;
+
+/** Step 1 of an import: which of these image hashes (base64 SHA-256) the server lacks. */
+export const missingHashes = async (hashes: string[]): Promise<string[]> => (await call<{ missing: string[] }>('POST', '/v2/imports/hash-check', { hashes })).missing;
+
+export interface UploadedFile {
+  id: string;
+  errors: { code: string; message: string }[];
+}
+
+/** Step 2: uploads image files (at most 100 a call), each with its path and hash. */
+export async function uploadImages(files: { path: string; hash: string; file: Blob; name: string }[]): Promise<UploadedFile[]> {
+  const form = new FormData();
+  files.forEach((f, i) => {
+    form.append(`f${i}`, JSON.stringify({ id: f.path, hash: f.hash, type: 'image', format: 'images' }));
+    form.append(`f${i}-file`, f.file, f.name);
+  });
+  const res = await fetch('/v2/imports/files', { method: 'POST', credentials: 'same-origin', body: form });
+  if (!res.ok) throw new ApiError(res.status, ((await res.json().catch(() => ({}))) as { detail?: string }).detail ?? res.statusText);
+  return ((await res.json()) as { files: UploadedFile[] }).files;
+}
+
+/** Step 3: a new project of these images (preset 2: images only, one dataset per folder). */
+export const startImageImport = async (title: string, files: { hash: string; path: string }[]): Promise<Task> =>
+  (await call<{ task: Task }>('POST', '/v2/imports', { project: { id: null, title }, preset: 2, files })).task;
+
+export const deleteImage = (id: number): Promise<void> => call('DELETE', `/v2/images/${id}`);
+
+/** Adds an image tag (by title) to the image, leaving its objects, description and other tags be. */
+export async function addImageTag(id: number, title: string): Promise<void> {
+  const current = await getAnnotation(id);
+  if (current.value.tags.includes(title)) return;
+  await tagged('PUT', `/v2/images/${id}/annotation`, { description: current.value.description, tags: [...current.value.tags, title], objects: current.value.objects }, current.etag);
+}
+
+/** Runs `work` on each id, a few at a time; answers the ids it failed for. */
+export async function eachOf(ids: number[], work: (id: number) => Promise<void>, onDone: (done: number) => void): Promise<number[]> {
+  const queue = [...ids];
+  const failed: number[] = [];
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        await work(id).catch(() => failed.push(id!));
+        onDone((done += 1));
+      }
+    }),
+  );
+  return failed;
+}

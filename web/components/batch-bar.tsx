@@ -1,0 +1,61 @@
+// What can be done to the images selected in the gallery at once: add an image tag, delete them.
+import { useState } from 'preact/hooks';
+import { type Tag, addImageTag, deleteImage, eachOf } from '../api.ts';
+
+interface Props {
+  selected: Set<number>;
+  tags: Tag[];
+  readOnly: boolean;
+  onClear: () => void;
+  /** Told when the images changed: the gallery reads them again. */
+  onChanged: () => void;
+}
+
+export function BatchBar(props: Props) {
+  const [tagId, setTagId] = useState(props.tags[0]?.id ?? 0);
+  const [state, setState] = useState('');
+  const ids = [...props.selected];
+  const count = ids.length === 1 ? '1 image' : `${ids.length} images`;
+
+  const run = async (what: string, work: (id: number) => Promise<void>) => {
+    setState(`${what}: 0 of ${ids.length}…`);
+    const failed = await eachOf(ids, work, (done) => setState(`${what}: ${done} of ${ids.length}…`));
+    setState(failed.length ? `${what}: ${failed.length} of ${ids.length} failed.` : `${what}: done for ${count}.`);
+    props.onChanged();
+  };
+  const tag = () => {
+    const title = props.tags.find((t) => t.id === tagId)?.title;
+    if (title) void run(`Tagging “${title}”`, (id) => addImageTag(id, title));
+  };
+  const remove = () => {
+    if (window.confirm(`Delete ${count}? This cannot be undone.`)) void run('Deleting', deleteImage);
+  };
+
+  return (
+    <div class="batch-bar" role="region" aria-label="Selected images">
+      <strong>{count} selected</strong>
+      {props.tags.length > 0 && (
+        <>
+          <label for="batch-tag">Tag</label>
+          <select id="batch-tag" value={tagId} onChange={(e) => setTagId(Number((e.currentTarget as HTMLSelectElement).value))}>
+            {props.tags.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.title}
+              </option>
+            ))}
+          </select>
+          <button type="button" disabled={props.readOnly} onClick={tag}>
+            Add tag
+          </button>
+        </>
+      )}
+      <button type="button" class="danger" disabled={props.readOnly} onClick={remove}>
+        Delete
+      </button>
+      <button type="button" class="quiet" onClick={props.onClear}>
+        Clear selection
+      </button>
+      <span role="status">{state}</span>
+    </div>
+  );
+}

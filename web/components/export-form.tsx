@@ -1,0 +1,83 @@
+// Export what the gallery shows (the project, or its chosen dataset): pick a format and options,
+// start, follow the task's progress, and download the archive once it is made.
+import { useEffect, useState } from 'preact/hooks';
+import { EXPORT_FORMATS, type ExportFormat, type Task, exportArchiveUrl, followTask, startExport } from '../api.ts';
+
+const FORMAT_NAMES: Record<ExportFormat, string> = {
+  supervisely: 'Supervisely',
+  coco: 'COCO',
+  yolo: 'YOLO',
+  pascal_voc: 'Pascal VOC',
+  masks: 'Masks (PNG)',
+};
+
+export function ExportForm(props: { projectId: number; datasetId?: number; name: string; readOnly: boolean }) {
+  const [format, setFormat] = useState<ExportFormat>('coco');
+  const [includeImages, setIncludeImages] = useState(false);
+  const [onlyAnnotated, setOnlyAnnotated] = useState(false);
+  const [task, setTask] = useState<Task | null>(null);
+  const [error, setError] = useState('');
+
+  useEffect(() => (task && ['queued', 'started', 'terminating'].includes(task.status) ? followTask(task.id, setTask) : undefined), [task?.id]);
+
+  const start = async (event: SubmitEvent) => {
+    event.preventDefault();
+    setError('');
+    try {
+      setTask(
+        await startExport({
+          projectId: props.projectId,
+          ...(props.datasetId ? { datasetIds: [props.datasetId] } : {}),
+          format,
+          options: { includeImages, onlyAnnotated },
+        }),
+      );
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+
+  const progress = (task?.meta as { progress?: { done: number; total: number } } | undefined)?.progress;
+  const failure = (task?.meta as { error?: { message?: string } } | undefined)?.error?.message;
+  const running = task !== null && ['queued', 'started', 'terminating'].includes(task.status);
+  return (
+    <form class="export-form" onSubmit={start} aria-label={`Export ${props.name}`}>
+      <label for="export-format">Format</label>
+      <select id="export-format" value={format} disabled={running} onChange={(e) => setFormat((e.currentTarget as HTMLSelectElement).value as ExportFormat)}>
+        {EXPORT_FORMATS.map((f) => (
+          <option key={f} value={f}>
+            {FORMAT_NAMES[f]}
+          </option>
+        ))}
+      </select>
+      <label class="check">
+        <input type="checkbox" checked={includeImages} disabled={running} onChange={() => setIncludeImages(!includeImages)} /> With the image files
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={onlyAnnotated} disabled={running} onChange={() => setOnlyAnnotated(!onlyAnnotated)} /> Only annotated images
+      </label>
+      <button type="submit" disabled={running || props.readOnly}>
+        Export {props.name}
+      </button>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {task && (
+        <div class="export-state" role="status">
+          {running && progress && <progress max={Math.max(1, progress.total)} value={progress.done} aria-label={`Export progress: ${progress.done} of ${progress.total} images`} />}
+          {running && <span>Export {task.status}…</span>}
+          {task.status === 'finished' && (
+            // The server names the file (Content-Disposition).
+            <a href={exportArchiveUrl(task.id)} download>
+              Download the archive
+            </a>
+          )}
+          {task.status === 'error' && <span class="error">Export failed: {failure ?? 'no reason given'}</span>}
+          {task.status === 'stopped' && <span>Export stopped.</span>}
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,36 @@
+// A gallery's filters as they stand in the URL (`?dataset=3&class=2&tag=5&name=frame_`), so that a
+// view can be shared and survives a reload; the image view carries them on to step through the same
+// images.
+import type { ImageFilter } from './api.ts';
+
+const positive = (text: string | null): number | undefined => {
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+};
+
+export function filterFromUrl(params: URLSearchParams, projectId: number): ImageFilter {
+  const datasetId = positive(params.get('dataset'));
+  const name = params.get('name')?.slice(0, 1024) || undefined;
+  return {
+    ...(datasetId ? { datasetId } : { projectId }),
+    classId: positive(params.get('class')),
+    tagId: positive(params.get('tag')),
+    namePrefix: name,
+  };
+}
+
+/** The URL query of a filter; `project` is named too where the path does not say it (the image view). */
+export function filterQuery(filter: ImageFilter, options: { withProject?: boolean } = {}): string {
+  const params = new URLSearchParams();
+  if (options.withProject && filter.projectId) params.set('project', String(filter.projectId));
+  if (filter.datasetId) params.set('dataset', String(filter.datasetId));
+  if (filter.classId) params.set('class', String(filter.classId));
+  if (filter.tagId) params.set('tag', String(filter.tagId));
+  if (filter.namePrefix) params.set('name', filter.namePrefix);
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** A filter as a stable text, to tell whether two are the same. */
+export const filterKey = (filter: ImageFilter): string =>
+  [filter.projectId, filter.datasetId, filter.classId, filter.tagId, filter.namePrefix].map((v) => v ?? '').join('|');

@@ -1,0 +1,270 @@
+// The images of a project or of one of its datasets: a virtualised grid of thumbnails, a sidebar that
+// counts them by dataset, class and tag and filters by any of them, and a search by name. Every
+// filter is in the URL.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { type Dataset, type ImageClass, type ImageFilter, type Project, type Session, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags } from '../api.ts';
+import { Header } from '../components/header.tsx';
+import { BatchBar } from '../components/batch-bar.tsx';
+import { ExportForm } from '../components/export-form.tsx';
+import { Link } from '../components/link.tsx';
+import { VirtualGrid } from '../components/virtual-grid.tsx';
+import { filterFromUrl, filterKey, filterQuery } from '../filters.ts';
+import { forgetImageLists, imageListOf } from '../image-list.ts';
+import { type Location, navigate } from '../router.ts';
+
+interface Catalogue {
+  project: Project;
+  datasets: Dataset[];
+  classes: ImageClass[];
+  tags: Tag[];
+}
+
+interface Props {
+  session: Session;
+  onSignOut: () => void;
+  location: Location;
+  scope: { projectId: number } | { datasetId: number };
+}
+
+export function GalleryPage(props: Props) {
+  const [catalogue, setCatalogue] = useState<Catalogue | null>(null);
+  const [error, setError] = useState('');
+
+  // /datasets/:id/images is the project's gallery with that dataset chosen.
+  useEffect(() => {
+    if ('datasetId' in props.scope) {
+      const datasetId = props.scope.datasetId;
+      getDataset(datasetId).then(
+        (dataset) => navigate(`/projects/${dataset.projectId}/images?dataset=${datasetId}`, { replace: true }),
+        (failure: Error) => setError(failure.message),
+      );
+    }
+  }, [props.scope]);
+  const projectId = 'projectId' in props.scope ? props.scope.projectId : null;
+
+  useEffect(() => {
+    if (projectId === null) return;
+    setCatalogue(null);
+    Promise.all([getProject(projectId), listDatasets(projectId), listClasses(projectId), listImageTags(projectId)]).then(
+      ([project, datasets, classes, tags]) => {
+        document.title = `${project.title} · Annostore`;
+        setCatalogue({ project, datasets, classes, tags });
+      },
+      (failure: Error) => setError(failure.message),
+    );
+  }, [projectId]);
+
+  const filter = useMemo(() => (projectId === null ? null : filterFromUrl(props.location.params, projectId)), [projectId, props.location.params.toString()]);
+
+  if (error) {
+    return (
+      <>
+        <Header session={props.session} onSignOut={props.onSignOut} />
+        <main>
+          <p class="error" role="alert">
+            {error}
+          </p>
+        </main>
+      </>
+    );
+  }
+  if (!catalogue || !filter) return <p class="loading" role="status">Loading…</p>;
+  // After a batch change the datasets' counts are read again.
+  const recount = () => void listDatasets(catalogue.project.id).then((datasets) => setCatalogue((now) => now && { ...now, datasets }), () => undefined);
+  return <Gallery {...props} catalogue={catalogue} filter={filter} onRecount={recount} />;
+}
+
+function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; onRecount: () => void }) {
+  const { project, datasets, classes } = props.catalogue;
+  const { filter } = props;
+  const [generation, setGeneration] = useState(0);
+  const list = useMemo(() => imageListOf(filter), [filterKey(filter), generation]);
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const select = (id: number) =>
+    setSelected((before) => {
+      const after = new Set(before);
+      if (!after.delete(id)) after.add(id);
+      return after;
+    });
+  const reread = () => {
+    forgetImageLists();
+    setSelected(new Set());
+    setGeneration((n) => n + 1);
+    props.onRecount();
+  };
+  const colors = useMemo(() => new Map(classes.map((c) => [c.id, c.color])), [classes]);
+  const classByTitle = useMemo(() => new Map(classes.map((c) => [c.title, c])), [classes]);
+  const [showObjects, setShowObjects] = useState(true);
+  const [opacity, setOpacity] = useState(0.3);
+  const [total, setTotal] = useState<number | null>(list.total);
+  useEffect(() => {
+    setTotal(list.total);
+    return list.subscribe(() => setTotal(list.total));
+  }, [list]);
+
+  const change = (next: Partial<ImageFilter>) => {
+    const merged = { ...filter, ...next };
+    if (next.datasetId === undefined && 'datasetId' in next) merged.projectId = project.id;
+    if (merged.datasetId) delete merged.projectId;
+    navigate(`/projects/${project.id}/images${filterQuery(merged)}`, { replace: 'namePrefix' in next });
+  };
+
+  const dataset = datasets.find((d) => d.id === filter.datasetId);
+  return (
+    <>
+      <Header
+        session={props.session}
+        onSignOut={props.onSignOut}
+        trail={
+          <ol>
+            <li>
+              <Link href="/">Projects</Link>
+            </li>
+            <li>
+              <Link href={`/projects/${project.id}/images`} aria-current={dataset ? undefined : 'page'}>
+                {project.title}
+              </Link>
+            </li>
+            {dataset && (
+              <li>
+                <span aria-current="page">{dataset.title}</span>
+              </li>
+            )}
+          </ol>
+        }
+      />
+      <div class="gallery">
+        <Sidebar {...props.catalogue} filter={filter} onChange={change} generation={generation}>
+          <section>
+            <h2>Export</h2>
+            <ExportForm projectId={project.id} datasetId={dataset?.id} name={dataset ? dataset.title : project.title} readOnly={props.session.key.scope === 'read'} />
+          </section>
+        </Sidebar>
+        <main class="gallery-main">
+          <div class="toolbar">
+            <h1>
+              {dataset ? dataset.title : project.title}
+              <span class="total" role="status">
+                {total === null ? '' : ` · ${total.toLocaleString('en')} ${total === 1 ? 'image' : 'images'}`}
+              </span>
+            </h1>
+            <div class="controls">
+              <label>
+                <input type="checkbox" checked={showObjects} onChange={() => setShowObjects(!showObjects)} /> Objects
+              </label>
+              <label class="opacity">
+                Fill
+                <input type="range" min={0} max={1} step={0.05} value={opacity} disabled={!showObjects} onInput={(e) => setOpacity(Number((e.currentTarget as HTMLInputElement).value))} />
+              </label>
+              <NameSearch value={filter.namePrefix ?? ''} onChange={(namePrefix) => change({ namePrefix: namePrefix || undefined })} />
+            </div>
+          </div>
+          {selected.size > 0 && <BatchBar selected={selected} tags={props.catalogue.tags} readOnly={props.session.key.scope === 'read'} onClear={() => setSelected(new Set())} onChanged={reread} />}
+          {total === 0 && <p class="empty">No image matches these filters.</p>}
+          <VirtualGrid list={list} colors={colors} selected={selected} onSelect={select} overlay={showObjects ? { classes: classByTitle, opacity } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
+        </main>
+      </div>
+    </>
+  );
+}
+
+function NameSearch(props: { value: string; onChange: (value: string) => void }) {
+  const [text, setText] = useState(props.value);
+  useEffect(() => setText(props.value), [props.value]);
+  useEffect(() => {
+    if (text === props.value) return;
+    const timer = setTimeout(() => props.onChange(text), 300);
+    return () => clearTimeout(timer);
+  }, [text]);
+  return (
+    <div class="search">
+      <label for="name-search">Name starts with</label>
+      <input id="name-search" type="search" value={text} maxLength={1024} onInput={(event) => setText((event.currentTarget as HTMLInputElement).value)} />
+    </div>
+  );
+}
+
+/** Counts of the images of the project or dataset (and the name searched) by class and by tag. */
+function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[], generation: number) {
+  const [counts, setCounts] = useState<{ classes: Map<number, number>; tags: Map<number, number> } | null>(null);
+  const base: ImageFilter = filter.datasetId ? { datasetId: filter.datasetId } : { projectId: filter.projectId };
+  if (filter.namePrefix) base.namePrefix = filter.namePrefix;
+  const key = filterKey(base);
+  useEffect(() => {
+    let live = true;
+    setCounts(null);
+    void (async () => {
+      const classCounts = new Map<number, number>();
+      const tagCounts = new Map<number, number>();
+      // A few at a time: a project may have many classes.
+      const jobs = [...classes.map((c) => async () => classCounts.set(c.id, await countImages({ ...base, classId: c.id }))), ...tags.map((t) => async () => tagCounts.set(t.id, await countImages({ ...base, tagId: t.id })))];
+      const workers = Array.from({ length: 4 }, async () => {
+        for (let job = jobs.shift(); job && live; job = jobs.shift()) await job();
+      });
+      await Promise.all(workers);
+      if (live) setCounts({ classes: classCounts, tags: tagCounts });
+    })().catch(() => undefined);
+    return () => void (live = false);
+  }, [key, classes, tags, generation]);
+  return counts;
+}
+
+function Sidebar(props: Catalogue & { filter: ImageFilter; onChange: (next: Partial<ImageFilter>) => void; generation: number; children: ComponentChildren }) {
+  const { filter } = props;
+  const counts = useFacetCounts(filter, props.classes, props.tags, props.generation);
+  const format = (n: number | undefined) => (n === undefined ? '…' : n.toLocaleString('en'));
+  return (
+    <aside class="sidebar" aria-label="Filters">
+      <section>
+        <h2>Datasets</h2>
+        <ul class="facets">
+          <li>
+            <button type="button" class="facet" aria-pressed={!filter.datasetId} onClick={() => props.onChange({ datasetId: undefined })}>
+              <span class="facet-title">All datasets</span>
+              <span class="facet-count">{format(props.datasets.reduce((sum, d) => sum + (d.counts?.images ?? 0), 0))}</span>
+            </button>
+          </li>
+          {props.datasets.map((d) => (
+            <li key={d.id}>
+              <button type="button" class="facet" aria-pressed={filter.datasetId === d.id} onClick={() => props.onChange({ datasetId: d.id })}>
+                <span class="facet-title">{d.title}</span>
+                <span class="facet-count">{format(d.counts?.images)}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section>
+        <h2>Classes</h2>
+        {props.classes.length === 0 && <p class="quiet-text">No classes</p>}
+        <ul class="facets">
+          {props.classes.map((c) => (
+            <li key={c.id}>
+              <button type="button" class="facet" aria-pressed={filter.classId === c.id} onClick={() => props.onChange({ classId: filter.classId === c.id ? undefined : c.id })}>
+                <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
+                <span class="facet-title">{c.title}</span>
+                <span class="facet-count">{format(counts?.classes.get(c.id))}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section>
+        <h2>Tags</h2>
+        {props.tags.length === 0 && <p class="quiet-text">No image tags</p>}
+        <ul class="facets">
+          {props.tags.map((t) => (
+            <li key={t.id}>
+              <button type="button" class="facet" aria-pressed={filter.tagId === t.id} onClick={() => props.onChange({ tagId: filter.tagId === t.id ? undefined : t.id })}>
+                <span class="facet-title">{t.title}</span>
+                <span class="facet-count">{format(counts?.tags.get(t.id))}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </section>
+      {props.children}
+    </aside>
+  );
+}

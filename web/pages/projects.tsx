@@ -1,0 +1,56 @@
+// The team's projects: what each holds (datasets, images, objects) and its classes in their colours.
+import { useEffect, useState } from 'preact/hooks';
+import { type Project, type Session, listProjects } from '../api.ts';
+import { Header } from '../components/header.tsx';
+import { ImportForm } from '../components/import-form.tsx';
+import { Link } from '../components/link.tsx';
+
+const count = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+export function ProjectsPage(props: { session: Session; onSignOut: () => void }) {
+  const [projects, setProjects] = useState<Project[] | null>(null);
+  const [error, setError] = useState('');
+
+  const load = () => listProjects().then(setProjects, (failure: Error) => setError(failure.message));
+  useEffect(() => {
+    document.title = 'Projects · Annostore';
+    void load();
+  }, []);
+
+  return (
+    <>
+      <Header session={props.session} onSignOut={props.onSignOut} />
+      <main class="projects">
+        <h1>Projects</h1>
+        {error && <p class="error" role="alert">{error}</p>}
+        {!projects && !error && <p role="status">Loading projects…</p>}
+        {projects?.length === 0 && <p>No projects yet. Import one with <code>annostore import</code>.</p>}
+        <ul class="project-list">
+          {projects?.map((project) => (
+            <li key={project.id} class="project-card">
+              <h2>
+                <Link href={`/projects/${project.id}/images`}>{project.title}</Link>
+              </h2>
+              {project.description && <p class="description">{project.description}</p>}
+              {project.counts && (
+                <p class="counts">
+                  {count(project.counts.datasets, 'dataset', 'datasets')} · {count(project.counts.images, 'image', 'images')} ·{' '}
+                  {count(project.counts.objects, 'object', 'objects')}
+                </p>
+              )}
+              <ul class="class-chips" aria-label={`Classes of ${project.title}`}>
+                {project.classes?.map((c) => (
+                  <li key={c.id} class="chip">
+                    <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
+                    {c.title}
+                  </li>
+                ))}
+              </ul>
+            </li>
+          ))}
+        </ul>
+        <ImportForm onImported={() => void load()} readOnly={props.session.key.scope === 'read'} />
+      </main>
+    </>
+  );
+}
