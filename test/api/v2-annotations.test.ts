@@ -10,6 +10,7 @@ import { newDataset, newImage, newProject, newTag, polygon, tagImage } from '../
 import { type ProjectFile, uploadProject, waitForTask, withImportRunner } from '../helpers/importing.ts';
 import { pngImage } from '../helpers/multipart.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import { assertProblem } from '../helpers/v2.ts';
 
 interface IdentifiedObject extends AnnotationObject {
   id: number;
@@ -21,15 +22,6 @@ interface Annotation {
   name: string;
   size: { width: number; height: number };
   objects: IdentifiedObject[];
-}
-
-interface Problem {
-  type: string;
-  status: number;
-  code: string;
-  detail: string;
-  errors?: { pointer: string; detail: string }[];
-  etag?: string;
 }
 
 interface V1Record {
@@ -54,15 +46,6 @@ const box = (l: number, t: number, r: number, b: number): AnnotationObject => ({
 
 /** The object as v1 shows it: the v2 one without its id. */
 const withoutId = ({ id: _id, ...rest }: IdentifiedObject): AnnotationObject => rest;
-
-function assertProblem(res: LightMyRequestResponse, status: number, code: string, pointer?: string): Problem {
-  assert.equal(res.statusCode, status, res.body);
-  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-  const problem = json<Problem>(res);
-  assert.equal(problem.code, code, res.body);
-  if (pointer !== undefined) assert.equal(problem.errors?.[0]?.pointer, pointer, res.body);
-  return problem;
-}
 
 for (const dialect of dialects) {
   describe(`v2 image annotations on ${dialect.name}`, { skip: dialect.skip }, () => {
@@ -329,7 +312,7 @@ for (const dialect of dialects) {
         [{ description: 'x'.repeat(t.config.limits.descriptionLength + 1), objects }, '/description'],
         [{ objects: [objects[0], { ...objects[1], description: 'a\0b' }] }, '/objects/1/description'],
       ];
-      for (const [body, pointer] of cases) assertProblem(await put(imageId, body, etag), 400, 'VALIDATION', pointer);
+      for (const [body, pointer] of cases) assertProblem(await put(imageId, body, etag), 400, 'VALIDATION', { pointer });
 
       const patches: [unknown, string][] = [
         [{ remove: [9] }, '/remove/0'],
@@ -342,7 +325,7 @@ for (const dialect of dialects) {
         [{ add: [{ classTitle: 'pin', points: { exterior: [[1, 1]] }, id: 3 }] }, '/add/0/id'],
         [{ add: [box(0, 0, 1, 1), { classTitle: 'ghost', points: { exterior: [[1, 1]] } }] }, '/add/1/classTitle'],
       ];
-      for (const [body, pointer] of patches) assertProblem(await patch(imageId, body, etag), 400, 'VALIDATION', pointer);
+      for (const [body, pointer] of patches) assertProblem(await patch(imageId, body, etag), 400, 'VALIDATION', { pointer });
       // Nothing of it was written.
       assert.equal((await read(imageId)).etag, etag);
     });

@@ -10,6 +10,7 @@ import { sweepBlobs } from '../../src/services/blob-sweep.service.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, referenceFigureTag } from '../helpers/factories.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import { type List, assertProblem } from '../helpers/v2.ts';
 
 interface Project {
   id: number;
@@ -53,21 +54,6 @@ interface Tag {
   updatedAt: string;
 }
 
-interface List<T> {
-  items: T[];
-  nextCursor: string | null;
-  total?: number;
-}
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: { pointer: string; detail: string }[];
-}
-
 interface AnnotationRecord {
   imageId: number;
   data: { objects: AnnotationObject[] };
@@ -75,16 +61,6 @@ interface AnnotationRecord {
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const TRIANGLE: [number, number][] = [[1, 1], [9, 1], [5, 8]];
-
-function assertProblem(res: LightMyRequestResponse, status: number, code: string, label = ''): Problem {
-  assert.equal(res.statusCode, status, `${label} ${res.body}`);
-  assert.match(String(res.headers['content-type']), /^application\/problem\+json/, label);
-  const body = json<Problem>(res);
-  assert.equal(body.status, status, label);
-  assert.equal(body.code, code, label);
-  assert.equal(typeof body.detail, 'string', label);
-  return body;
-}
 
 for (const dialect of dialects) {
   describe(`catalogue API v2 on ${dialect.name}`, { skip: dialect.skip }, () => {
@@ -239,14 +215,14 @@ for (const dialect of dialects) {
       test('bad input is a problem naming what is wrong', async () => {
         const noTitle = assertProblem(await send('POST', '/v2/projects', { payload: { description: 'x' } }), 400, 'VALIDATION');
         assert.ok(noTitle.errors && noTitle.errors.length > 0, 'it points at the field');
-        assertProblem(await send('POST', '/v2/projects', { payload: { title: '   ' } }), 400, 'VALIDATION', 'blank');
-        assertProblem(await send('POST', '/v2/projects', { payload: { title: 'x'.repeat(256) } }), 400, 'VALIDATION', 'too long');
-        assertProblem(await send('POST', '/v2/projects', { payload: { title: 'ok', owner: 3 } }), 400, 'VALIDATION', 'unknown member');
-        assertProblem(await send('POST', '/v2/projects', { payload: { title: 'ok', description: 'd'.repeat(t.config.limits.descriptionLength + 1) } }), 400, 'VALIDATION', 'description too long');
+        assertProblem(await send('POST', '/v2/projects', { payload: { title: '   ' } }), 400, 'VALIDATION', { label: 'blank' });
+        assertProblem(await send('POST', '/v2/projects', { payload: { title: 'x'.repeat(256) } }), 400, 'VALIDATION', { label: 'too long' });
+        assertProblem(await send('POST', '/v2/projects', { payload: { title: 'ok', owner: 3 } }), 400, 'VALIDATION', { label: 'unknown member' });
+        assertProblem(await send('POST', '/v2/projects', { payload: { title: 'ok', description: 'd'.repeat(t.config.limits.descriptionLength + 1) } }), 400, 'VALIDATION', { label: 'description too long' });
         const project = await created<Project>(await send('POST', '/v2/projects', { payload: { title: 'valid' } }));
-        assertProblem(await send('PATCH', `/v2/projects/${project.id}`, { payload: {} }), 400, 'VALIDATION', 'empty change');
-        assertProblem(await send('GET', '/v2/projects/0'), 400, 'VALIDATION', 'id 0');
-        assertProblem(await send('GET', '/v2/projects?limit=1001'), 400, 'VALIDATION', 'limit');
+        assertProblem(await send('PATCH', `/v2/projects/${project.id}`, { payload: {} }), 400, 'VALIDATION', { label: 'empty change' });
+        assertProblem(await send('GET', '/v2/projects/0'), 400, 'VALIDATION', { label: 'id 0' });
+        assertProblem(await send('GET', '/v2/projects?limit=1001'), 400, 'VALIDATION', { label: 'limit' });
       });
     });
 
@@ -514,9 +490,9 @@ for (const dialect of dialects) {
         ['DELETE', `/v2/tags/${tagId}`],
       ];
       for (const [method, url, payload] of routes) {
-        const foreign = assertProblem(await send(method, url, { payload }), 404, 'NOT_FOUND', `${method} ${url}`);
+        const foreign = assertProblem(await send(method, url, { payload }), 404, 'NOT_FOUND', { label: `${method} ${url}` });
         const missingUrl = url.replace(/\/\d+(?=\/|\?|$)/, '/999999').replace(/projectId=\d+/, 'projectId=999999');
-        const missing = assertProblem(await send(method, missingUrl, { payload }), 404, 'NOT_FOUND', `${method} ${missingUrl}`);
+        const missing = assertProblem(await send(method, missingUrl, { payload }), 404, 'NOT_FOUND', { label: `${method} ${missingUrl}` });
         assert.deepEqual([foreign.title, foreign.detail], [missing.title, missing.detail], `${method} ${url}`);
       }
       assert.deepEqual(
@@ -551,7 +527,7 @@ for (const dialect of dialects) {
         ['DELETE', `/v2/tags/${tagId}`],
       ];
       for (const [method, url, payload] of writes) {
-        assertProblem(await send(method, url, { payload, key: t.readOnlyKey }), 403, 'FORBIDDEN', `${method} ${url}`);
+        assertProblem(await send(method, url, { payload, key: t.readOnlyKey }), 403, 'FORBIDDEN', { label: `${method} ${url}` });
       }
       for (const url of [`/v2/projects/${projectId}`, '/v2/projects', `/v2/datasets/${datasetId}`, `/v2/datasets?projectId=${projectId}`, `/v2/projects/${projectId}/classes`, `/v2/classes/${classId}`, `/v2/projects/${projectId}/tags`, `/v2/tags/${tagId}`]) {
         assert.equal((await send('GET', url, { key: t.readOnlyKey })).statusCode, 200, url);

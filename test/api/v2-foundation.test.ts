@@ -5,27 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { dialects } from '../helpers/dialects.ts';
 import { newProject } from '../helpers/factories.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
-
-interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: { pointer: string; detail: string }[];
-}
-
-function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string): ProblemBody {
-  assert.equal(res.statusCode, status, res.body);
-  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-  const body = JSON.parse(res.body) as ProblemBody;
-  assert.equal(body.status, status);
-  assert.equal(body.code, code);
-  assert.equal(body.type, `urn:annostore:problem:${code.toLowerCase().replaceAll('_', '-')}`);
-  assert.equal(typeof body.title, 'string');
-  assert.ok(body.detail.length > 0);
-  return body;
-}
+import { assertProblem } from '../helpers/v2.ts';
 
 for (const dialect of dialects) {
   describe(`API v2 foundation on ${dialect.name}`, { skip: dialect.skip }, () => {

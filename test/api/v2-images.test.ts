@@ -1,13 +1,13 @@
 // Images under API v2: upload, metadata, rename, move, copy, delete and lists, on both databases.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { createContext } from '../../src/context.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, referenceFigureTag } from '../helpers/factories.ts';
 import { pngImage } from '../helpers/multipart.ts';
 import { listeningPort } from '../helpers/raw-http.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import { assertProblem } from '../helpers/v2.ts';
 
 interface Metadata {
   id: number;
@@ -33,28 +33,8 @@ interface Page {
   total?: number;
 }
 
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: { pointer: string; detail: string }[];
-}
-
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const SQUARE: [number, number][] = [[1, 1], [9, 1], [9, 9], [1, 9], [1, 1]];
-
-function assertProblem(res: LightMyRequestResponse, status: number, code: string, label = ''): Problem {
-  assert.equal(res.statusCode, status, `${label} ${res.body}`);
-  assert.match(String(res.headers['content-type']), /^application\/problem\+json/, label);
-  const body = json<Problem>(res);
-  assert.equal(body.status, status, label);
-  assert.equal(body.code, code, label);
-  assert.equal(typeof body.title, 'string', label);
-  assert.equal(typeof body.detail, 'string', label);
-  return body;
-}
 
 /** A multipart body of image files, each a `file` part whose filename is the image's name. */
 function imageFiles(files: { name: string; bytes: Buffer }[]): { payload: Buffer; headers: Record<string, string> } {
@@ -469,23 +449,23 @@ for (const dialect of dialects) {
         const dataset = await newDataset(t.ctx, project);
         await newImage(t.ctx, dataset);
         await newImage(t.ctx, dataset);
-        assertProblem(await list(''), 400, 'VALIDATION', 'no scope');
-        assertProblem(await list(`datasetId=${dataset}&projectId=${project}`), 400, 'VALIDATION', 'both scopes');
-        assertProblem(await list(`datasetId=${dataset}&limit=0`), 400, 'VALIDATION', 'limit 0');
-        assertProblem(await list(`datasetId=${dataset}&limit=1001`), 400, 'VALIDATION', 'limit 1001');
-        assertProblem(await list(`datasetId=${dataset}&cursor=%%%`), 400, 'VALIDATION', 'junk cursor');
-        assertProblem(await list(`datasetId=${dataset}&sort=size`), 400, 'VALIDATION', 'unknown sort');
-        assertProblem(await list(`datasetId=${dataset}&annotated=maybe`), 400, 'VALIDATION', 'not a boolean');
+        assertProblem(await list(''), 400, 'VALIDATION', { label: 'no scope' });
+        assertProblem(await list(`datasetId=${dataset}&projectId=${project}`), 400, 'VALIDATION', { label: 'both scopes' });
+        assertProblem(await list(`datasetId=${dataset}&limit=0`), 400, 'VALIDATION', { label: 'limit 0' });
+        assertProblem(await list(`datasetId=${dataset}&limit=1001`), 400, 'VALIDATION', { label: 'limit 1001' });
+        assertProblem(await list(`datasetId=${dataset}&cursor=%%%`), 400, 'VALIDATION', { label: 'junk cursor' });
+        assertProblem(await list(`datasetId=${dataset}&sort=size`), 400, 'VALIDATION', { label: 'unknown sort' });
+        assertProblem(await list(`datasetId=${dataset}&annotated=maybe`), 400, 'VALIDATION', { label: 'not a boolean' });
         const byId = json<Page>(await list(`datasetId=${dataset}&limit=1`));
         assert.ok(byId.nextCursor);
-        assertProblem(await list(`datasetId=${dataset}&sort=name&cursor=${encodeURIComponent(byId.nextCursor)}`), 400, 'VALIDATION', 'cursor of another sort');
+        assertProblem(await list(`datasetId=${dataset}&sort=name&cursor=${encodeURIComponent(byId.nextCursor)}`), 400, 'VALIDATION', { label: 'cursor of another sort' });
         // Ids past PostgreSQL's integer are no list's: a 400, not a failed comparison.
         const forged = (key: unknown) => Buffer.from(JSON.stringify(key)).toString('base64url');
-        assertProblem(await list(`datasetId=${dataset}&cursor=${forged(3_000_000_000)}`), 400, 'VALIDATION', 'id past int4');
-        assertProblem(await list(`datasetId=${dataset}&sort=name&cursor=${forged(['a.png', 3_000_000_000])}`), 400, 'VALIDATION', 'name cursor id past int4');
+        assertProblem(await list(`datasetId=${dataset}&cursor=${forged(3_000_000_000)}`), 400, 'VALIDATION', { label: 'id past int4' });
+        assertProblem(await list(`datasetId=${dataset}&sort=name&cursor=${forged(['a.png', 3_000_000_000])}`), 400, 'VALIDATION', { label: 'name cursor id past int4' });
         assert.equal((await list(`datasetId=${dataset}&cursor=${forged(2_147_483_647)}`)).statusCode, 200, 'the largest id is still a cursor');
-        assertProblem(await t.request({ method: 'GET', url: `/v2/tasks?cursor=${forged(3_000_000_000)}` }), 400, 'VALIDATION', 'tasks: id past int4');
-        assertProblem(await getImage(0), 400, 'VALIDATION', 'id 0');
+        assertProblem(await t.request({ method: 'GET', url: `/v2/tasks?cursor=${forged(3_000_000_000)}` }), 400, 'VALIDATION', { label: 'tasks: id past int4' });
+        assertProblem(await getImage(0), 400, 'VALIDATION', { label: 'id 0' });
       });
     });
 
@@ -528,20 +508,20 @@ for (const dialect of dialects) {
         const missing = 999_999;
 
         for (const id of [theirImage.id, missing]) {
-          assertProblem(await getImage(id), 404, 'NOT_FOUND', `get ${id}`);
-          assertProblem(await patch(id, { description: 'x' }), 404, 'NOT_FOUND', `patch ${id}`);
-          assertProblem(await remove(id), 404, 'NOT_FOUND', `delete ${id}`);
-          assertProblem(await copy(id, { datasetId: ourDataset }), 404, 'NOT_FOUND', `copy ${id}`);
+          assertProblem(await getImage(id), 404, 'NOT_FOUND', { label: `get ${id}` });
+          assertProblem(await patch(id, { description: 'x' }), 404, 'NOT_FOUND', { label: `patch ${id}` });
+          assertProblem(await remove(id), 404, 'NOT_FOUND', { label: `delete ${id}` });
+          assertProblem(await copy(id, { datasetId: ourDataset }), 404, 'NOT_FOUND', { label: `copy ${id}` });
         }
         for (const id of [theirDataset, missing]) {
-          assertProblem(await patch(ourImage.id, { datasetId: id }), 404, 'NOT_FOUND', `move into ${id}`);
-          assertProblem(await copy(ourImage.id, { datasetId: id }), 404, 'NOT_FOUND', `copy into ${id}`);
-          assertProblem(await list(`datasetId=${id}`), 404, 'NOT_FOUND', `list dataset ${id}`);
-          assertProblem(await upload(id, [{ name: 'x.png', bytes: await png() }]), 404, 'NOT_FOUND', `upload into ${id}`);
+          assertProblem(await patch(ourImage.id, { datasetId: id }), 404, 'NOT_FOUND', { label: `move into ${id}` });
+          assertProblem(await copy(ourImage.id, { datasetId: id }), 404, 'NOT_FOUND', { label: `copy into ${id}` });
+          assertProblem(await list(`datasetId=${id}`), 404, 'NOT_FOUND', { label: `list dataset ${id}` });
+          assertProblem(await upload(id, [{ name: 'x.png', bytes: await png() }]), 404, 'NOT_FOUND', { label: `upload into ${id}` });
         }
-        for (const id of [theirProject, missing]) assertProblem(await list(`projectId=${id}`), 404, 'NOT_FOUND', `list project ${id}`);
-        assertProblem(await list(`projectId=${ourProject}&tagId=${theirTag}`), 404, 'NOT_FOUND', 'their tag');
-        assertProblem(await list(`projectId=${ourProject}&classId=${theirClass}`), 404, 'NOT_FOUND', 'their class');
+        for (const id of [theirProject, missing]) assertProblem(await list(`projectId=${id}`), 404, 'NOT_FOUND', { label: `list project ${id}` });
+        assertProblem(await list(`projectId=${ourProject}&tagId=${theirTag}`), 404, 'NOT_FOUND', { label: 'their tag' });
+        assertProblem(await list(`projectId=${ourProject}&classId=${theirClass}`), 404, 'NOT_FOUND', { label: 'their class' });
 
         // Nothing of theirs moved, and ours is where it was.
         assert.equal(json<Metadata>(await getImage(theirImage.id, t.otherKey)).datasetId, theirDataset);
