@@ -52,6 +52,14 @@ export interface SourcePage {
   sizes: Map<string, number>;
 }
 
+/**
+ * The page's items one by one, each let go by the page as it is handed out: an item keeps its pixels
+ * once they are decoded, and a page must not hold the pixels of all its images until its end.
+ */
+export function* takeItems(page: SourcePage): Generator<DtlItem> {
+  for (let item = page.items.shift(); item !== undefined; item = page.items.shift()) yield item;
+}
+
 /** The data layer's images, a page at a time. */
 export async function* sourcePages(db: Kysely<Database>, blobs: BlobStore, source: DataSource, pageSize: number): AsyncGenerator<SourcePage> {
   for (const dataset of source.datasets) {

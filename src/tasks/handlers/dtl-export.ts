@@ -1,7 +1,8 @@
 // The tasks of a DTL graph: the graph is planned again from its stored config (the data layers as
 // resolved when the task was made), and every image of every data layer runs through it one at a
-// time. An export task writes what reaches the output through its format writer into the streaming
-// zip; a `dtl` task (the supervisely output) writes it into a new project.
+// time, each let go as soon as it has run (it keeps its decoded pixels). An export task writes what
+// reaches the output through its format writer into the streaming zip; a `dtl` task (the supervisely
+// output) writes it into a new project.
 //
 // An image whose processing fails is skipped: the task counts it in `meta.skipped` with the first
 // few reasons, and goes on.
@@ -11,7 +12,7 @@ import type { DtlItem } from '../../dtl/item.ts';
 import { ArchiveOutput, DTL_ARCHIVE_TIME, type Prepared } from '../../dtl/output.ts';
 import { ProjectOutput } from '../../dtl/project-output.ts';
 import { runItem } from '../../dtl/run.ts';
-import { sourcePages } from '../../dtl/source.ts';
+import { sourcePages, takeItems } from '../../dtl/source.ts';
 import { type Plan, type Resolved, planGraph } from '../../dtl/validate.ts';
 import { AppError } from '../../errors.ts';
 import type { ArchiveEntry } from '../../formats/writer.ts';
@@ -70,7 +71,8 @@ async function runImages<T>(run: TaskRun, plan: Plan, skipped: Skipped, sink: Si
     for await (const page of sourcePages(run.ctx.db.kysely, run.ctx.blobs, source, EXPORT_PAGE)) {
       sink.page(page.sizes);
       const skippedBefore = skipped.count;
-      for (const item of page.items) {
+      const count = page.items.length;
+      for (const item of takeItems(page)) {
         let prepared: T;
         try {
           prepared = await sink.prepare(await runItem(plan, dataLayer, item));
@@ -82,7 +84,7 @@ async function runImages<T>(run: TaskRun, plan: Plan, skipped: Skipped, sink: Si
         await sink.commit(prepared);
       }
       await sink.pageEnd();
-      done += page.items.length;
+      done += count;
       await run.checkpoint({ done, total: Math.max(total, done) }, skipped.count !== skippedBefore ? { skipped } : undefined);
     }
   }
