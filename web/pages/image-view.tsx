@@ -109,23 +109,28 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
   const go = (id: number | undefined) => {
     if (id !== undefined) navigate(`/images/${id}${query}`);
   };
-  useEffect(() => {
+  // The keys act on what the page shows now: the handler is replaced at every render, and the one
+  // listener calls whichever is current. (A listener re-added by an effect runs after the paint, so a
+  // key pressed right after the position appears would reach the handler of the render before.)
+  const onKey = useRef<(event: KeyboardEvent) => void>(() => undefined);
+  onKey.current = (event: KeyboardEvent) => {
     if (image.id !== props.imageId) return; // the next image is on its way
-    const onKey = (event: KeyboardEvent) => {
-      if (takesKeys(event.target) || event.metaKey || event.ctrlKey || event.altKey) return;
-      const key = event.key;
-      if (key === 'ArrowLeft' || key === 'd' || key === 'D') go(position?.prev);
-      else if (key === 'ArrowRight' || key === 'f' || key === 'F') go(position?.next);
-      else if (key === '?') setHelp(true);
-      else if (key === '0') fit();
-      else if (key === '+' || key === '=') setView((v) => zoomedAt(v, 1.25, frameSize.width / 2, frameSize.height / 2));
-      else if (key === '-' || key === '_') setView((v) => zoomedAt(v, 0.8, frameSize.width / 2, frameSize.height / 2));
-      else return;
-      event.preventDefault();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [position, frameSize, image.id, props.imageId]);
+    if (takesKeys(event.target) || event.metaKey || event.ctrlKey || event.altKey) return;
+    const key = event.key;
+    if (key === 'ArrowLeft' || key === 'd' || key === 'D') go(position?.prev);
+    else if (key === 'ArrowRight' || key === 'f' || key === 'F') go(position?.next);
+    else if (key === '?') setHelp(true);
+    else if (key === '0') fit();
+    else if (key === '+' || key === '=') setView((v) => zoomedAt(v, 1.25, frameSize.width / 2, frameSize.height / 2));
+    else if (key === '-' || key === '_') setView((v) => zoomedAt(v, 0.8, frameSize.width / 2, frameSize.height / 2));
+    else return;
+    event.preventDefault();
+  };
+  useEffect(() => {
+    const listener = (event: KeyboardEvent) => onKey.current(event);
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, []);
 
   const toggle = (title: string) =>
     setHidden((before) => {
