@@ -2,36 +2,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createContext } from '../../src/context.ts';
+import type { Static } from 'typebox';
+import type { ImageMetadata } from '../../src/http/schemas/v2-images.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, referenceFigureTag } from '../helpers/factories.ts';
 import { pngImage } from '../helpers/multipart.ts';
 import { listeningPort } from '../helpers/raw-http.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
-import { assertProblem } from '../helpers/v2.ts';
+import { type List, assertProblem } from '../helpers/v2.ts';
 
-interface Metadata {
-  id: number;
-  datasetId: number;
-  projectId: number;
-  name: string;
-  hash: string;
-  size: number;
-  width: number;
-  height: number;
-  mediaType: string;
-  description: string;
-  tags: { id: number; title: string; value: number | string | null }[];
-  objectCounts: { classId: number; classTitle: string; count: number }[];
-  thumbhash: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface Page {
-  items: Metadata[];
-  nextCursor: string | null;
-  total?: number;
-}
+/** The metadata every image route answers, as the route schema gives it. */
+type Metadata = Static<typeof ImageMetadata>;
+type Page = List<Metadata>;
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const SQUARE: [number, number][] = [[1, 1], [9, 1], [9, 9], [1, 9], [1, 1]];
