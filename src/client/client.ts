@@ -34,7 +34,8 @@ import { ApiError, ConnectionError, apiErrorOf, connectionReason } from './error
 import { V2Client } from './v2.ts';
 import { type MultipartBody, type Part, fetchBody, multipartBody } from './multipart.ts';
 import { type Answer, sendPieces } from './send-pieces.ts';
-import { DEFAULT_RETRY, type RetryPolicy, backoffMs, isRetryableStatus, retryAfterOf } from './retry.ts';
+import { UPLOAD_BYTES_POLICY, policyBurstOf } from './rate-limit-policy.ts';
+import { DEFAULT_RETRY, type RetryPolicy, backoffMs, isRetryableStatus, planAfterRateLimit, retryAfterOf } from './retry.ts';
 
 export type ProjectT = Static<typeof Project>;
 export type DatasetT = Static<typeof Dataset>;
@@ -150,6 +151,7 @@ export class AnnostoreClient {
   private readonly givenFetch: typeof fetch | undefined;
   private readonly timeoutMs: number;
   private readonly onRetry: ((notice: RetryNotice) => void) | undefined;
+  private uploadBurst: number | undefined;
 
   /** API v2, resource by resource. */
   readonly v2: V2Client = new V2Client(this);
@@ -161,6 +163,14 @@ export class AnnostoreClient {
     this.givenFetch = options.fetch;
     this.timeoutMs = options.timeoutMs ?? 300_000;
     this.onRetry = options.onRetry;
+  }
+
+  /**
+   * The request body bytes the server lets this key send at once (its RateLimit-Policy), as last
+   * announced; undefined until an answer has said so, or when uploads are not limited.
+   */
+  get uploadBurstBytes(): number | undefined {
+    return this.uploadBurst;
   }
 
   // Projects and datasets
@@ -343,6 +353,7 @@ export class AnnostoreClient {
     await fsp.rm(part, { force: true });
     let etag: string | undefined;
     let total = -1;
+    let waitedOut = 0;
     for (let attempt = 0; ; attempt += 1) {
       const have = etag ? (await fsp.stat(part)).size : 0;
       if (total >= 0 && have === total) break;
@@ -352,6 +363,12 @@ export class AnnostoreClient {
         const response = await (this.givenFetch ?? fetch)(url, { headers });
         if (response.status !== 200 && response.status !== 206) {
           const text = await response.text().catch(() => '');
+          const limited = await this.waitOutRateLimit(label, response, waitedOut, text);
+          if (limited) {
+            waitedOut += 1;
+            attempt -= 1; // the server did not act on it: the retries for failures stay
+            continue;
+          }
           if (isRetryableStatus(response.status) && attempt < this.policy.retries) {
             await this.pause(label, attempt, `answered ${response.status}`, retryAfterOf(response.headers));
             continue;
@@ -396,12 +413,14 @@ export class AnnostoreClient {
     const label = `${method} /${version}${path}`;
     const idempotencyKey = version === 'v2' && method === 'POST' && options.idempotent === false ? randomUUID() : undefined;
     const idempotent = idempotencyKey !== undefined || (options.idempotent ?? true);
+    let waitedOut = 0;
     for (let attempt = 0; ; attempt += 1) {
       const headers: Record<string, string> = { 'x-api-key': this.key, ...options.headers };
       if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
       let response: Answer;
       try {
         response = await this.send(url, method, headers, options);
+        this.uploadBurst = policyBurstOf(response.headers, UPLOAD_BYTES_POLICY);
       } catch (error) {
         const reason = connectionReason(error);
         if (attempt < this.policy.retries && (idempotent || refused(error))) {
@@ -420,6 +439,12 @@ export class AnnostoreClient {
       }
       const text = await response.text().catch(() => '');
       const status = response.status;
+      // A 429 is refused before anything is done, so even a request that must not run twice is sent again.
+      if (await this.waitOutRateLimit(label, response, waitedOut, text)) {
+        waitedOut += 1;
+        attempt -= 1; // the retries for failures stay
+        continue;
+      }
       // A 409 under an Idempotency-Key: the first attempt is still being answered; ask again.
       const stillAnswering = idempotencyKey !== undefined && status === 409 && /Idempotency-Key/.test(text);
       const mayRepeat = idempotent || status === 429 || status === 503;
@@ -445,6 +470,22 @@ export class AnnostoreClient {
       body = JSON.stringify(options.json);
     }
     return (this.givenFetch ?? fetch)(url, { method, headers, body, signal });
+  }
+
+  /**
+   * A 429 with a Retry-After is waited out (true: try again), even past maxDelayMs; one that asks
+   * for longer than the policy waits is thrown at once. False: no Retry-After (or not a 429), so the
+   * ordinary retries decide.
+   */
+  private async waitOutRateLimit(label: string, response: Answer, waitedOut: number, text: string): Promise<boolean> {
+    if (response.status !== 429) return false;
+    const retryAfter = retryAfterOf(response.headers);
+    const plan = planAfterRateLimit(this.policy, retryAfter, waitedOut);
+    if (plan === 'backoff') return false;
+    if (plan === 'give-up') throw apiErrorOf(429, text, label);
+    this.onRetry?.({ request: label, attempt: waitedOut + 1, delayMs: plan.waitMs, reason: `answered 429 (Retry-After: ${retryAfter} s)` });
+    await sleep(plan.waitMs);
+    return true;
   }
 
   private async pause(label: string, attempt: number, reason: string, retryAfter?: number): Promise<void> {

@@ -2,7 +2,9 @@
 // here, COCO, Pascal VOC and YOLO in foreign-files.ts. Everything else in the folder is left out.
 import { SuperviselyFormatError } from '../formats/supervisely/errors.ts';
 import { imagesOnlyDataset, planProject } from '../formats/supervisely/layout.ts';
-import { type FileKind, FolderError } from './folder.ts';
+import { FolderError } from './folder-error.ts';
+
+export type FileKind = 'image' | 'annotation' | 'class';
 
 /** What an import sends of a folder, by path. */
 export interface Selection {
@@ -17,7 +19,7 @@ export interface Selection {
 /** Reads a file of the folder by its path inside it. */
 export interface FileSource {
   text(path: string): Promise<string>;
-  stream(path: string): Promise<AsyncIterable<Buffer>>;
+  stream(path: string): Promise<AsyncIterable<Uint8Array>>;
 }
 
 /**

@@ -4,30 +4,25 @@ import { createHash } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { FolderError } from './folder-error.ts';
+import type { ListedFile, Planned } from './folder-plan.ts';
 
-export type FileKind = 'image' | 'annotation' | 'class';
+export { FolderError } from './folder-error.ts';
+export type { FileKind } from './folder-files.ts';
 
-export interface FolderFile {
-  /** Path inside the folder, with forward slashes: the `path` of the import. */
-  path: string;
+/** A file of the folder on disk, before the import has chosen it. */
+export interface FoundFile extends ListedFile {
   /** Where to read it. */
   absolute: string;
-  size: number;
-  kind: FileKind;
 }
 
-/** The folder is not something we can import, or a file of it cannot be read. */
-export class FolderError extends Error {
-  override readonly name = 'FolderError';
-}
+/** A file the import sends, with where to read it. */
+export type FolderFile = Planned<FoundFile>;
 
 /** The FolderError of a file or folder that cannot be read, with the system's reason. */
 export function cannotRead(what: string, error: unknown): FolderError {
   return new FolderError(`${what} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
 }
-
-/** A file of the folder, before the import has chosen it. */
-export type FoundFile = Omit<FolderFile, 'kind'>;
 
 async function walk(root: string, realRoot: string): Promise<FoundFile[]> {
   const found: FoundFile[] = [];

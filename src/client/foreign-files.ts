@@ -4,7 +4,7 @@
 // every file of the folder. Loaded only for a folder of these formats.
 import { CocoFormatError } from '../formats/coco/errors.ts';
 import { imagesNamed } from '../formats/coco/layout.ts';
-import { readCocoIndex } from '../formats/coco/stream-reader.ts';
+import { readCocoIndex } from '../formats/coco/index-reader.ts';
 import { type ForeignFormat, isForeignImagePath } from '../formats/detect-format.ts';
 import { JsonLocationError } from '../formats/json-members.ts';
 import { isMaskPath, labelMapFile, planVoc, splitFiles } from '../formats/pascal-voc/layout.ts';
@@ -12,8 +12,7 @@ import { VocFormatError, readVocXml } from '../formats/pascal-voc/reader.ts';
 import { YoloFormatError } from '../formats/yolo/config.ts';
 import { readDescription } from '../formats/yolo/description.ts';
 import { findDescriptions, labelFor, splitListFiles } from '../formats/yolo/layout.ts';
-import type { FileSource, Selection } from './folder-files.ts';
-import type { FileKind } from './folder.ts';
+import type { FileKind, FileSource, Selection } from './folder-files.ts';
 
 /**
  * COCO: every JSON file that reads as a COCO dataset, and the images their `file_name`s may name. A

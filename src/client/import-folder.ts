@@ -9,6 +9,7 @@ import { readFolder } from './folder-content.ts';
 import { FORMAT_NAMES } from './folder-format.ts';
 import { type FolderFile, fileContent, hashFile } from './folder.ts';
 import { type Progress, bytes } from './progress.ts';
+import { BATCH_BYTES, BATCH_FILES, uploadBatches } from './upload-batches.ts';
 
 export interface ImportFolderOptions {
   dir: string;
@@ -77,25 +78,6 @@ async function resolveProject(client: AnnostoreClient, option: ImportFolderOptio
   return same.length === 1 ? { id: same[0]!.id } : { id: null, title };
 }
 
-/** Requests of at most `maxFiles` files and about `maxBytes`; a group (an image and its annotation) is never split. */
-function batches(groups: FolderFile[][], maxFiles: number, maxBytes: number): FolderFile[][] {
-  const out: FolderFile[][] = [];
-  let current: FolderFile[] = [];
-  let size = 0;
-  for (const group of groups) {
-    const groupSize = group.reduce((sum, f) => sum + f.size, 0);
-    if (current.length > 0 && (current.length + group.length > maxFiles || size + groupSize > maxBytes)) {
-      out.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(...group);
-    size += groupSize;
-  }
-  if (current.length > 0) out.push(current);
-  return out;
-}
-
 export async function importFolder(client: AnnostoreClient, options: ImportFolderOptions): Promise<ImportSummary> {
   const started = Date.now();
   const { progress } = options;
@@ -127,8 +109,11 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
   const queued = new Set<string>();
   let imagesUploaded = 0;
   let imageBytesUploaded = 0;
-  const maxFiles = Math.min(100, options.batchFiles ?? 100);
-  const maxBytes = options.batchBytes ?? 32 * 1024 * 1024;
+  const maxFiles = Math.min(BATCH_FILES, options.batchFiles ?? BATCH_FILES);
+  // Within the server's upload burst once it is known: a request past it is admitted on a full
+  // bucket but leaves the key in debt, and with 32 MiB batches under a low limit the next one would
+  // be told to wait minutes (longer than the client waits out).
+  const maxBytes = () => Math.min(options.batchBytes ?? BATCH_BYTES, client.uploadBurstBytes ?? Infinity);
   const chunkSize = Math.min(CHECK_CHUNK, Math.max(maxFiles * concurrency, 400));
   const sent = new Set<FolderFile>();
   const queue = (files: readonly FolderFile[]) => {
@@ -166,12 +151,12 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
         return group;
       });
       if (state.phase === 'hash' && toUpload.length > 0) state.phase = 'upload';
-      yield* batches(groups, maxFiles, maxBytes);
+      yield* uploadBatches(groups, maxFiles, maxBytes());
     }
     state.phase = 'upload';
     const rest = documents.filter((f) => !sent.has(f));
     queue(rest);
-    yield* batches(rest.map((f) => [f]), maxFiles, maxBytes);
+    yield* uploadBatches(rest.map((f) => [f]), maxFiles, maxBytes());
   }
 
   const fileIds = new Map<string, string>();

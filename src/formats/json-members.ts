@@ -4,6 +4,9 @@
 // The scanner only finds where each value ends (strings, escapes, bracket depth); every value it
 // hands over is parsed on its own by JSON.parse, which checks its syntax. Members that are skipped are
 // only scanned, so their syntax is checked no further than their brackets and strings.
+//
+// It reads plain bytes (Uint8Array, of which Node's Buffer is one) and decodes with TextDecoder, so
+// the same scanner plans a COCO import in a browser.
 
 /** How a member is read: its array elements one by one, its value whole, or not at all. */
 export type MemberMode = 'elements' | 'whole' | 'skip';
@@ -49,6 +52,19 @@ const BOM = [0xef, 0xbb, 0xbf];
 
 type Target = 'key' | 'whole' | 'element' | 'skip';
 
+/** Replaces malformed UTF-8 as Buffer#toString does, and keeps a byte order mark inside a value. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+function concat(pieces: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}
+
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
 class MemberScanner {
@@ -72,7 +88,7 @@ class MemberScanner {
   private inString = false;
   private escape = false;
   private start = 0;
-  private pieces: Buffer[] = [];
+  private pieces: Uint8Array[] = [];
   private collected = 0;
   private startLine = 1;
   private startColumn = 1;
@@ -84,7 +100,7 @@ class MemberScanner {
   }
 
   /** Scans one chunk; answers false once the rest of the input does not matter (top level not an object). */
-  feed(buf: Buffer): boolean {
+  feed(buf: Uint8Array): boolean {
     const n = buf.length;
     let i = 0;
     // A UTF-8 byte order mark (which JSON.parse would refuse) is passed over, however it is chunked.
@@ -174,12 +190,12 @@ class MemberScanner {
   }
 
   finish(): void {
-    if (this.capturing && this.scalar) this.complete(Buffer.alloc(0), 0);
+    if (this.capturing && this.scalar) this.complete(new Uint8Array(0), 0);
     if (this.state === START) this.fail('the document is empty', this.base);
     if (this.state !== END) this.fail('the document ends early', this.base);
   }
 
-  private begin(buf: Buffer, i: number, target: Target): void {
+  private begin(buf: Uint8Array, i: number, target: Target): void {
     const c = buf[i]!;
     if (c === 44 || c === 58 || c === 93 || c === 125) this.fail(`expected a value, found ${JSON.stringify(String.fromCharCode(c))}`, this.base + i);
     this.capturing = true;
@@ -196,7 +212,7 @@ class MemberScanner {
   }
 
   /** Scans the current value from `i`; answers where scanning goes on. */
-  private scanValue(buf: Buffer, i: number): number {
+  private scanValue(buf: Uint8Array, i: number): number {
     const n = buf.length;
     if (this.scalar) {
       for (; i < n; i++) {
@@ -240,12 +256,12 @@ class MemberScanner {
   }
 
   /** The value ends before `end` of `buf`: parse it and hand it over. */
-  private complete(buf: Buffer, end: number): void {
+  private complete(buf: Uint8Array, end: number): void {
     this.capturing = false;
     const target = this.target;
     if (target !== 'skip') {
-      const text =
-        this.pieces.length === 0 ? buf.toString('utf8', this.start, end) : Buffer.concat([...this.pieces, buf.subarray(this.start, end)]).toString('utf8');
+      const last = buf.subarray(this.start, end);
+      const text = utf8.decode(this.pieces.length === 0 ? last : concat([...this.pieces, last], this.collected + last.length));
       this.pieces = [];
       let value: unknown;
       try {
@@ -284,7 +300,7 @@ class MemberScanner {
  * Reads `source` (the bytes of one JSON document) member by member. Answers what the top level is;
  * for an array or a scalar nothing is read past its first character.
  */
-export async function streamMembers(source: AsyncIterable<Buffer>, visitor: MemberVisitor): Promise<'object' | 'array' | 'other'> {
+export async function streamMembers(source: AsyncIterable<Uint8Array>, visitor: MemberVisitor): Promise<'object' | 'array' | 'other'> {
   const scanner = new MemberScanner(visitor);
   for await (const chunk of source) {
     if (!scanner.feed(chunk)) return scanner.top!;

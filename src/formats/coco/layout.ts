@@ -1,6 +1,6 @@
 // Where a COCO file's images are: next to it by `file_name`, or in the usual image folders; which
 // dataset each of several COCO files is.
-import { cocoSubset } from './reader.ts';
+import { cocoSubset } from './image-index.ts';
 
 const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 

@@ -1,20 +1,12 @@
 // Reads a COCO instances file (already parsed) into per-image canonical objects.
 //
-// The index of categories and images by id is filled first; each annotation is then placed (its image
-// and label looked up) and converted on its own, so a streaming reader can use the same pieces.
-// Ids are compared as strings: 0, gaps and string ids ("2299" against 2299) all work.
+// The index of categories and images by id is filled first (image-index.ts); each annotation is then
+// placed (its image and label looked up) and converted on its own, so a streaming reader can use the
+// same pieces.
 import type { CanonicalTag, FormatWarning, Point, ShapedObject } from '../canonical.ts';
 import { CocoFormatError } from './errors.ts';
+import { type CocoImage, type CocoIndex, addCategory, addImage, cocoSubset, isId, isNumber, isRecord, newCocoIndex } from './image-index.ts';
 import { decodeRle, maskToBitmap } from './mask.ts';
-
-export interface CocoImage {
-  /** The image's `id`, as a string. */
-  id: string;
-  fileName: string;
-  width: number | null;
-  height: number | null;
-  objects: ShapedObject[];
-}
 
 export interface CocoFile {
   path: string;
@@ -24,16 +16,6 @@ export interface CocoFile {
   labels: string[];
   images: CocoImage[];
   warnings: FormatWarning[];
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is string | number => (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v !== '');
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-/** The dataset a COCO file names: its file name without `.json` and an `instances_` prefix. */
-export function cocoSubset(path: string): string {
-  const base = path.slice(path.lastIndexOf('/') + 1).replace(/\.json$/i, '');
-  return base.replace(/^instances_/i, '') || base;
 }
 
 /**
@@ -62,36 +44,6 @@ export function readCocoFile(json: unknown, path: string): CocoFile {
     placed.image.objects.push(...convertAnnotation(placed, warn));
   });
   return { path, subset: cocoSubset(path), labels: index.labels, images: [...index.images.values()], warnings };
-}
-
-/** Categories and images of a COCO file by id, filled in file order. */
-export interface CocoIndex {
-  categories: Map<string, string>;
-  /** Category names in file order, once each. */
-  labels: string[];
-  images: Map<string, CocoImage>;
-}
-
-export const newCocoIndex = (): CocoIndex => ({ categories: new Map(), labels: [], images: new Map() });
-
-/** Adds `categories[i]`; the first of two with the same id wins. */
-export function addCategory(index: CocoIndex, c: unknown, i: number, warn: (message: string) => void): void {
-  if (!isRecord(c) || !isId(c.id)) return warn(`categories[${i}] has no id; it is ignored`);
-  const name = typeof c.name === 'string' && c.name.trim() !== '' ? c.name : `category ${c.id}`;
-  if (index.categories.has(String(c.id))) return warn(`categories[${i}]: category id ${c.id} is declared twice; the first one is kept`);
-  index.categories.set(String(c.id), name);
-  if (!index.labels.includes(name)) index.labels.push(name);
-}
-
-/** Adds `images[i]`; the first of two with the same id wins. */
-export function addImage(index: CocoIndex, im: unknown, i: number, warn: (message: string) => void): void {
-  if (!isRecord(im) || !isId(im.id) || typeof im.file_name !== 'string' || im.file_name === '') {
-    return warn(`images[${i}] needs an id and a file_name; it is ignored`);
-  }
-  const id = String(im.id);
-  if (index.images.has(id)) return warn(`images[${i}]: image id ${im.id} is listed twice; the first one is kept`);
-  const size = (v: unknown) => (isNumber(v) && v > 0 ? v : null);
-  index.images.set(id, { id, fileName: im.file_name, width: size(im.width), height: size(im.height), objects: [] });
 }
 
 export interface PlacedAnnotation {

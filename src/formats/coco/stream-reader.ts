@@ -8,19 +8,11 @@
 // Each pass reads the file anew. The COCO tools write categories last, so no pass can rely on
 // knowing them before the annotations.
 import type { ClassShape, FormatWarning, ShapedObject } from '../canonical.ts';
-import { type MemberMode, streamMembers } from '../json-members.ts';
-import { CocoFormatError } from './errors.ts';
-import { type CocoImage, type CocoIndex, addCategory, addImage, cocoSubset, convertAnnotation, newCocoIndex, placeAnnotation } from './reader.ts';
+import type { CocoImage } from './image-index.ts';
+import { type ByteSource, type CocoIndexFile, readPass } from './index-reader.ts';
+import { convertAnnotation, placeAnnotation } from './reader.ts';
 
-/** Opens the file's bytes, once per pass. */
-export type ByteSource = () => Promise<AsyncIterable<Buffer>>;
-
-export interface CocoIndexFile {
-  path: string;
-  subset: string;
-  index: CocoIndex;
-  warnings: FormatWarning[];
-}
+export { type ByteSource, type CocoIndexFile, readCocoIndex } from './index-reader.ts';
 
 export interface CocoSurvey {
   /** Shapes of the objects of each label, on the images surveyed. */
@@ -30,62 +22,13 @@ export interface CocoSurvey {
   warnings: FormatWarning[];
 }
 
-const ARRAYS = new Set(['images', 'annotations', 'categories']);
-
-/**
- * One pass over the file: `streamed` members come element by element, the other COCO arrays are
- * skipped, anything else is parsed (so it is checked to be JSON) and dropped.
- */
-async function pass(
-  open: ByteSource,
-  path: string,
-  streamed: ReadonlySet<string>,
-  element: (key: string, index: number, value: unknown) => void,
-  afterChunk?: () => Promise<void>,
-): Promise<Set<string>> {
-  const seen = new Set<string>();
-  const mode = (key: string): MemberMode => (streamed.has(key) ? 'elements' : ARRAYS.has(key) ? 'skip' : 'whole');
-  const top = await streamMembers(await open(), {
-    mode(key) {
-      seen.add(key);
-      return mode(key);
-    },
-    element,
-    member(key) {
-      if (streamed.has(key)) throw new CocoFormatError(path, key, 'must be an array');
-    },
-    ...(afterChunk ? { afterChunk } : {}),
-  });
-  if (top === 'array') {
-    throw new CocoFormatError(path, '', 'this is a COCO results list (a top-level array of detections), not a dataset with images and categories; import the ground-truth file instead');
-  }
-  if (top !== 'object') throw new CocoFormatError(path, '', 'a COCO file must be a JSON object with images, annotations and categories');
-  return seen;
-}
-
-/**
- * Pass 1. `subset` is the file's dataset (see cocoSubsets), by default the one its file name gives.
- * Throws CocoFormatError when the file is not a COCO dataset, JsonLocationError when it is not JSON.
- */
-export async function readCocoIndex(open: ByteSource, path: string, subset = cocoSubset(path)): Promise<CocoIndexFile> {
-  const warnings: FormatWarning[] = [];
-  const warn = (message: string) => warnings.push({ path, message });
-  const index = newCocoIndex();
-  const seen = await pass(open, path, new Set(['images', 'categories']), (key, i, value) => {
-    if (key === 'images') addImage(index, value, i, warn);
-    else addCategory(index, value, i, warn);
-  });
-  if (!seen.has('images')) throw new CocoFormatError(path, 'images', 'must be an array');
-  return { path, subset, index, warnings };
-}
-
 /** Pass 2, over the annotations of the images `wanted` (the others are only checked and warned about). */
 export async function surveyCocoAnnotations(open: ByteSource, file: CocoIndexFile, wanted: (image: CocoImage) => boolean): Promise<CocoSurvey> {
   const warnings: FormatWarning[] = [];
   const warn = (message: string) => warnings.push({ path: file.path, message });
   const shapes = new Map<string, Set<ClassShape>>();
   const counts = new Map<string, number>();
-  await pass(open, file.path, new Set(['annotations']), (_key, i, value) => {
+  await readPass(open, file.path, new Set(['annotations']), (_key, i, value) => {
     const placed = placeAnnotation(file.index, value, i);
     if ('warning' in placed) return warn(placed.warning);
     const objects = convertAnnotation(placed, warn);
@@ -116,7 +59,7 @@ export async function readCocoObjects(
     ready = [];
     for (const r of batch) await take(r.image, r.objects);
   };
-  await pass(
+  await readPass(
     open,
     file.path,
     new Set(['annotations']),
