@@ -5,8 +5,9 @@ import type { Static } from 'typebox';
 import type { ClassV2, DatasetListItem, ProjectListItem, TagV2 } from '../src/http/schemas/catalog.ts';
 import type { ImageAnnotation } from '../src/http/schemas/image-annotation.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
+import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
 import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
-import type { TaskView } from '../src/http/schemas/v2-tasks.ts';
+import type { HashCheckAnswer, TaskAnswer, TaskView, UploadAnswer } from '../src/http/schemas/v2-tasks.ts';
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
 
 export type Session = Static<typeof SessionSchema>;
@@ -27,6 +28,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The problem document's members (`errors` with their JSON pointers, a 412's `etag`), when sent. */
+    readonly problem: { errors?: { pointer: string; detail: string }[]; etag?: string } = {},
   ) {
     super(message);
   }
@@ -38,33 +41,73 @@ export const whenSignedOut = (handler: () => void): void => {
   onSignedOut = handler;
 };
 
-async function send(method: string, url: string, body?: unknown, options: { signal?: AbortSignal; ifMatch?: string } = {}): Promise<{ res: Response; text: string }> {
+/** Told, while a request waits out a rate limit (429), how many seconds it waits; 0 once it is sent again. */
+export type RateLimitWait = (seconds: number) => void;
+
+/** The longest Retry-After waited out, and the waits one request may make (as `annostore import`'s client). */
+const MAX_RETRY_AFTER_S = 60;
+const MAX_RATE_LIMIT_WAITS = 20;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    }, { once: true });
+  });
+}
+
+/**
+ * fetch, waiting out a 429 for its Retry-After and sending the request again: the limiter refuses
+ * before anything is done (before the body is even read), so a create or an upload may be resent.
+ * Up to a tenth more is waited (at most a second), so that tabs refused together do not come back
+ * together; a Retry-After past a minute, or a 21st wait, gives the 429 to the caller.
+ */
+async function fetchWaitingOut(url: string, init: RequestInit, onWait?: RateLimitWait): Promise<Response> {
+  for (let waits = 0; ; waits += 1) {
+    const res = await fetch(url, init);
+    const seconds = Number(res.headers.get('retry-after'));
+    if (res.status !== 429 || !(seconds > 0 && seconds <= MAX_RETRY_AFTER_S) || waits >= MAX_RATE_LIMIT_WAITS) return res;
+    await res.body?.cancel();
+    onWait?.(seconds);
+    await sleep(seconds * 1000 + Math.random() * Math.min(1000, seconds * 100), init.signal ?? undefined);
+    onWait?.(0);
+  }
+}
+
+async function send(method: string, url: string, body?: unknown, options: { signal?: AbortSignal; ifMatch?: string; onWait?: RateLimitWait } = {}): Promise<{ res: Response; text: string }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (options.ifMatch) headers['if-match'] = options.ifMatch;
-  const res = await fetch(url, {
+  const init: RequestInit = {
     method,
     credentials: 'same-origin',
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     ...(options.signal ? { signal: options.signal } : {}),
-  });
+  };
+  // A refused sign-in is told at once ("too many failed sign-ins: try again in N s"), not waited out.
+  const res = url === '/v2/session' ? await fetch(url, init) : await fetchWaitingOut(url, init, options.onWait);
   const text = res.status === 204 ? '' : await res.text();
   if (!res.ok) {
     let detail = res.statusText;
+    let problem: ApiError['problem'] = {};
     try {
-      detail = (JSON.parse(text) as { detail?: string }).detail ?? detail;
+      problem = JSON.parse(text) as ApiError['problem'] & { detail?: string };
+      detail = (problem as { detail?: string }).detail ?? detail;
     } catch {
       // not a problem document
     }
     if (res.status === 401 && url !== '/v2/session') onSignedOut();
-    throw new ApiError(res.status, detail);
+    throw new ApiError(res.status, detail, problem);
   }
   return { res, text };
 }
 
-async function call<T>(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-  const { text } = await send(method, url, body, signal ? { signal } : {});
+async function call<T>(method: string, url: string, body?: unknown, signal?: AbortSignal, onWait?: RateLimitWait): Promise<T> {
+  const { text } = await send(method, url, body, { ...(signal ? { signal } : {}), ...(onWait ? { onWait } : {}) });
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
@@ -96,6 +139,7 @@ export const getProject = (id: number): Promise<Project> => call('GET', `/v2/pro
 export const listDatasets = (projectId: number): Promise<Dataset[]> => all(`/v2/datasets${query({ projectId, counts: true })}`);
 export const getDataset = (id: number): Promise<Dataset> => call('GET', `/v2/datasets/${id}`);
 export const listClasses = (projectId: number): Promise<ImageClass[]> => all(`/v2/projects/${projectId}/classes`);
+export const listObjectTags = (projectId: number): Promise<Tag[]> => all(`/v2/projects/${projectId}/tags?scope=figures`);
 export const listImageTags = (projectId: number): Promise<Tag[]> => all(`/v2/projects/${projectId}/tags?scope=images`);
 
 /** What a gallery shows: one dataset or a whole project, narrowed by a class, a tag or a name. */
@@ -130,11 +174,20 @@ export const getAnnotation = (id: number): Promise<Tagged<Annotation>> => tagged
 /** Replaces the image's description and tags, keeping its objects as they are (412 if it changed meanwhile). */
 export const saveImageDetails = (id: number, current: Tagged<Annotation>, change: { description: string; tags: string[] }): Promise<Tagged<Annotation>> =>
   tagged('PUT', `/v2/images/${id}/annotation`, { description: change.description, tags: change.tags, objects: current.value.objects }, current.etag);
+/** The body of a PUT of an image's annotation: objects with the ids they keep, new ones without. */
+export interface AnnotationBody {
+  description: string;
+  tags: string[];
+  objects: (Omit<AnnotationObject, 'id'> & { id?: number })[];
+}
+
+/** Replaces the whole annotation if it is still the one `etag` names (else a 412 ApiError). */
+export const saveAnnotation = (id: number, body: AnnotationBody, etag: string): Promise<Tagged<Annotation>> => tagged('PUT', `/v2/images/${id}/annotation`, body, etag);
 export const imageFileUrl = (id: number): string => `/v2/images/${id}/file`;
 export const thumbnailUrl = (id: number): string => `/v2/images/${id}/thumbnail`;
 
-/** The team's tasks, newest first (the first page: at most `limit`). */
-export const listTasks = async (limit = 50): Promise<Task[]> => (await call<Page<Task>>('GET', `/v2/tasks${query({ limit })}`)).items;
+/** A page of the team's tasks, newest first: the first without a cursor, the next with the page's `nextCursor`. */
+export const listTasks = (options: { limit: number; cursor?: string; count?: boolean }): Promise<Page<Task>> => call('GET', `/v2/tasks${query(options)}`);
 export const stopTask = (id: number): Promise<Task> => call('POST', `/v2/tasks/${id}/stop`);
 
 /**
@@ -168,28 +221,32 @@ export const startExport = async (request: ExportRequest): Promise<Task> => (awa
 export const exportArchiveUrl = (id: number): string => `/v2/exports/${id}/archive`;
 
 /** Step 1 of an import: which of these image hashes (base64 SHA-256) the server lacks. */
-export const missingHashes = async (hashes: string[]): Promise<string[]> => (await call<{ missing: string[] }>('POST', '/v2/imports/hash-check', { hashes })).missing;
+export const missingHashes = async (hashes: string[], onWait?: RateLimitWait): Promise<string[]> =>
+  (await call<Static<typeof HashCheckAnswer>>('POST', '/v2/imports/hash-check', { hashes }, undefined, onWait)).missing;
 
-export interface UploadedFile {
-  id: string;
-  errors: { code: string; message: string }[];
-}
+export type UploadMetadata = Static<typeof UploadMetadataSchema>;
+export type UploadedFile = Static<typeof UploadAnswer>['files'][number];
 
-/** Step 2: uploads image files (at most 100 a call), each with its path and hash. */
-export async function uploadImages(files: { path: string; hash: string; file: Blob; name: string }[]): Promise<UploadedFile[]> {
+/** Step 2: uploads files of an import (at most 100 a call), each with its JSON part; each is answered on its own. */
+export async function uploadImportFiles(files: { metadata: UploadMetadata; file: Blob; name: string }[], onWait?: RateLimitWait): Promise<UploadedFile[]> {
   const form = new FormData();
   files.forEach((f, i) => {
-    form.append(`f${i}`, JSON.stringify({ id: f.path, hash: f.hash, type: 'image', format: 'images' }));
+    form.append(`f${i}`, JSON.stringify(f.metadata));
     form.append(`f${i}-file`, f.file, f.name);
   });
-  const res = await fetch('/v2/imports/files', { method: 'POST', credentials: 'same-origin', body: form });
-  if (!res.ok) throw new ApiError(res.status, ((await res.json().catch(() => ({}))) as { detail?: string }).detail ?? res.statusText);
-  return ((await res.json()) as { files: UploadedFile[] }).files;
+  // Content-addressed files: sending them again after a 429 (which stored nothing) is harmless.
+  const res = await fetchWaitingOut('/v2/imports/files', { method: 'POST', credentials: 'same-origin', body: form }, onWait);
+  if (!res.ok) {
+    if (res.status === 401) onSignedOut();
+    throw new ApiError(res.status, ((await res.json().catch(() => ({}))) as { detail?: string }).detail ?? res.statusText);
+  }
+  return ((await res.json()) as Static<typeof UploadAnswer>).files;
 }
 
-/** Step 3: a new project of these images (preset 2: images only, one dataset per folder). */
-export const startImageImport = async (title: string, files: { hash: string; path: string }[]): Promise<Task> =>
-  (await call<{ task: Task }>('POST', '/v2/imports', { project: { id: null, title }, preset: 2, files })).task;
+export type ImportBody = Static<ReturnType<typeof importBody>>;
+
+/** Step 3: starts the import of the uploaded files (images by hash, the other files by fileId). */
+export const startImport = async (body: ImportBody, onWait?: RateLimitWait): Promise<Task> => (await call<Static<typeof TaskAnswer>>('POST', '/v2/imports', body, undefined, onWait)).task;
 
 export const deleteImage = (id: number): Promise<void> => call('DELETE', `/v2/images/${id}`);
 

@@ -3,7 +3,8 @@
 // images.
 import type { ImageFilter } from './api.ts';
 
-const positive = (text: string | null): number | undefined => {
+/** A URL parameter's positive whole number, or undefined. */
+export const positive = (text: string | null): number | undefined => {
   const n = Number(text);
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 };
@@ -19,17 +20,25 @@ export function filterFromUrl(params: URLSearchParams, projectId: number): Image
   };
 }
 
-/** The URL query of a filter; `project` is named too where the path does not say it (the image view). */
-export function filterQuery(filter: ImageFilter, options: { withProject?: boolean } = {}): string {
+/** The URL parameters of a filter; `project` is named too where the path does not say it (the image view). */
+export function filterParams(filter: ImageFilter, options: { withProject?: boolean } = {}): URLSearchParams {
   const params = new URLSearchParams();
   if (options.withProject && filter.projectId) params.set('project', String(filter.projectId));
   if (filter.datasetId) params.set('dataset', String(filter.datasetId));
   if (filter.classId) params.set('class', String(filter.classId));
   if (filter.tagId) params.set('tag', String(filter.tagId));
   if (filter.namePrefix) params.set('name', filter.namePrefix);
+  return params;
+}
+
+/** A URL's query of its parameters: empty when there are none, else with its `?`. */
+export const queryOf = (params: URLSearchParams): string => {
   const text = params.toString();
   return text ? `?${text}` : '';
-}
+};
+
+/** The URL query of a filter (see filterParams). */
+export const filterQuery = (filter: ImageFilter, options: { withProject?: boolean } = {}): string => queryOf(filterParams(filter, options));
 
 /** A filter as a stable text, to tell whether two are the same. */
 export const filterKey = (filter: ImageFilter): string =>

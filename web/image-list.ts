@@ -61,6 +61,11 @@ export function imageListOf(filter: ImageFilter): ImageList {
   return last;
 }
 
+/** The project of an image found in the kept list (the gallery just shown), if it is there. */
+export function knownProjectOf(imageId: number): number | undefined {
+  return last?.items.find((image) => image.id === imageId)?.projectId;
+}
+
 /** Forgets the kept list, after a change to the images (a batch delete or tag): the next ask reads anew. */
 export function forgetImageLists(): void {
   last = null;

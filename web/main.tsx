@@ -7,7 +7,7 @@ import { ImagePage } from './pages/image-view.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TasksPage } from './pages/tasks.tsx';
-import { match, navigate, useLocation } from './router.ts';
+import { confirmLeaving, match, navigate, useLocation } from './router.ts';
 import './styles.css';
 
 function App() {
@@ -21,6 +21,8 @@ function App() {
   }, []);
 
   const leave = useCallback(() => {
+    // Unsaved changes on the page are not dropped without asking.
+    if (!confirmLeaving()) return;
     void signOut().finally(() => {
       setSession(null);
       navigate('/sign-in', { replace: true });

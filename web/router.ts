@@ -10,13 +10,38 @@ export interface Location {
 const listeners = new Set<() => void>();
 const current = (): Location => ({ path: window.location.pathname, params: new URLSearchParams(window.location.search) });
 
+/**
+ * Asked before the page changes (a link, a key, the browser's back button): false keeps the page. One
+ * page at a time sets it (the image editor with unsaved changes); null clears it.
+ */
+let mayLeave: (() => boolean) | null = null;
+export const setLeaveCheck = (check: (() => boolean) | null): void => {
+  mayLeave = check;
+};
+/** Asks the page whether it may go (for a change that is not a navigation: signing out); once it agreed, it is not asked again. */
+export function confirmLeaving(): boolean {
+  if (mayLeave && !mayLeave()) return false;
+  mayLeave = null;
+  return true;
+}
+/** The address shown, to go back to when the browser's back button is refused. */
+let shown = window.location.pathname + window.location.search;
+
 export function navigate(url: string, options: { replace?: boolean } = {}): void {
+  if (mayLeave && !mayLeave()) return;
+  shown = url;
   if (options.replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);
   for (const listener of listeners) listener();
 }
 
 window.addEventListener('popstate', () => {
+  // The browser has already moved: put the page's address back.
+  if (mayLeave && !mayLeave()) {
+    window.history.pushState(null, '', shown);
+    return;
+  }
+  shown = window.location.pathname + window.location.search;
   for (const listener of listeners) listener();
 });
 

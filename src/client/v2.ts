@@ -25,7 +25,9 @@ import type {
 import type { AnnotationBody, AnnotationPatchBody, ImageAnnotation } from '../http/schemas/image-annotation.ts';
 import type { LocalImportBody, importBody } from '../http/schemas/requests.ts';
 import type { Architecture, Model } from '../http/schemas/resources.ts';
+import type { AuditItem, AuditListQuery } from '../http/schemas/v2-audit.ts';
 import type { KeyBody, Me, NewKey, TeamKey } from '../http/schemas/v2-keys.ts';
+import type { NewWebhook, WebhookBody, WebhookDelivery, WebhookView } from '../http/schemas/v2-webhooks.ts';
 import type { ArchitectureBody, ModelBody, ModelChange } from '../http/schemas/v2-models.ts';
 import type { HashCheckAnswer, TaskAnswer, TaskListQuery, TaskView } from '../http/schemas/v2-tasks.ts';
 import type { ImageCopyBody, ImageListFilters, ImageMetadata, UploadedImages, imageChangeBody } from '../http/schemas/v2-images.ts';
@@ -77,6 +79,24 @@ export class V2Client {
     /** The new key is in the answer's `key`, this once only. */
     create: (body: S<typeof KeyBody>) => this.body<S<typeof NewKey>>('POST', '/keys', { json: body, idempotent: false }),
     revoke: (id: number) => this.body<void>('DELETE', `/keys/${id}`),
+  };
+
+  /** The team's webhooks (admin scope; docs/webhooks.md). */
+  readonly webhooks = {
+    list: (query: ListQueryT = {}) => this.list<S<typeof WebhookView>>('/webhooks', query),
+    get: (id: number) => this.tagged<S<typeof WebhookView>>('GET', `/webhooks/${id}`),
+    /** The signing secret is in the answer's `secret`, this once only. */
+    create: (body: S<typeof WebhookBody>) => this.body<S<typeof NewWebhook>>('POST', '/webhooks', { json: body, idempotent: false }),
+    remove: (id: number, condition: Condition = {}) => this.body<void>('DELETE', `/webhooks/${id}`, this.conditional({}, condition)),
+    deliveries: (id: number, query: ListQueryT = {}) => this.list<S<typeof WebhookDelivery>>(`/webhooks/${id}/deliveries`, query),
+    /** Queues a `webhook.test` event to the webhook; answers its delivery. */
+    test: (id: number) => this.body<S<typeof WebhookDelivery>>('POST', `/webhooks/${id}/test`, { idempotent: false }),
+  };
+
+  /** The team's audit trail of writes, newest first (admin scope). */
+  readonly audit = {
+    list: (query: S<typeof AuditListQuery> = {}) => this.list<S<typeof AuditItem>>('/audit', query),
+    all: (query: S<typeof AuditListQuery> = {}) => this.all<S<typeof AuditItem>>('/audit', query),
   };
 
   // The catalogue of a team's data

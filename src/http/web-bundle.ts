@@ -1,6 +1,7 @@
 // The web interface's bundle: web/main.tsx and what it imports (Preact, its CSS), built by esbuild
-// into one script and one stylesheet. Built once per process, on first need (the server asks at start,
-// so a first visitor does not wait), kept in memory; a checkout without web/ serves no interface.
+// into one script and one stylesheet, and chunks of what it imports on demand. Built once per
+// process, on first need (the server asks at start, so a first visitor does not wait), kept in
+// memory; a checkout without web/ serves no interface.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,6 +40,10 @@ export async function buildWebBundle(webDir: string): Promise<WebBundle> {
       write: false,
       bundle: true,
       format: 'esm',
+      // What a page loads only when it needs it (the readers of COCO, Pascal VOC and YOLO, which
+      // the import form wants for such a folder alone) goes in chunks of its own.
+      splitting: true,
+      chunkNames: 'chunk-[hash]',
       platform: 'browser',
       target: ['chrome111', 'firefox115', 'safari16'],
       jsx: 'automatic',

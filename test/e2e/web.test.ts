@@ -1,18 +1,20 @@
 // The web interface in a real Chromium, as a user goes through it: sign in with a key, see the
 // projects with their counts, open a project's gallery (virtualised), filter it by class, open an
 // image and check its drawing against the stored annotation, step with the keyboard, sign out.
-// Every page is checked with axe-core (no serious or critical violation) and photographed.
+// Every page is checked with axe-core (no serious or critical violation) and photographed. The core
+// flow (sign-in, gallery, class filter and view, image view, tasks) also runs on the other databases.
 // Without Chromium at CHROMIUM_PATH (default /usr/bin/chromium) the tests skip with a line that says so.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import axe from 'axe-core';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import sharp from 'sharp';
 import type { AnnotationObject } from '../../src/formats/canonical.ts';
+import { checkAccessibility, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
+import { PEER } from '../helpers/peer-fixtures.ts';
 import { newDataset, newImage, newProject, newTag, polygon, tagImage } from '../helpers/factories.ts';
 import { picture } from '../helpers/pictures.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
@@ -21,9 +23,7 @@ import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { type TestApp, startTestApp } from '../helpers/test-app.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const chromiumSkip = fs.existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}: web interface tests skipped`;
-if (chromiumSkip) console.log(`# ${chromiumSkip}`);
+const chromiumSkip = skipWithoutChromium('web interface tests');
 
 /** Where the screenshots go; WEB_SCREENSHOTS names a folder to keep them in. */
 const SHOTS = process.env.WEB_SCREENSHOTS ?? tempDir('web-shots');
@@ -52,18 +52,6 @@ const CAR: AnnotationObject = {
 const ROOF = polygon('car', [[420, 60], [560, 70], [540, 160], [430, 150]]);
 const PERSON: AnnotationObject = { classTitle: 'person', description: '', tags: [], bitmap: null, points: { exterior: [[450, 220], [560, 430]], interior: [] } };
 const LANE: AnnotationObject = { classTitle: 'lane', description: '', tags: [], bitmap: null, points: { exterior: [[0, 470], [300, 380], [639, 360]], interior: [] } };
-
-async function checkAccessibility(page: Page, label: string): Promise<void> {
-  await page.addScriptTag({ content: axe.source });
-  // Functions run in the page are given as text: this program has no DOM types.
-  const result = (await page.evaluate('axe.run(document)')) as axe.AxeResults;
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`),
-    [],
-    `accessibility of ${label}`,
-  );
-}
 
 const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 
@@ -110,7 +98,7 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
       await newImage(ctx, bulk, { name: `hw_${String(i).padStart(5, '0')}.png`, bytes: shared[i % 4], width: 160, height: 120, objects: i % 5 === 0 ? [LANE] : [] });
     }
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     // axe is added to the page as a script of its own, which the page's policy would refuse.
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
     page = await context.newPage();
@@ -165,9 +153,12 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     const drawn = await page.locator('.grid > li').count();
     assert.ok(drawn > 20 && drawn < 200, `${drawn} tiles in the DOM for ${12 + BULK} images`);
     // Far down the list, the tiles there are drawn (and loaded) and the first ones are gone.
+    // The hw_ images follow the city ones, so some are drawn from the start: wait for the first tile
+    // to leave and read where the drawn window now begins.
     await page.locator('.grid-scroller').evaluate((el) => el.scrollTo({ top: el.scrollHeight / 2 }));
-    await page.locator('.tile-link', { hasText: /^hw_/ }).first().waitFor();
-    assert.equal(await page.locator('.tile-link', { hasText: 'city_000.png' }).count(), 0);
+    await page.locator('.tile-link', { hasText: 'city_000.png' }).waitFor({ state: 'detached' });
+    const firstDrawn = await page.locator('.tile .caption').first().textContent();
+    assert.ok(Number(/^hw_(\d+)/.exec(firstDrawn ?? '')?.[1]) > BULK / 4, `the window starts at ${firstDrawn}`);
     assert.ok((await page.locator('.grid > li').count()) < 200);
     await page.locator('.grid-scroller').evaluate((el) => el.scrollTo({ top: 0 }));
     await page.locator('.tile-link', { hasText: 'city_000.png' }).waitFor();
@@ -284,7 +275,12 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     assert.equal(elsewhere.statusCode, 200, elsewhere.body);
     await page.getByLabel('Description').fill('My late change');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('alert').filter({ hasText: 'changed this image meanwhile' }).waitFor();
+    const conflict = page.getByRole('dialog', { name: 'Someone else changed this image' });
+    await conflict.waitFor();
+    assert.match((await conflict.textContent())!, /Description: Changed elsewhere/);
+    assert.equal(JSON.parse((await t.request({ method: 'GET', url: `/v2/images/${imageId}` })).body).description, 'Changed elsewhere');
+    await conflict.getByRole('button', { name: 'Reload theirs' }).click();
+    await conflict.waitFor({ state: 'hidden' });
     assert.equal(await page.getByLabel('Description').inputValue(), 'Changed elsewhere');
     await checkAccessibility(page, 'the image view after editing');
     await shoot(page, 'image-view-edited');
@@ -316,6 +312,79 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     assert.equal(stopped.statusCode, 202, stopped.body);
     await row.filter({ hasText: 'stopped' }).waitFor();
     assert.equal(await row.getByRole('button', { name: /Stop/ }).count(), 0);
+
+    // A task started elsewhere while the page is open shows up on it, at the top, without a reload.
+    const later = await t.request({ method: 'POST', url: '/v2/exports', payload: { projectId, format: 'yolo' } });
+    assert.equal(later.statusCode, 201, later.body);
+    const laterId = (JSON.parse(later.body) as { task: { id: number } }).task.id;
+    await page.getByRole('listitem', { name: `Task ${laterId}, export` }).filter({ hasText: 'queued' }).waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('.task-list > li').first().getAttribute('aria-label'), `Task ${laterId}, export`);
+    const stoppedLater = await t.request({ method: 'POST', url: `/v2/tasks/${laterId}/stop` });
+    assert.equal(stoppedLater.statusCode, 202, stoppedLater.body);
+  });
+
+  test('the tasks page shows them all, a page at a time, and still follows a running one found on a later page', async () => {
+    const teamId = (await t.ctx.db.kysely.selectFrom('teams').select('id').where('name', '=', 'alpha').executeTakeFirstOrThrow()).id;
+    // A queued export, then 120 finished ones after it: the queued one is on the third page.
+    const started = await t.request({ method: 'POST', url: '/v2/exports', payload: { projectId, format: 'yolo' } });
+    assert.equal(started.statusCode, 201, started.body);
+    const queuedId = (JSON.parse(started.body) as { task: { id: number } }).task.id;
+    const now = new Date().toISOString();
+    const done = { team_id: teamId, created_by: null, type: 'export', status: 'finished', size: 0, meta: JSON.stringify({ name: 'old' }), created_at: now, started_at: now, finished_at: now, lease_owner: null, lease_expires_at: null, stop_requested: 0, attempts: 1 };
+    await t.ctx.db.kysely.insertInto('tasks').values(Array.from({ length: 120 }, () => done)).execute();
+    const all = await t.ctx.db.kysely.selectFrom('tasks').select('id').where('team_id', '=', teamId).orderBy('id', 'desc').execute();
+    assert.ok(all.length > 120);
+
+    const lists: string[] = [];
+    const listed = (request: { url(): string }) => {
+      const url = new URL(request.url());
+      if (url.pathname === '/v2/tasks') lists.push(url.search);
+    };
+    page.on('request', listed);
+    await page.goto(`${base}/tasks`);
+    const rows = page.locator('.task-list > li');
+    const more = page.getByRole('button', { name: 'Show older tasks' });
+    await page.getByRole('status').filter({ hasText: `50 of ${all.length} tasks shown` }).waitFor();
+    assert.equal(await rows.count(), 50);
+    await more.scrollIntoViewIfNeeded();
+    await shoot(page, 'tasks-more');
+    await more.click();
+    await page.getByRole('status').filter({ hasText: `100 of ${all.length} tasks shown` }).waitFor();
+    await checkAccessibility(page, 'the tasks page after a second page');
+    await more.click();
+    await page.getByRole('status').filter({ hasText: new RegExp(`^${all.length} tasks$`) }).waitFor();
+    assert.equal(await more.count(), 0, 'no button once the last page is in');
+    // Every task once, newest first: the pages followed the cursor, none read twice.
+    const shown = (await rows.evaluateAll((items) => items.map((item) => item.getAttribute('aria-label')))).map((label) => Number(/^Task (\d+),/.exec(label ?? '')?.[1]));
+    assert.deepEqual(shown, all.map((row) => row.id));
+    // (The page also reads the newest page again every few seconds, for tasks started elsewhere.)
+    const older = lists.filter((search) => /[?&]cursor=/.test(search));
+    assert.equal(older.length, Math.ceil(all.length / 50) - 1, lists.join(' '));
+    assert.equal(new Set(older).size, older.length);
+
+    // The queued export came with the last page: its event stream brings its stop without a reload.
+    const row = page.getByRole('listitem', { name: `Task ${queuedId}, export` });
+    await row.filter({ hasText: 'queued' }).waitFor();
+    const stopped = await t.request({ method: 'POST', url: `/v2/tasks/${queuedId}/stop` });
+    assert.equal(stopped.statusCode, 202, stopped.body);
+    await row.filter({ hasText: 'stopped' }).waitFor();
+    await checkAccessibility(page, 'the tasks page with every task');
+    page.off('request', listed);
+
+    // A burst of 230 at once, more than one look reads (4 pages of 50): what was read replaces the list,
+    // and "Show older tasks" goes on from there, so no task is skipped.
+    const burstDone = { team_id: teamId, created_by: null, type: 'export', status: 'finished', size: 0, meta: JSON.stringify({ name: 'burst' }), created_at: now, started_at: now, finished_at: now, lease_owner: null, lease_expires_at: null, stop_requested: 0, attempts: 1 };
+    await t.ctx.db.kysely.insertInto('tasks').values(Array.from({ length: 230 }, () => burstDone)).execute();
+    const everyId = (await t.ctx.db.kysely.selectFrom('tasks').select('id').where('team_id', '=', teamId).orderBy('id', 'desc').execute()).map((r) => r.id);
+    await page.getByRole('listitem', { name: `Task ${everyId[0]}, export` }).waitFor({ timeout: 10_000 });
+    const showOlder = page.getByRole('button', { name: 'Show older tasks' });
+    while ((await showOlder.count()) > 0) {
+      const before = await page.locator('.task-list > li').count();
+      await showOlder.click();
+      await page.locator('.task-list > li').nth(before).waitFor();
+    }
+    const ids = (await page.locator('.task-list > li').evaluateAll((items) => items.map((item) => item.getAttribute('aria-label')))).map((label) => Number(/^Task (\d+),/.exec(label ?? '')?.[1]));
+    assert.deepEqual(ids, everyId);
   });
 
   test('the gallery exports its dataset: format and options, progress, then the archive to download', async () => {
@@ -374,6 +443,55 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     assert.deepEqual((JSON.parse(gone.body) as { items: unknown[] }).items, []);
   });
 
+  test('the gallery hides one class’s shapes on the tiles, keeps the others, filters nothing, and keeps the view in the URL', async () => {
+    const classes = JSON.parse((await t.request({ method: 'GET', url: `/v2/projects/${projectId}/classes` })).body) as { items: { id: number; title: string }[] };
+    const carId = classes.items.find((c) => c.title === 'car')!.id;
+    await page.goto(`${base}/projects/${projectId}/images?dataset=${cityId}`);
+    await page.getByRole('status').filter({ hasText: '11 images' }).waitFor();
+    // city_000 holds a car (a path with a hole), its roof (a polygon), a person, a lane and a puddle.
+    const tile = page.locator('.tile-link', { hasText: 'city_000.png' }).locator('svg.tile-objects');
+    const shapes = async () => ({
+      car: (await tile.locator('path.object').count()) + (await tile.locator('polygon.object').count()),
+      person: await tile.locator('rect.object').count(),
+      lane: await tile.locator('polyline.object').count(),
+      puddle: await tile.locator('g.object').count(),
+    });
+    await tile.locator('polygon.object').waitFor({ state: 'attached' });
+    await tile.locator('g.object mask image').waitFor({ state: 'attached' });
+    assert.deepEqual(await shapes(), { car: 2, person: 1, lane: 1, puddle: 1 });
+
+    // By keyboard: the eye next to the class is a labelled checkbox of its own, apart from the filter.
+    const drawCar = page.getByRole('checkbox', { name: 'Draw car on tiles' });
+    assert.equal(await drawCar.isChecked(), true);
+    await drawCar.focus();
+    await page.keyboard.press('Space');
+    await page.waitForURL(new RegExp(`[?&]hide=${carId}(&|$)`));
+    await tile.locator('path.object, polygon.object').first().waitFor({ state: 'detached' });
+    assert.deepEqual(await shapes(), { car: 0, person: 1, lane: 1, puddle: 1 });
+    // A view setting, not a filter: the same images, the car filter not engaged.
+    await page.getByRole('status').filter({ hasText: '11 images' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: /car/ }).getAttribute('aria-pressed'), 'false');
+    assert.equal(await page.getByRole('checkbox', { name: 'Draw person on tiles' }).isChecked(), true);
+    await checkAccessibility(page, 'the gallery with a class hidden');
+    await shoot(page, 'gallery-class-hidden');
+
+    // A shared link (here, a reload) shows the same view.
+    await page.reload();
+    await page.getByRole('status').filter({ hasText: '11 images' }).waitFor();
+    await tile.locator('rect.object').waitFor({ state: 'attached' });
+    assert.equal(await page.getByRole('checkbox', { name: 'Draw car on tiles' }).isChecked(), false);
+    assert.deepEqual(await shapes(), { car: 0, person: 1, lane: 1, puddle: 1 });
+
+    // A filter chosen now keeps the view; drawing the class again brings its shapes back.
+    await page.getByRole('button', { name: /person/ }).click();
+    await page.waitForURL(/class=\d+/);
+    assert.match(page.url(), new RegExp(`[?&]hide=${carId}(&|$)`));
+    await page.getByRole('checkbox', { name: 'Draw car on tiles' }).check();
+    await tile.locator('path.object').waitFor({ state: 'attached' });
+    assert.deepEqual(await shapes(), { car: 2, person: 1, lane: 1, puddle: 1 });
+    assert.doesNotMatch(page.url(), /hide=/);
+  });
+
   test('a folder of images is imported from the browser: hashed there, only what the server lacks uploaded', async () => {
     const folder = path.join(tempDir('web-import'), 'trip');
     fs.mkdirSync(path.join(folder, 'day1'), { recursive: true });
@@ -388,6 +506,8 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     try {
       await page.goto(`${base}/`);
       await page.getByLabel('Choose a folder…').setInputFiles(folder);
+      await page.getByLabel('What will be imported').filter({ hasText: 'Folder of images: 4 images' }).waitFor();
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
       await page.getByRole('status').filter({ hasText: '3 uploaded, 1 already on the server.' }).waitFor({ timeout: 60_000 });
       await page.getByRole('status').filter({ hasText: 'Import finished.' }).waitFor({ timeout: 60_000 });
       const card = page.locator('.project-card', { hasText: 'trip' });
@@ -397,6 +517,173 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     } finally {
       await runner.stop();
     }
+  });
+
+  /** The files the page uploads while `run` runs, by the server's answers: an image is answered with its hash, another file with a fileId. */
+  async function uploadsDuring(run: () => Promise<void>): Promise<{ requests: number; images: number; others: number }> {
+    const seen = { requests: 0, images: 0, others: 0 };
+    const answers: Promise<void>[] = [];
+    const count = (response: Response) => {
+      if (!response.url().endsWith('/v2/imports/files')) return;
+      seen.requests += 1;
+      answers.push(
+        response.json().then((answer: { files: { hash?: string; fileId?: string }[] }) => {
+          for (const file of answer.files) {
+            if (file.hash) seen.images += 1;
+            else if (file.fileId) seen.others += 1;
+          }
+        }),
+      );
+    };
+    page.on('response', count);
+    try {
+      await run();
+    } finally {
+      page.off('response', count);
+    }
+    await Promise.all(answers);
+    return seen;
+  }
+
+  /** Chooses `folder` in the import form, checks what the form says it found, imports it as `title` and waits for the task. */
+  async function importInBrowser(folder: string, found: string, title: string, shot?: string): Promise<{ requests: number; images: number; others: number }> {
+    const runner = startTaskRunner(t.ctx, pino({ level: 'silent' }) as unknown as FastifyBaseLogger, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 5000 });
+    try {
+      await page.goto(`${base}/`);
+      return await uploadsDuring(async () => {
+        await page.getByLabel('Choose a folder…').setInputFiles(folder);
+        await page.getByLabel('What will be imported').filter({ hasText: found }).waitFor();
+        if (shot) {
+          await checkAccessibility(page, 'the import form with a folder read');
+          await page.locator('section.import').scrollIntoViewIfNeeded();
+          await shoot(page, shot);
+        }
+        await page.getByLabel('Project title').fill(title);
+        await page.getByRole('button', { name: 'Import', exact: true }).click();
+        await page.getByRole('status').filter({ hasText: 'Import finished.' }).waitFor({ timeout: 60_000 });
+      });
+    } finally {
+      await runner.stop();
+    }
+  }
+
+  /** The images of the project titled `title` by name, with their objects, through API v2. */
+  async function importedImages(title: string): Promise<[string, AnnotationObject[]][]> {
+    const projects = JSON.parse((await t.request({ method: 'GET', url: '/v2/projects?limit=1000' })).body) as { items: { id: number; title: string }[] };
+    const matching = projects.items.filter((p) => p.title === title);
+    assert.equal(matching.length, 1, `one project titled ${title}`);
+    const images = JSON.parse((await t.request({ method: 'GET', url: `/v2/images?projectId=${matching[0]!.id}&limit=1000` })).body) as { items: { id: number; name: string }[] };
+    const out: [string, AnnotationObject[]][] = [];
+    for (const image of images.items) {
+      const annotation = JSON.parse((await t.request({ method: 'GET', url: `/v2/images/${image.id}/annotation` })).body) as { objects: AnnotationObject[] };
+      out.push([image.name, annotation.objects]);
+    }
+    return out;
+  }
+
+  const objectCount = (images: Iterable<[string, AnnotationObject[]]>) => [...images].reduce((sum, [, objects]) => sum + objects.length, 0);
+
+  test('a COCO folder is read in the browser with the planners of annostore import; dropped again, it sends no image', async () => {
+    const folder = path.join(PEER, 'labelformat/coco/object_detection');
+    const first = await importInBrowser(folder, 'COCO: 2 images (112 KB), 1 class or annotation file.', 'COCO from the browser', 'import-coco');
+    // The images in one request, then the COCO file.
+    assert.deepEqual(first, { requests: 2, images: 2, others: 1 });
+    const images = new Map(await importedImages('COCO from the browser'));
+    assert.deepEqual([...images.keys()].sort(), ['a-weird Filename.asdf.jpg', 'aNother-weird__ filename.with.many.characters.jpg']);
+    assert.equal(objectCount(images), 16);
+    const dog = images.get('a-weird Filename.asdf.jpg')!.find((o) => o.classTitle === 'dog');
+    assert.deepEqual(dog?.points.exterior, [[540, 295], [563, 313]]);
+    // The images are stored now: only the COCO file (named by its upload in the import) goes again.
+    const second = await importInBrowser(folder, 'COCO: 2 images', 'COCO again');
+    assert.deepEqual(second, { requests: 1, images: 0, others: 1 });
+    await page.getByRole('status').filter({ hasText: '0 uploaded, 2 already on the server' }).waitFor();
+    assert.equal(objectCount(await importedImages('COCO again')), 16);
+  });
+
+  test('a Supervisely project and a YOLO dataset are imported from the browser with their objects', async () => {
+    const supervisely = await importInBrowser(path.join(PEER, 'superannotate/supervisely/vector'), 'Supervisely project: 6 images', 'Supervisely from the browser');
+    assert.equal(supervisely.images, 6);
+    assert.equal(supervisely.others, 7, 'meta.json and the six annotations');
+    const images = new Map(await importedImages('Supervisely from the browser'));
+    assert.equal(images.size, 6);
+    assert.deepEqual(
+      images.get('cat3.jpg')!.map((o) => o.classTitle),
+      ['cat', 'test_point', 'test_point'],
+    );
+    const cat = images.get('cat1.jpg')!;
+    assert.equal(cat.length, 1);
+    assert.equal(cat[0]!.classTitle, 'cat');
+    assert.deepEqual(cat[0]!.points.exterior, [[501, 18], [1536, 1868]]);
+
+    // A stray README.txt at the root is left out; the class names come from obj.names.
+    const yolo = await importInBrowser(path.join(PEER, 'datumaro/yolo/labels'), '1 other file left out', 'YOLO from the browser');
+    assert.equal(yolo.others, 3, 'obj.names and the two label files');
+    const yoloImages = await importedImages('YOLO from the browser');
+    assert.deepEqual(yoloImages.map(([name]) => name), ['1.jpg', '1.jpg'], 'one in train, one in val');
+    assert.equal(objectCount(yoloImages), 4);
+  });
+
+  test('files dropped on the import form are read the same way; nothing is sent before Import', async () => {
+    await page.goto(`${base}/`);
+    const pictures = await Promise.all([201, 202].map(async (seed) => (await picture(40, 30, { seed })).toString('base64')));
+    const uploads = await uploadsDuring(async () => {
+      // A drop as the browser makes it for loose files: a DataTransfer of File objects.
+      const dataTransfer = await page.evaluateHandle(
+        `(() => {
+          const data = new DataTransfer();
+          ${JSON.stringify(pictures)}.forEach((b64, i) => data.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], 'drop' + i + '.png', { type: 'image/png' })));
+          data.items.add(new File(['a note'], 'readme.txt', { type: 'text/plain' }));
+          return data;
+        })()`,
+      );
+      await page.locator('section.import').dispatchEvent('drop', { dataTransfer });
+      await page.getByLabel('What will be imported').filter({ hasText: /^Folder of images: 2 images \(\d+ KB\), 0 class and annotation files; 1 other file left out\.$/ }).waitFor();
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByLabel('What will be imported').waitFor({ state: 'detached' });
+    });
+    assert.equal(uploads.requests, 0);
+  });
+
+  test('a folder of two formats is refused until a format is chosen in the form', async () => {
+    // A YOLO dataset with the Pascal VOC files of the same photos beside it.
+    const folder = path.join(tempDir('web-import'), 'both');
+    fs.cpSync(path.join(PEER, 'labelformat/yolo/object_detection'), folder, { recursive: true });
+    fs.cpSync(path.join(PEER, 'labelformat/voc/object_detection'), folder, { recursive: true });
+    await page.goto(`${base}/`);
+    await page.getByLabel('Choose a folder…').setInputFiles(folder);
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'both holds the files of several formats: Pascal VOC (a-weird Filename.asdf.xml), YOLO (example.yaml); choose one as the format (Pascal VOC, YOLO)' })
+      .waitFor();
+    await page.getByLabel('Format').selectOption({ label: 'YOLO' });
+    await page.getByLabel('What will be imported').filter({ hasText: 'YOLO: 2 images' }).waitFor();
+    assert.equal(await page.getByRole('alert').count(), 0);
+    assert.match((await page.getByLabel('What will be imported').textContent()) ?? '', /3 class and annotation files; 2 other files left out\./);
+    await page.getByLabel('Project title').fill('YOLO chosen in the browser');
+    const runner = startTaskRunner(t.ctx, pino({ level: 'silent' }) as unknown as FastifyBaseLogger, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 5000 });
+    try {
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Import finished.' }).waitFor({ timeout: 60_000 });
+    } finally {
+      await runner.stop();
+    }
+    assert.equal(objectCount(await importedImages('YOLO chosen in the browser')), 16);
+  });
+
+  test('a folder with nothing to import says what was looked for, and sends nothing', async () => {
+    const folder = path.join(tempDir('web-import'), 'papers');
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, 'notes.txt'), 'not an image');
+    await page.goto(`${base}/`);
+    const uploads = await uploadsDuring(async () => {
+      await page.getByLabel('Choose a folder…').setInputFiles(folder);
+      await page.getByRole('alert').filter({ hasText: 'papers is not a project: no images found' }).waitFor();
+    });
+    await page.locator('section.import').scrollIntoViewIfNeeded();
+    await shoot(page, 'import-nothing');
+    assert.equal(uploads.requests, 0);
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /COCO \(a \*\.json with images, annotations and categories/);
+    assert.equal(await page.getByRole('button', { name: 'Import', exact: true }).count(), 0);
   });
 
   test('on a narrow window the panels stack and stay usable', async () => {
@@ -409,6 +696,10 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     await narrow.goto(`${base}/images/${carImages[0]}`);
     await narrow.locator('svg path.object').first().waitFor();
     await narrow.screenshot({ path: path.join(SHOTS, 'image-view-narrow.png') });
+    await narrow.goto(`${base}/tasks`);
+    await narrow.getByRole('button', { name: 'Show older tasks' }).waitFor();
+    await checkAccessibility(narrow, 'the narrow tasks page');
+    await narrow.screenshot({ path: path.join(SHOTS, 'tasks-narrow.png') });
     await narrow.close();
   });
 
@@ -419,3 +710,77 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     assert.equal(status, 401);
   });
 });
+
+// The core flow again on each database but SQLite (which the suite above covers at length): what the
+// pages show comes through the same API, but its queries run on that database.
+for (const dialect of dialects.filter((d) => d.name !== 'sqlite')) {
+  describe(`the web interface's core flow on ${dialect.name}`, { skip: chromiumSkip || dialect.skip }, () => {
+    let t: TestApp;
+    let browser: Browser;
+
+    before(async () => {
+      t = await startTestApp(dialect);
+      browser = await launchChromium();
+    });
+
+    after(async () => {
+      await browser?.close();
+      await t?.close();
+    });
+
+    test('sign in, the gallery with its counts, a class filtered and a class hidden, the image view, the tasks', async () => {
+      const ctx = t.ctx;
+      const projectId = await newProject(ctx, {
+        title: 'Street scenes',
+        classes: [
+          { title: 'car', shape: 'polygon', color: '#E53935' },
+          { title: 'person', shape: 'rectangle', color: '#1E88E5' },
+        ],
+      });
+      const city = await newDataset(ctx, projectId, 'city');
+      const ids: number[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        const objects = i % 2 === 0 ? [CAR, PERSON] : [PERSON];
+        ids.push((await newImage(ctx, city, { name: `city_${i}.png`, bytes: await picture(WIDTH, HEIGHT, { seed: i }), width: WIDTH, height: HEIGHT, objects })).id);
+      }
+      const exported = await t.request({ method: 'POST', url: '/v2/exports', payload: { projectId, format: 'coco' } });
+      assert.equal(exported.statusCode, 201, exported.body);
+      const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+      const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+
+      await page.goto(`${base}/`);
+      await page.getByLabel('API key').fill(t.key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('.project-card .counts', { hasText: '1 dataset · 4 images · 6 objects' }).waitFor();
+
+      await page.getByRole('link', { name: 'Street scenes' }).click();
+      await page.getByRole('status').filter({ hasText: '4 images' }).waitFor();
+      await page.getByRole('button', { name: /car/ }).locator('.facet-count').filter({ hasText: /^2$/ }).waitFor();
+      const tile = page.locator('.tile-link', { hasText: 'city_0.png' }).locator('svg.tile-objects');
+      await tile.locator('path.object').waitFor({ state: 'attached' });
+      await page.getByRole('checkbox', { name: 'Draw car on tiles' }).uncheck();
+      await tile.locator('path.object').waitFor({ state: 'detached' });
+      assert.equal(await tile.locator('rect.object').count(), 1);
+      await page.getByRole('button', { name: /car/ }).click();
+      await page.getByRole('status').filter({ hasText: '2 images' }).waitFor();
+      assert.deepEqual(await page.locator('.tile .caption').allTextContents(), ['city_0.png', 'city_2.png']);
+      await checkAccessibility(page, `the gallery on ${dialect.name}`);
+
+      await page.locator('.tile-link', { hasText: 'city_2.png' }).click();
+      await page.waitForURL(new RegExp(`/images/${ids[2]}\\?`));
+      const car = page.locator('svg path.object').first();
+      await car.waitFor();
+      assert.equal(await car.getAttribute('fill-rule'), 'evenodd');
+      await page.getByRole('status').filter({ hasText: '2 of 2' }).waitFor();
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForURL(new RegExp(`/images/${ids[0]}\\?`));
+
+      await page.getByRole('link', { name: 'Tasks' }).click();
+      await page.getByRole('listitem', { name: /, export$/ }).filter({ hasText: 'queued' }).waitFor();
+      await page.getByRole('status').filter({ hasText: /^1 task$/ }).waitFor();
+      await context.close();
+    });
+  });
+}

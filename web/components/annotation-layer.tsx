@@ -1,50 +1,108 @@
 // An image's objects as SVG in the image's own pixel coordinates: polygons (with their holes),
 // rectangles, lines, points and bitmaps, each in its class's colour. The hovered object stands out.
+// Built for a thousand objects: each shape is memoised on its own object (an edit elsewhere, a zoom
+// or a pan leaves it alone), strokes keep their width on screen without knowing the zoom, shapes
+// outside `within` are not in the page at all, and hover is one listener for the whole layer.
+import { memo } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
-import type { AnnotationObject, ImageClass, Point } from '../api.ts';
+import type { ImageClass, Point } from '../api.ts';
+import { type Box, boxOf, boxesMeet } from '../editor/geometry.ts';
+
+/** What the layer draws of an object; `key` (the editor's) names it when given, else `id`. */
+export interface LayerObject {
+  id?: number;
+  key?: number;
+  classTitle: string;
+  bitmap: { origin: number[]; data: string } | null;
+  points: { exterior: Point[]; interior: Point[][] };
+}
 
 export interface LayerProps {
-  objects: AnnotationObject[];
+  objects: readonly LayerObject[];
   classes: Map<string, ImageClass>;
   hidden: Set<string>;
   hovered: number | null;
   onHover: (id: number | null) => void;
-  /** Strokes keep this width on screen whatever the zoom. */
-  scale: number;
+  /** Kept for callers that know it; strokes and points keep their size on screen by themselves. */
+  scale?: number;
   opacity: number;
   /** Makes the ids of the layer's masks unique in the page (several layers may show at once). */
   idPrefix: string;
+  /** Only objects whose box meets this one (image pixels) are drawn; all when absent. */
+  within?: Box | undefined;
+  /** An object drawn by someone else (the editor draws the one it edits). */
+  omit?: number | null | undefined;
 }
+
+export const objectName = (object: LayerObject): number => object.key ?? object.id ?? 0;
 
 const pointsText = (points: Point[]) => points.map(([x, y]) => `${x},${y}`).join(' ');
 const ring = (points: Point[]) => (points.length ? `M${points.map(([x, y]) => `${x} ${y}`).join(' L')} Z` : '');
 
-export function AnnotationLayer(props: LayerProps) {
+/** Each object's box, worked out once per version of its points. */
+const boxes = new WeakMap<object, Box>();
+function boxOfObject(object: LayerObject): Box | null {
+  if (object.bitmap) return null; // its size is the PNG's: always drawn
+  let box = boxes.get(object.points);
+  if (!box) boxes.set(object.points, (box = boxOf(object.points.exterior)));
+  return box;
+}
+
+/** The layer's object under an event, by the name its shape carries. */
+export function objectUnder(target: EventTarget | null): number | null {
+  const element = target instanceof Element ? target.closest('[data-key]') : null;
+  return element ? Number(element.getAttribute('data-key')) : null;
+}
+
+export const AnnotationLayer = memo(function AnnotationLayer(props: LayerProps) {
+  const { onHover } = props;
   return (
-    <g class="objects">
+    <g
+      class="objects"
+      onPointerOver={(event) => onHover(objectUnder(event.target))}
+      onPointerOut={(event) => {
+        if (objectUnder(event.relatedTarget) === null) onHover(null);
+      }}
+    >
       {props.objects.map((object) => {
+        const name = objectName(object);
+        if (props.hidden.has(object.classTitle) || name === props.omit) return null;
+        if (props.within) {
+          const box = boxOfObject(object);
+          if (box && !boxesMeet(box, props.within)) return null;
+        }
         const cls = props.classes.get(object.classTitle);
-        if (props.hidden.has(object.classTitle)) return null;
-        const color = cls?.color ?? '#ff00ff';
-        const hovered = props.hovered === object.id;
-        const common = {
-          'data-object-id': object.id,
-          class: `object${hovered ? ' hovered' : ''}`,
-          stroke: color,
-          'stroke-width': (hovered ? 3 : 1.5) / props.scale,
-          'fill-opacity': (hovered ? Math.min(1, props.opacity + 0.3) : props.opacity),
-          onPointerEnter: () => props.onHover(object.id),
-          onPointerLeave: () => props.onHover(null),
-        };
-        return <Shape key={object.id} object={object} shape={cls?.shape ?? 'polygon'} color={color} common={common} scale={props.scale} maskId={`${props.idPrefix}-mask-${object.id}`} />;
+        return (
+          <Shape key={name} object={object} shape={cls?.shape ?? 'polygon'} color={cls?.color ?? '#ff00ff'} hovered={props.hovered === name} opacity={props.opacity} maskId={`${props.idPrefix}-mask-${name}`} />
+        );
       })}
     </g>
   );
+});
+
+interface ShapeProps {
+  object: LayerObject;
+  shape: string;
+  color: string;
+  hovered: boolean;
+  opacity: number;
+  maskId: string;
+  /** Extra class names (the editor's selected object). */
+  extraClass?: string;
 }
 
-function Shape(props: { object: AnnotationObject; shape: string; color: string; common: Record<string, unknown>; scale: number; maskId: string }) {
-  const { object, color, common } = props;
+export const Shape = memo(function Shape(props: ShapeProps) {
+  const { object, color, hovered } = props;
   const { exterior, interior } = object.points;
+  const common = {
+    'data-object-id': object.id,
+    'data-key': objectName(object),
+    class: `object${hovered ? ' hovered' : ''}${props.extraClass ? ` ${props.extraClass}` : ''}`,
+    stroke: color,
+    'stroke-width': hovered ? 3 : 1.5,
+    'vector-effect': 'non-scaling-stroke',
+    'fill-opacity': hovered ? Math.min(1, props.opacity + 0.3) : props.opacity,
+  };
   if (object.bitmap) return <Bitmap bitmap={object.bitmap} color={color} common={common} maskId={props.maskId} />;
   switch (props.shape) {
     case 'rectangle': {
@@ -55,7 +113,8 @@ function Shape(props: { object: AnnotationObject; shape: string; color: string; 
     case 'line':
       return <polyline {...common} fill="none" points={pointsText(exterior)} />;
     case 'point':
-      return exterior.map(([x, y], i) => <circle key={i} {...common} fill={color} cx={x} cy={y} r={5 / props.scale} />);
+      // A dot of 10 screen pixels at any zoom: a round cap on a path of no length.
+      return <path {...common} class={`${common.class} point`} fill="none" stroke-width={hovered ? 14 : 10} stroke-linecap="round" d={exterior.map(([x, y]) => `M${x} ${y} h0`).join(' ')} />;
     default:
       // A polygon with holes is one path whose rings cut each other out (even-odd).
       return interior.length ? (
@@ -64,7 +123,7 @@ function Shape(props: { object: AnnotationObject; shape: string; color: string; 
         <polygon {...common} fill={color} points={pointsText(exterior)} />
       );
   }
-}
+});
 
 /** A bitmap (base64 of a zlib-compressed PNG) painted in the class's colour where its mask is set. */
 function Bitmap(props: { bitmap: { origin: number[]; data: string }; color: string; common: Record<string, unknown>; maskId: string }) {

@@ -1,16 +1,41 @@
 // The bar on top of every signed-in page: the app's name (home), where the page is, who is signed in.
-import type { ComponentChildren } from 'preact';
 import type { Session } from '../api.ts';
 import { Link } from './link.tsx';
 
-export function Header(props: { session: Session; onSignOut: () => void; trail?: ComponentChildren }) {
+/** A step of the breadcrumb trail after "Projects"; the last one is the page shown. */
+export interface Crumb {
+  label: string;
+  href?: string;
+}
+
+export function Header(props: { session: Session; onSignOut: () => void; trail?: Crumb[] }) {
   return (
     <header class="top">
       <Link href="/" class="brand">
         Annostore
       </Link>
       <nav aria-label="Breadcrumb" class="trail">
-        {props.trail}
+        {props.trail && (
+          <ol>
+            <li>
+              <Link href="/">Projects</Link>
+            </li>
+            {props.trail.map((crumb, i) => {
+              const current = i === props.trail!.length - 1 ? 'page' : undefined;
+              return (
+                <li key={i}>
+                  {crumb.href ? (
+                    <Link href={crumb.href} aria-current={current}>
+                      {crumb.label}
+                    </Link>
+                  ) : (
+                    <span aria-current={current}>{crumb.label}</span>
+                  )}
+                </li>
+              );
+            })}
+          </ol>
+        )}
       </nav>
       <Link href="/tasks" class="tasks-link">
         Tasks

@@ -1,12 +1,48 @@
-// Import a folder of images as a new project: choose it (or drop it here), watch it being hashed,
-// uploaded (only what the server lacks) and imported.
+// Import a folder as a new project: choose it (or drop it here), see what it is (its format, what
+// will be sent, what is left out and why), then watch it being hashed, uploaded (only what the
+// server lacks) and imported.
 import { useEffect, useState } from 'preact/hooks';
+import { FORMAT_NAMES, PRESETS } from '../../src/client/folder-format.ts';
 import { type Task, followTask } from '../api.ts';
-import { type ImportProgress, folderName, importFolder } from '../folder-import.ts';
+import { type DroppedFolder, type ImportPlan, type ImportProgress, chosenFolder, droppedEntries, droppedFolder, planCounts, planImport, runImport } from '../folder-import.ts';
 
-const PHASES = { hash: 'Hashing', upload: 'Uploading', start: 'Starting the import' };
+const capital = (text: string) => text.replace(/^./, (c) => c.toUpperCase());
+/** The formats a user may insist on, by preset; 0 lets the folder decide. */
+const FORMATS = [{ preset: 0, name: 'Found in the folder' }, ...Object.entries(PRESETS).map(([format, preset]) => ({ preset, name: capital(FORMAT_NAMES[format as keyof typeof PRESETS]) }))].sort(
+  (a, b) => a.preset - b.preset,
+);
+
+const count = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+const megabytes = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+
+/** The folder as the import will take it, shown before anything is sent. */
+function PlanSummary(props: { plan: ImportPlan }) {
+  const { images, imageBytes, others, ignored } = planCounts(props.plan);
+  return (
+    <div class="import-plan" aria-label="What will be imported">
+      <p>
+        <strong>{capital(FORMAT_NAMES[props.plan.format])}</strong>: {count(images, 'image', 'images')} ({megabytes(imageBytes)}),{' '}
+        {count(others, 'class or annotation file', 'class and annotation files')}
+        {ignored > 0 ? `; ${count(ignored, 'other file', 'other files')} left out` : ''}.
+      </p>
+      {props.plan.notes.length > 0 && (
+        <ul class="import-notes">
+          {props.plan.notes.slice(0, 5).map((note) => (
+            <li key={note}>{note}</li>
+          ))}
+          {props.plan.notes.length > 5 && <li>… and {props.plan.notes.length - 5} more</li>}
+        </ul>
+      )}
+    </div>
+  );
+}
 
 export function ImportForm(props: { onImported: () => void; readOnly: boolean }) {
+  const [reading, setReading] = useState(false);
+  const [folder, setFolder] = useState<DroppedFolder | null>(null);
+  const [preset, setPreset] = useState(0);
+  const [plan, setPlan] = useState<ImportPlan | null>(null);
+  const [title, setTitle] = useState('');
   const [progress, setProgress] = useState<ImportProgress | null>(null);
   const [task, setTask] = useState<Task | null>(null);
   const [note, setNote] = useState('');
@@ -20,22 +56,54 @@ export function ImportForm(props: { onImported: () => void; readOnly: boolean })
     });
   }, [task?.id]);
 
-  const run = async (files: File[]) => {
+  /** Plans the import of a folder (as the folder decides, or in the format chosen); nothing is sent until the user starts it. */
+  const replan = async (dropped: DroppedFolder, format: number) => {
     setError('');
-    setTask(null);
-    setNote('');
+    setPlan(null);
     try {
-      const { task: started, uploaded, skipped } = await importFolder(files, folderName(files), setProgress);
-      setProgress(null);
-      setNote(`${uploaded} uploaded, ${skipped} already on the server.`);
-      setTask(started);
+      setPlan(await planImport(dropped, format));
     } catch (failure) {
-      setProgress(null);
       setError((failure as Error).message);
     }
   };
 
-  const busy = progress !== null || (task !== null && ['queued', 'started'].includes(task.status));
+  /** Reads a folder just chosen or dropped. */
+  const take = async (read: () => Promise<DroppedFolder>) => {
+    setError('');
+    setTask(null);
+    setNote('');
+    setPlan(null);
+    setFolder(null);
+    setReading(true);
+    try {
+      const dropped = await read();
+      setFolder(dropped);
+      setTitle(dropped.name);
+      await replan(dropped, preset);
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setReading(false);
+    }
+  };
+
+  const start = async () => {
+    if (!plan) return;
+    setError('');
+    try {
+      const started = await runImport(plan, title.trim() || plan.root, setProgress);
+      setPlan(null);
+      setFolder(null);
+      setNote(`${started.uploaded} uploaded, ${started.skipped} already on the server${started.documents ? `; ${count(started.documents, 'class or annotation file', 'class and annotation files')} sent` : ''}.`);
+      setTask(started.task);
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setProgress(null);
+    }
+  };
+
+  const busy = reading || progress !== null || (task !== null && ['queued', 'started'].includes(task.status));
   const taskProgress = (task?.meta as { progress?: { done: number; total: number } } | undefined)?.progress;
   const failure = (task?.meta as { error?: { message?: string } } | undefined)?.error?.message;
   return (
@@ -45,36 +113,97 @@ export function ImportForm(props: { onImported: () => void; readOnly: boolean })
       onDragOver={(e) => e.preventDefault()}
       onDrop={(e) => {
         e.preventDefault();
-        const files = [...(e.dataTransfer?.files ?? [])];
-        if (files.length && !busy && !props.readOnly) void run(files);
+        if (!e.dataTransfer || busy || props.readOnly) return;
+        // The items can be read only now, while the drop is handled; their folders are walked after.
+        const entries = droppedEntries(e.dataTransfer);
+        if (entries.length) void take(() => droppedFolder(entries));
       }}
     >
-      <h2 id="import-title">Import a folder of images</h2>
-      <p class="quiet-text">A new project named after the folder; each subfolder becomes a dataset. Files the server already has are not sent again.</p>
-      <label for="import-folder" class="file-button">
-        Choose a folder…
-      </label>
-      <input
-        id="import-folder"
-        type="file"
-        multiple
-        // A folder, not files: the browser reads it whole (webkitdirectory).
-        {...{ webkitdirectory: true }}
-        disabled={busy || props.readOnly}
-        onChange={(e) => {
-          const input = e.currentTarget as HTMLInputElement;
-          const files = [...(input.files ?? [])];
-          input.value = '';
-          if (files.length) void run(files);
-        }}
-      />
+      <h2 id="import-title">Import a folder</h2>
+      <p class="quiet-text">
+        A Supervisely project, a COCO, Pascal VOC or YOLO dataset, or a folder of images (each subfolder a dataset) becomes a new project. Files the server already
+        has are not sent again.
+      </p>
+      <div class="import-pick">
+        <label for="import-folder" class="file-button">
+          Choose a folder…
+        </label>
+        <input
+          id="import-folder"
+          type="file"
+          multiple
+          // A folder, not files: the browser reads it whole (webkitdirectory).
+          {...{ webkitdirectory: true }}
+          disabled={busy || props.readOnly}
+          onChange={(e) => {
+            const input = e.currentTarget as HTMLInputElement;
+            const files = [...(input.files ?? [])];
+            input.value = '';
+            if (files.length) void take(async () => chosenFolder(files));
+          }}
+        />
+        <label class="import-format">
+          Format{' '}
+          <select
+            value={preset}
+            disabled={busy || props.readOnly}
+            onChange={(e) => {
+              const chosen = Number((e.currentTarget as HTMLSelectElement).value);
+              setPreset(chosen);
+              if (folder) void replan(folder, chosen);
+            }}
+          >
+            {FORMATS.map((f) => (
+              <option key={f.preset} value={f.preset}>
+                {f.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {plan && !progress && (
+        <form
+          class="import-start"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void start();
+          }}
+        >
+          <PlanSummary plan={plan} />
+          <label>
+            Project title <input value={title} maxLength={255} required onInput={(e) => setTitle((e.currentTarget as HTMLInputElement).value)} />
+          </label>
+          <div class="import-actions">
+            <button type="submit" disabled={props.readOnly}>
+              Import
+            </button>
+            <button
+              type="button"
+              class="quiet"
+              onClick={() => {
+                setPlan(null);
+                setFolder(null);
+              }}
+            >
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
       <div role="status" class="import-state">
+        {reading && <span>Reading the folder…</span>}
         {progress && (
           <>
             <span>
-              {PHASES[progress.phase]} {progress.phase === 'start' ? '' : `${progress.done} of ${progress.total}`}
+              Hashed {progress.hashed} of {progress.images}
             </span>
-            <progress max={Math.max(1, progress.total)} value={progress.done} aria-label={`${PHASES[progress.phase]}: ${progress.done} of ${progress.total}`} />
+            <progress max={Math.max(1, progress.images)} value={progress.hashed} aria-label={`Hashed: ${progress.hashed} of ${progress.images} images`} />
+            <span>
+              Uploaded {progress.uploaded} of {progress.queued}
+            </span>
+            <progress max={Math.max(1, progress.queued)} value={progress.uploaded} aria-label={`Uploaded: ${progress.uploaded} of ${progress.queued} files`} />
+            {progress.rateLimitWait > 0 && <span>Waiting {progress.rateLimitWait} s (rate limit)</span>}
+            {progress.starting && <span>Starting the import…</span>}
           </>
         )}
         {note && <span>{note}</span>}

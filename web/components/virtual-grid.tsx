@@ -23,8 +23,8 @@ export interface GridProps {
   hrefOf: (image: Image) => string;
   /** Classes' colours by id, for the marks of what each image holds. */
   colors: Map<number, string>;
-  /** The project's classes by title, to draw each tile's objects; null draws none. */
-  overlay: { classes: Map<string, ImageClass>; opacity: number } | null;
+  /** The project's classes by title, to draw each tile's objects, but those of the `hidden` titles; null draws none. */
+  overlay: { classes: Map<string, ImageClass>; opacity: number; hidden: Set<string> } | null;
   selected: Set<number>;
   onSelect: (id: number) => void;
 }
@@ -105,7 +105,7 @@ function Tile(props: { image: Image; href: string; colors: Map<number, string>; 
         {props.overlay && annotation && image.width > 0 && (
           // Drawn in the image's own pixels, fitted as the thumbnail is (contain, centred).
           <svg class="tile-objects" viewBox={`0 0 ${image.width} ${image.height}`} preserveAspectRatio="xMidYMid meet" aria-hidden="true">
-            <AnnotationLayer objects={annotation.objects} classes={props.overlay.classes} hidden={NONE} hovered={null} onHover={ignore} scale={TILE / Math.max(image.width, image.height)} opacity={props.overlay.opacity} idPrefix={`tile-${image.id}`} />
+            <AnnotationLayer objects={annotation.objects} classes={props.overlay.classes} hidden={props.overlay.hidden} hovered={null} onHover={ignore} scale={TILE / Math.max(image.width, image.height)} opacity={props.overlay.opacity} idPrefix={`tile-${image.id}`} />
           </svg>
         )}
         <span class="marks" aria-hidden="true">
@@ -123,7 +123,6 @@ function Tile(props: { image: Image; href: string; colors: Map<number, string>; 
 
 const markStyle = (color: string) => ({ background: color, color: textOn(color) });
 
-const NONE = new Set<string>();
 const ignore = () => undefined;
 
 /** The tile's annotation once read (only for images with objects, and only while the tile is shown). */

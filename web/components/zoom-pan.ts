@@ -37,7 +37,9 @@ export function useZoomPan(initial: View) {
   }, []);
 
   const onPointerDown = useCallback((event: PointerEvent) => {
-    if (event.button !== 0) return;
+    // The main button pans where nothing else took it (the editor draws with it); the middle one always.
+    if (event.button !== 0 && event.button !== 1) return;
+    if (event.button === 1) event.preventDefault();
     drag.current = { pointer: event.pointerId, x: event.clientX, y: event.clientY };
     (event.currentTarget as Element).setPointerCapture(event.pointerId);
   }, []);

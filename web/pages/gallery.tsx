@@ -1,16 +1,17 @@
 // The images of a project or of one of its datasets: a virtualised grid of thumbnails, a sidebar that
-// counts them by dataset, class and tag and filters by any of them, and a search by name. Every
-// filter is in the URL.
+// counts them by dataset, class and tag and filters by any of them, and a search by name. Each tile
+// draws its objects; which classes are drawn (and how strongly) is a view setting, apart from the
+// filters. Both the filters and the view are in the URL.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Dataset, type ImageClass, type ImageFilter, type Project, type Session, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags } from '../api.ts';
 import { Header } from '../components/header.tsx';
 import { BatchBar } from '../components/batch-bar.tsx';
 import { ExportForm } from '../components/export-form.tsx';
-import { Link } from '../components/link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
-import { filterFromUrl, filterKey, filterQuery } from '../filters.ts';
+import { filterFromUrl, filterKey, filterParams, filterQuery, queryOf } from '../filters.ts';
 import { forgetImageLists, imageListOf } from '../image-list.ts';
+import { type OverlayView, overlayFromUrl, withClassShown, writeOverlay } from '../overlay-view.ts';
 import { type Location, navigate } from '../router.ts';
 
 interface Catalogue {
@@ -55,7 +56,9 @@ export function GalleryPage(props: Props) {
     );
   }, [projectId]);
 
-  const filter = useMemo(() => (projectId === null ? null : filterFromUrl(props.location.params, projectId)), [projectId, props.location.params.toString()]);
+  const query = props.location.params.toString();
+  const filter = useMemo(() => (projectId === null ? null : filterFromUrl(props.location.params, projectId)), [projectId, query]);
+  const overlay = useMemo(() => overlayFromUrl(props.location.params), [query]);
 
   if (error) {
     return (
@@ -72,12 +75,12 @@ export function GalleryPage(props: Props) {
   if (!catalogue || !filter) return <p class="loading" role="status">Loading…</p>;
   // After a batch change the datasets' counts are read again.
   const recount = () => void listDatasets(catalogue.project.id).then((datasets) => setCatalogue((now) => now && { ...now, datasets }), () => undefined);
-  return <Gallery {...props} catalogue={catalogue} filter={filter} onRecount={recount} />;
+  return <Gallery {...props} catalogue={catalogue} filter={filter} overlay={overlay} onRecount={recount} />;
 }
 
-function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; onRecount: () => void }) {
+function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; overlay: OverlayView; onRecount: () => void }) {
   const { project, datasets, classes } = props.catalogue;
-  const { filter } = props;
+  const { filter, overlay } = props;
   const [generation, setGeneration] = useState(0);
   const list = useMemo(() => imageListOf(filter), [filterKey(filter), generation]);
   const [selected, setSelected] = useState<Set<number>>(new Set());
@@ -95,8 +98,10 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; onR
   };
   const colors = useMemo(() => new Map(classes.map((c) => [c.id, c.color])), [classes]);
   const classByTitle = useMemo(() => new Map(classes.map((c) => [c.title, c])), [classes]);
-  const [showObjects, setShowObjects] = useState(true);
-  const [opacity, setOpacity] = useState(0.3);
+  const hiddenTitles = useMemo(() => new Set(classes.filter((c) => overlay.hiddenClassIds.has(c.id)).map((c) => c.title)), [classes, overlay.hiddenClassIds]);
+  // The slider moves the fill at once; the URL takes the value where it is let go.
+  const [opacity, setOpacity] = useState(overlay.opacity);
+  useEffect(() => setOpacity(overlay.opacity), [overlay.opacity]);
   const [total, setTotal] = useState<number | null>(list.total);
   useEffect(() => {
     setTotal(list.total);
@@ -107,8 +112,10 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; onR
     const merged = { ...filter, ...next };
     if (next.datasetId === undefined && 'datasetId' in next) merged.projectId = project.id;
     if (merged.datasetId) delete merged.projectId;
-    navigate(`/projects/${project.id}/images${filterQuery(merged)}`, { replace: 'namePrefix' in next });
+    navigate(galleryUrl(project.id, merged, overlay), { replace: 'namePrefix' in next });
   };
+  // A change of view replaces the history entry: Back leaves the view rather than undoing a toggle.
+  const view = (next: OverlayView) => navigate(galleryUrl(project.id, filter, next), { replace: true });
 
   const dataset = datasets.find((d) => d.id === filter.datasetId);
   return (
@@ -116,26 +123,10 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; onR
       <Header
         session={props.session}
         onSignOut={props.onSignOut}
-        trail={
-          <ol>
-            <li>
-              <Link href="/">Projects</Link>
-            </li>
-            <li>
-              <Link href={`/projects/${project.id}/images`} aria-current={dataset ? undefined : 'page'}>
-                {project.title}
-              </Link>
-            </li>
-            {dataset && (
-              <li>
-                <span aria-current="page">{dataset.title}</span>
-              </li>
-            )}
-          </ol>
-        }
+        trail={[{ label: project.title, href: `/projects/${project.id}/images` }, ...(dataset ? [{ label: dataset.title }] : [])]}
       />
       <div class="gallery">
-        <Sidebar {...props.catalogue} filter={filter} onChange={change} generation={generation}>
+        <Sidebar {...props.catalogue} filter={filter} onChange={change} overlay={overlay} onView={view} generation={generation}>
           <section>
             <h2>Export</h2>
             <ExportForm projectId={project.id} datasetId={dataset?.id} name={dataset ? dataset.title : project.title} readOnly={props.session.key.scope === 'read'} />
@@ -151,23 +142,35 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; onR
             </h1>
             <div class="controls">
               <label>
-                <input type="checkbox" checked={showObjects} onChange={() => setShowObjects(!showObjects)} /> Objects
+                <input type="checkbox" checked={overlay.show} onChange={() => view({ ...overlay, show: !overlay.show })} /> Objects
               </label>
               <label class="opacity">
                 Fill
-                <input type="range" min={0} max={1} step={0.05} value={opacity} disabled={!showObjects} onInput={(e) => setOpacity(Number((e.currentTarget as HTMLInputElement).value))} />
+                <input
+                  type="range"
+                  min={0}
+                  max={1}
+                  step={0.05}
+                  value={opacity}
+                  disabled={!overlay.show}
+                  onInput={(e) => setOpacity(Number((e.currentTarget as HTMLInputElement).value))}
+                  onChange={(e) => view({ ...overlay, opacity: Number((e.currentTarget as HTMLInputElement).value) })}
+                />
               </label>
               <NameSearch value={filter.namePrefix ?? ''} onChange={(namePrefix) => change({ namePrefix: namePrefix || undefined })} />
             </div>
           </div>
           {selected.size > 0 && <BatchBar selected={selected} tags={props.catalogue.tags} readOnly={props.session.key.scope === 'read'} onClear={() => setSelected(new Set())} onChanged={reread} />}
           {total === 0 && <p class="empty">No image matches these filters.</p>}
-          <VirtualGrid list={list} colors={colors} selected={selected} onSelect={select} overlay={showObjects ? { classes: classByTitle, opacity } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
+          <VirtualGrid list={list} colors={colors} selected={selected} onSelect={select} overlay={overlay.show ? { classes: classByTitle, opacity, hidden: hiddenTitles } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
         </main>
       </div>
     </>
   );
 }
+
+/** The gallery's address: the filters, then the view. */
+const galleryUrl = (projectId: number, filter: ImageFilter, overlay: OverlayView): string => `/projects/${projectId}/images${queryOf(writeOverlay(filterParams(filter), overlay))}`;
 
 function NameSearch(props: { value: string; onChange: (value: string) => void }) {
   const [text, setText] = useState(props.value);
@@ -210,8 +213,10 @@ function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[],
   return counts;
 }
 
-function Sidebar(props: Catalogue & { filter: ImageFilter; onChange: (next: Partial<ImageFilter>) => void; generation: number; children: ComponentChildren }) {
-  const { filter } = props;
+function Sidebar(
+  props: Catalogue & { filter: ImageFilter; onChange: (next: Partial<ImageFilter>) => void; overlay: OverlayView; onView: (next: OverlayView) => void; generation: number; children: ComponentChildren },
+) {
+  const { filter, overlay } = props;
   const counts = useFacetCounts(filter, props.classes, props.tags, props.generation);
   const format = (n: number | undefined) => (n === undefined ? '…' : n.toLocaleString('en'));
   return (
@@ -237,17 +242,31 @@ function Sidebar(props: Catalogue & { filter: ImageFilter; onChange: (next: Part
       </section>
       <section>
         <h2>Classes</h2>
-        {props.classes.length === 0 && <p class="quiet-text">No classes</p>}
+        {props.classes.length === 0 ? (
+          <p class="quiet-text">No classes</p>
+        ) : (
+          <p class="facet-hint" id="class-hint">
+            A class <strong>filters</strong> the images. Its <EyeIcon open /> only <strong>draws</strong> its shapes on the tiles, or hides them.
+          </p>
+        )}
         <ul class="facets">
-          {props.classes.map((c) => (
-            <li key={c.id}>
-              <button type="button" class="facet" aria-pressed={filter.classId === c.id} onClick={() => props.onChange({ classId: filter.classId === c.id ? undefined : c.id })}>
-                <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
-                <span class="facet-title">{c.title}</span>
-                <span class="facet-count">{format(counts?.classes.get(c.id))}</span>
-              </button>
-            </li>
-          ))}
+          {props.classes.map((c) => {
+            const drawn = !overlay.hiddenClassIds.has(c.id);
+            const label = `Draw ${c.title} on tiles`;
+            return (
+              <li key={c.id} class="class-facet">
+                <button type="button" class="facet" aria-pressed={filter.classId === c.id} onClick={() => props.onChange({ classId: filter.classId === c.id ? undefined : c.id })}>
+                  <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
+                  <span class="facet-title">{c.title}</span>
+                  <span class="facet-count">{format(counts?.classes.get(c.id))}</span>
+                </button>
+                <label class="draw-toggle" title={overlay.show ? label : 'Objects are off (toolbar)'}>
+                  <input type="checkbox" checked={drawn} disabled={!overlay.show} aria-label={label} aria-describedby="class-hint" onChange={() => props.onView(withClassShown(overlay, c.id, !drawn))} />
+                  <EyeIcon open={drawn} />
+                </label>
+              </li>
+            );
+          })}
         </ul>
       </section>
       <section>
@@ -266,5 +285,16 @@ function Sidebar(props: Catalogue & { filter: ImageFilter; onChange: (next: Part
       </section>
       {props.children}
     </aside>
+  );
+}
+
+/** An eye, open when the class's shapes are drawn, struck through when they are not. */
+function EyeIcon(props: { open: boolean }) {
+  return (
+    <svg class="eye" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
+      <path d="M2 12c2.6-4.7 6-7 10-7s7.4 2.3 10 7c-2.6 4.7-6 7-10 7s-7.4-2.3-10-7z" fill="none" stroke="currentColor" stroke-width="1.8" />
+      <circle cx="12" cy="12" r="3.2" fill="currentColor" />
+      {!props.open && <path d="M4 20L20 4" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" />}
+    </svg>
   );
 }

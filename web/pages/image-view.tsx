@@ -1,17 +1,26 @@
 // One image with its objects: zoom at the cursor, pan, fit; hovering an object highlights its row in
 // the list and the other way round; classes can be hidden; ←/→ (or D/F) step through the images of
-// the gallery's filters, which the URL carries; `?` lists the shortcuts.
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { type Annotation, type Image, type ImageClass, type Project, type Session, type Tag, type Tagged, getAnnotation, getImage, getProject, imageFileUrl, listClasses, listImageTags } from '../api.ts';
+// the gallery's filters, which the URL carries; `?` lists the shortcuts. A key that may write also
+// edits the annotation here (tools, selection, undo, save under If-Match); a read-only key only looks.
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { type Annotation, type Image, type ImageClass, type Project, type Session, type Tag, type Tagged, getAnnotation, getImage, getProject, imageFileUrl, listClasses, listImageTags, listObjectTags } from '../api.ts';
 import { AnnotationLayer } from '../components/annotation-layer.tsx';
+import { ConflictDialog } from '../components/conflict-dialog.tsx';
 import { DetailsEditor } from '../components/details-editor.tsx';
+import { EditorOverlay, type Tool, shapeOfClass } from '../components/editor-overlay.tsx';
+import { EditorToolbar, TOOLS } from '../components/editor-toolbar.tsx';
 import { Header } from '../components/header.tsx';
 import { HelpDialog } from '../components/help-dialog.tsx';
-import { Link } from '../components/link.tsx';
-import { fitted, useZoomPan, zoomedAt } from '../components/zoom-pan.ts';
-import { filterFromUrl, filterQuery } from '../filters.ts';
-import { imageListOf } from '../image-list.ts';
-import { type Location, navigate } from '../router.ts';
+import { ImageFields } from '../components/image-fields.tsx';
+import { ObjectList } from '../components/object-list.tsx';
+import { ObjectPanel } from '../components/object-panel.tsx';
+import { type AnnotationEditor, useAnnotationEditor } from '../components/use-annotation-editor.ts';
+import { type View, fitted, useZoomPan, zoomedAt } from '../components/zoom-pan.ts';
+import { removeObject, removeVertex, setImageTags, setObjectTags, toggled } from '../editor/document.ts';
+import type { Box, Shape } from '../editor/geometry.ts';
+import { filterFromUrl, filterQuery, positive } from '../filters.ts';
+import { imageListOf, knownProjectOf } from '../image-list.ts';
+import { type Location, navigate, setLeaveCheck } from '../router.ts';
 
 interface Loaded {
   image: Image;
@@ -19,6 +28,15 @@ interface Loaded {
   project: Project;
   classes: ImageClass[];
   tags: Tag[];
+  objectTags: Tag[];
+}
+
+/** What the view needs of the image's project. */
+type ProjectParts = Pick<Loaded, 'project' | 'classes' | 'tags' | 'objectTags'>;
+const projectPartsOf = ({ project, classes, tags, objectTags }: Loaded): ProjectParts => ({ project, classes, tags, objectTags });
+async function projectParts(projectId: number): Promise<ProjectParts> {
+  const [project, classes, tags, objectTags] = await Promise.all([getProject(projectId), listClasses(projectId), listImageTags(projectId), listObjectTags(projectId)]);
+  return { project, classes, tags, objectTags };
 }
 
 interface Props {
@@ -36,15 +54,17 @@ export function ImagePage(props: Props) {
     let live = true;
     setError('');
     void (async () => {
+      // The project, its classes and tags stay the same while stepping through one gallery. Where the
+      // project is known before the image's answer (the one shown, the URL's, the gallery's list), they
+      // are asked for alongside the image; a wrong guess only costs asking again.
+      const guess = loaded?.project.id ?? positive(props.location.params.get('project')) ?? knownProjectOf(props.imageId);
+      const early = guess === undefined ? undefined : loaded?.project.id === guess ? Promise.resolve(projectPartsOf(loaded)) : projectParts(guess);
+      early?.catch(() => undefined); // awaited only when the guess was right
       const [image, tagged] = await Promise.all([getImage(props.imageId), getAnnotation(props.imageId)]);
-      // The project, its classes and tags stay the same while stepping through one gallery.
-      const sameProject = loaded?.project.id === image.projectId;
-      const [project, classes, tags] = sameProject
-        ? [loaded.project, loaded.classes, loaded.tags]
-        : await Promise.all([getProject(image.projectId), listClasses(image.projectId), listImageTags(image.projectId)]);
+      const { project, classes, tags, objectTags } = await (guess === image.projectId && early ? early : projectParts(image.projectId));
       if (!live) return;
       document.title = `${image.name} · ${project.title} · Annostore`;
-      setLoaded({ image, tagged, project, classes, tags });
+      setLoaded({ image, tagged, project, classes, tags, objectTags });
     })().catch((failure: Error) => live && setError(failure.message));
     return () => void (live = false);
   }, [props.imageId]);
@@ -62,20 +82,46 @@ export function ImagePage(props: Props) {
     setLoaded({ ...loaded, tagged });
     getImage(loaded.image.id).then((image) => setLoaded((now) => (now && now.image.id === image.id ? { ...now, image } : now)), () => undefined);
   };
-  return <Viewer {...props} {...loaded} onSaved={saved} />;
+  // A new image is a new editor: its history starts with it.
+  return <Viewer key={loaded.image.id} {...props} {...loaded} onSaved={saved} />;
+}
+
+/**
+ * The part of the image (pixels) whose objects are drawn: what the frame shows, rounded out to steps
+ * of about a quarter of a screen, so that a pan redraws the list only when it crosses a step (and a
+ * shape coming into view is already there).
+ */
+function cullBox(view: View, frame: { width: number; height: number }): Box {
+  const span = Math.max(frame.width, frame.height, 1) / view.scale;
+  const step = 2 ** Math.round(Math.log2(span / 4));
+  const left = -view.x / view.scale;
+  const top = -view.y / view.scale;
+  return {
+    left: Math.floor(left / step) * step - step / 2,
+    top: Math.floor(top / step) * step - step / 2,
+    right: Math.ceil((left + frame.width / view.scale) / step) * step + step / 2,
+    bottom: Math.ceil((top + frame.height / view.scale) / step) * step + step / 2,
+  };
 }
 
 function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) => void }) {
   const { image, project, classes } = props;
+  const canWrite = props.session.key.scope !== 'read';
+  const editor = useAnnotationEditor(image.id, props.tagged, props.onSaved);
   const annotation = props.tagged.value;
+  const objects = canWrite ? editor.doc.objects : annotation.objects;
   const filter = useMemo(() => filterFromUrl(props.location.params, project.id), [props.location.params.toString(), project.id]);
   const query = filterQuery(filter, { withProject: true });
   const classByTitle = useMemo(() => new Map(classes.map((c) => [c.title, c])), [classes]);
+  const shapeOf = useCallback((title: string): Shape | undefined => shapeOfClass(classByTitle, title), [classByTitle]);
   const [hidden, setHidden] = useState<Set<string>>(new Set());
   const [hovered, setHovered] = useState<number | null>(null);
   const [opacity, setOpacity] = useState(0.35);
   const [help, setHelp] = useState(false);
   const [position, setPosition] = useState<{ index: number; total: number | null; prev?: number; next?: number } | null>(null);
+  const [tool, setTool] = useState<Tool>('select');
+  const [classTitle, setClassTitle] = useState<string | null>(classes[0]?.title ?? null);
+  const [brushRadius, setBrushRadius] = useState(12);
 
   // Where the image stands among the gallery's images, and its neighbours.
   useEffect(() => {
@@ -92,30 +138,161 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
     return () => void (live = false);
   }, [image.id, query]);
 
+  // Unsaved changes are not lost by a link, a key, the back button or closing the tab.
+  const editorNow = useRef<AnnotationEditor>(editor);
+  editorNow.current = editor;
+  useEffect(() => {
+    if (!canWrite) return;
+    setLeaveCheck(() => !editorNow.current.isDirty() || window.confirm('This image has unsaved changes. Leave without saving them?'));
+    const beforeUnload = (event: BeforeUnloadEvent) => {
+      if (editorNow.current.isDirty()) event.preventDefault();
+    };
+    window.addEventListener('beforeunload', beforeUnload);
+    return () => {
+      setLeaveCheck(null);
+      window.removeEventListener('beforeunload', beforeUnload);
+    };
+  }, []);
+
   const frame = useRef<HTMLDivElement>(null);
+  const svg = useRef<SVGSVGElement>(null);
+  const group = useRef<SVGGElement>(null);
+  const overlayKeys = useRef<(key: string) => boolean>(() => false);
   const [frameSize, setFrameSize] = useState({ width: 0, height: 0 });
   const { view, setView, handlers } = useZoomPan({ scale: 1, x: 0, y: 0 });
   const fit = () => setView(fitted(frameSize, image));
+  // The stage is measured before the first paint and the view fitted in the same update, so the
+  // shapes (drawn only once the size is known) are rendered once, already fitted. The observer then
+  // follows later changes of the stage's size.
   useLayoutEffect(() => {
     const element = frame.current!;
-    const observer = new ResizeObserver(() => setFrameSize({ width: element.clientWidth, height: element.clientHeight }));
+    const measure = () => ({ width: element.clientWidth, height: element.clientHeight });
+    const first = measure();
+    setFrameSize(first);
+    // A stage not laid out yet (no size) is fitted when it gets one.
+    let fittedOnce = first.width > 0;
+    if (fittedOnce) setView(fitted(first, image));
+    const observer = new ResizeObserver(() => {
+      const now = measure();
+      if (!fittedOnce && now.width > 0) {
+        fittedOnce = true;
+        setView(fitted(now, image));
+      }
+      setFrameSize((before) => (before.width === now.width && before.height === now.height ? before : now));
+    });
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
-  useEffect(() => {
-    if (frameSize.width > 0) fit();
-  }, [image.id, frameSize.width > 0]);
+  const culled = cullBox(view, frameSize);
+  // While the whole image is in the drawn box (at fit, or zoomed out) nothing is culled, and a pan
+  // leaves the layer alone instead of re-rendering it at each step of the box.
+  const whole = culled.left <= 0 && culled.top <= 0 && culled.right >= image.width && culled.bottom >= image.height;
+  const within = useMemo(() => (whole ? undefined : culled), [whole, culled.left, culled.top, culled.right, culled.bottom]);
 
   const go = (id: number | undefined) => {
     if (id !== undefined) navigate(`/images/${id}${query}`);
   };
+
+  /** Picks a tool; a drawing tool takes a class of its shape (the current one if it fits). */
+  const pickTool = (next: Tool) => {
+    const shape = TOOLS.find((t) => t.tool === next)?.shape;
+    if (shape && shapeOf(classTitle ?? '') !== shape) {
+      const fitting = classes.find((c) => c.shape === shape);
+      if (!fitting) return;
+      setClassTitle(fitting.title);
+    }
+    if (next === 'hole' && !(editor.selected && shapeOf(editor.doc.objects.find((o) => o.key === editor.selected!.key)?.classTitle ?? '') === 'polygon')) {
+      editor.setNotice({ text: 'Select a polygon first, then draw its hole.', error: true });
+      return;
+    }
+    setTool(next);
+  };
+  /** Picks a class; the tool follows its shape. */
+  const pickClass = (title: string) => {
+    setClassTitle(title);
+    const shape = shapeOf(title);
+    if (tool === 'eraser' && shape === 'bitmap') return;
+    const drawing = TOOLS.find((t) => t.shape === shape);
+    if (drawing) setTool(drawing.tool);
+  };
+
+  const selectedObject = editor.selected ? editor.doc.objects.find((o) => o.key === editor.selected!.key) : undefined;
+
+  /** A tag's hotkey toggles it on the selected object (object tags) or on the image (image tags). */
+  const tagHotkey = (key: string): boolean => {
+    const matches = (t: Tag) => t.hotkey !== '' && t.hotkey.toLowerCase() === key.toLowerCase();
+    const objectTag = selectedObject && props.objectTags.find(matches);
+    if (objectTag && selectedObject) {
+      const k = selectedObject.key;
+      editor.edit((doc) => setObjectTags(doc, k, toggled(selectedObject.tags, objectTag.title, props.objectTags.map((t) => t.title))));
+      return true;
+    }
+    const imageTag = props.tags.find(matches);
+    if (imageTag) {
+      editor.edit((doc) => setImageTags(doc, toggled(doc.tags, imageTag.title, props.tags.map((t) => t.title))));
+      return true;
+    }
+    return false;
+  };
+
+  /** The editor's keys; true when one was used. */
+  const editorKey = (event: KeyboardEvent): boolean => {
+    const key = event.key;
+    const command = event.ctrlKey || event.metaKey;
+    if (command) {
+      const lower = key.toLowerCase();
+      if (lower === 'z' && event.shiftKey) editor.redo();
+      else if (lower === 'z') editor.undo();
+      else if (lower === 'y') editor.redo();
+      else if (lower === 's') void editor.save();
+      else return false;
+      return true;
+    }
+    if (event.altKey) return false;
+    if (overlayKeys.current(key)) return true;
+    if (key === 'Escape') {
+      if (editor.selected) editor.select(null);
+      else setTool('select');
+      return true;
+    }
+    if ((key === 'Delete' || key === 'Backspace') && selectedObject) {
+      const k = selectedObject.key;
+      const vertex = editor.selected?.vertex;
+      const shape = shapeOf(selectedObject.classTitle);
+      if (vertex && (shape === 'polygon' || shape === 'line')) editor.edit((doc) => removeVertex(doc, k, shape, vertex.ring, vertex.index), { key: k });
+      else editor.edit((doc) => removeObject(doc, k), null);
+      return true;
+    }
+    if (/^[1-9]$/.test(key)) {
+      const picked = classes[Number(key) - 1];
+      if (picked) pickClass(picked.title);
+      return true;
+    }
+    if (tagHotkey(key)) return true;
+    const toolOfKey = TOOLS.find((t) => t.key === key.toUpperCase());
+    if (toolOfKey) {
+      pickTool(toolOfKey.tool);
+      return true;
+    }
+    if (key === '[' || key === ']') {
+      setBrushRadius((r) => Math.min(200, Math.max(1, Math.round(r * (key === ']' ? 1.25 : 0.8)))));
+      return true;
+    }
+    return false;
+  };
+
   // The keys act on what the page shows now: the handler is replaced at every render, and the one
   // listener calls whichever is current. (A listener re-added by an effect runs after the paint, so a
   // key pressed right after the position appears would reach the handler of the render before.)
   const onKey = useRef<(event: KeyboardEvent) => void>(() => undefined);
   onKey.current = (event: KeyboardEvent) => {
     if (image.id !== props.imageId) return; // the next image is on its way
-    if (takesKeys(event.target) || event.metaKey || event.ctrlKey || event.altKey) return;
+    if (takesKeys(event.target) || (event.target instanceof HTMLElement && event.target.closest('dialog'))) return;
+    if (canWrite && editorKey(event)) {
+      event.preventDefault();
+      return;
+    }
+    if (event.metaKey || event.ctrlKey || event.altKey) return;
     const key = event.key;
     if (key === 'ArrowLeft' || key === 'd' || key === 'D') go(position?.prev);
     else if (key === 'ArrowRight' || key === 'f' || key === 'F') go(position?.next);
@@ -138,27 +315,19 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
       if (!after.delete(title)) after.add(title);
       return after;
     });
-  const usedClasses = classes.filter((c) => annotation.objects.some((o) => o.classTitle === c.title));
+  const usedClasses = classes.filter((c) => objects.some((o) => o.classTitle === c.title));
   const galleryHref = `/projects/${project.id}/images${filterQuery({ ...filter, projectId: undefined })}`;
+  const selectRow = useCallback((key: number) => {
+    editorNow.current.select({ key });
+    setTool('select');
+  }, []);
 
   return (
     <>
       <Header
         session={props.session}
         onSignOut={props.onSignOut}
-        trail={
-          <ol>
-            <li>
-              <Link href="/">Projects</Link>
-            </li>
-            <li>
-              <Link href={galleryHref}>{project.title}</Link>
-            </li>
-            <li>
-              <span aria-current="page">{image.name}</span>
-            </li>
-          </ol>
-        }
+        trail={[{ label: project.title, href: galleryHref }, { label: image.name }]}
       />
       <div class="viewer">
         <main class="stage-column">
@@ -189,16 +358,66 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               </button>
             </div>
           </div>
-          <div class="stage" ref={frame} {...handlers}>
-            <svg width={frameSize.width} height={frameSize.height} role="img" aria-label={`${image.name}: ${image.width} × ${image.height} pixels, ${annotation.objects.length} objects`}>
-              <g transform={`translate(${view.x} ${view.y}) scale(${view.scale})`}>
+          {canWrite && (
+            <EditorToolbar
+              tool={tool}
+              onTool={pickTool}
+              classes={classes}
+              classTitle={classTitle}
+              onClass={pickClass}
+              brushRadius={brushRadius}
+              onBrushRadius={setBrushRadius}
+              canUndo={editor.canUndo}
+              canRedo={editor.canRedo}
+              onUndo={editor.undo}
+              onRedo={editor.redo}
+              dirty={editor.dirty}
+              saving={editor.saving}
+              onSave={() => void editor.save()}
+              notice={editor.notice}
+            />
+          )}
+          <div class="stage" ref={frame} data-tool={canWrite ? tool : undefined} {...handlers}>
+            <svg ref={svg} width={frameSize.width} height={frameSize.height} role="img" aria-label={`${image.name}: ${image.width} × ${image.height} pixels, ${objects.length} objects`}>
+              <g ref={group} transform={`translate(${view.x} ${view.y}) scale(${view.scale})`}>
                 <image href={imageFileUrl(image.id)} width={image.width} height={image.height} />
-                <AnnotationLayer objects={annotation.objects} classes={classByTitle} hidden={hidden} hovered={hovered} onHover={setHovered} scale={view.scale} opacity={opacity} idPrefix="view" />
+                {frameSize.width > 0 && <AnnotationLayer objects={objects} classes={classByTitle} hidden={hidden} hovered={hovered} onHover={setHovered} opacity={opacity} idPrefix="view" within={within} omit={canWrite ? editor.selected?.key : null} />}
+                {canWrite && (
+                  <EditorOverlay
+                    doc={editor.doc}
+                    selected={editor.selected}
+                    tool={tool}
+                    classTitle={classTitle}
+                    classes={classByTitle}
+                    hidden={hidden}
+                    scale={view.scale}
+                    opacity={opacity}
+                    brushRadius={brushRadius}
+                    svg={svg}
+                    group={group}
+                    onEdit={editor.edit}
+                    onSelect={editor.select}
+                    onNotice={(text) => editor.setNotice({ text, error: true })}
+                    keys={overlayKeys}
+                  />
+                )}
               </g>
             </svg>
           </div>
         </main>
         <aside class="details" aria-label="Objects and details">
+          {canWrite && selectedObject && (
+            <ObjectPanel
+              key={selectedObject.key}
+              object={selectedObject}
+              vertex={editor.selected?.vertex}
+              classes={classes}
+              shapeOf={shapeOf}
+              tags={props.objectTags}
+              problem={editor.problems.get(selectedObject.key)}
+              onEdit={editor.edit}
+            />
+          )}
           <section>
             <h2>Classes</h2>
             <ul class="toggles">
@@ -214,26 +433,8 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
             </ul>
           </section>
           <section>
-            <h2>Objects ({annotation.objects.length})</h2>
-            <ul class="object-list">
-              {annotation.objects.map((o) => (
-                <li
-                  key={o.id}
-                  class={hovered === o.id ? 'hovered' : undefined}
-                  data-object-id={o.id}
-                  onPointerEnter={() => setHovered(o.id)}
-                  onPointerLeave={() => setHovered(null)}
-                  onFocusIn={() => setHovered(o.id)}
-                  onFocusOut={() => setHovered(null)}
-                  tabIndex={0}
-                >
-                  <span class="swatch" style={{ background: classByTitle.get(o.classTitle)?.color ?? '#ff00ff' }} aria-hidden="true" />
-                  <span>{o.classTitle}</span>
-                  <span class="object-id">#{o.id}</span>
-                  {o.tags.length > 0 && <span class="object-tags">{o.tags.join(', ')}</span>}
-                </li>
-              ))}
-            </ul>
+            <h2 id="objects-title">Objects ({objects.length})</h2>
+            <ObjectList labelledBy="objects-title" objects={objects} classes={classByTitle} hovered={hovered} onHover={setHovered} selected={canWrite ? (editor.selected?.key ?? null) : undefined} onSelect={canWrite ? selectRow : undefined} problems={canWrite ? editor.problems : undefined} />
           </section>
           <section>
             <h2>Image</h2>
@@ -245,11 +446,28 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               <dt>Tags</dt>
               <dd>{image.tags.length ? image.tags.map((t) => (t.value === null ? t.title : `${t.title}: ${t.value}`)).join(', ') : 'none'}</dd>
             </dl>
-            <DetailsEditor imageId={image.id} annotation={props.tagged} tags={props.tags} readOnly={props.session.key.scope === 'read'} onSaved={props.onSaved} />
+            {canWrite ? (
+              <ImageFields description={editor.doc.description} tags={editor.doc.tags} projectTags={props.tags} onEdit={editor.edit} />
+            ) : (
+              <DetailsEditor imageId={image.id} annotation={props.tagged} tags={props.tags} readOnly={true} onSaved={props.onSaved} />
+            )}
           </section>
         </aside>
       </div>
-      <HelpDialog open={help} onClose={() => setHelp(false)} />
+      <HelpDialog open={help} onClose={() => setHelp(false)} editing={canWrite} />
+      {canWrite && (
+        <ConflictDialog
+          open={editor.conflict !== null}
+          imageUrl={imageFileUrl(image.id)}
+          theirs={editor.conflict?.value ?? null}
+          mine={editor.doc}
+          classes={classByTitle}
+          saving={editor.saving}
+          onKeepMine={editor.keepMine}
+          onReloadTheirs={editor.reloadTheirs}
+          onClose={editor.closeConflict}
+        />
+      )}
     </>
   );
 }

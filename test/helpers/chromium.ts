@@ -1,0 +1,36 @@
+// Debian's Chromium driven by playwright-core, as every browser test and bench uses it: where it is,
+// how it starts, and the accessibility check each page passes. Never a browser of playwright's own.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import axe from 'axe-core';
+import { type Browser, type Page, chromium } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** The skip reason of tests of `what` on a machine without Chromium (printed, like PostgreSQL's), or false. */
+export function skipWithoutChromium(what: string): string | false {
+  if (fs.existsSync(CHROMIUM)) return false;
+  const reason = `Chromium not found at ${CHROMIUM}: ${what} skipped`;
+  console.log(`# ${reason}`);
+  return reason;
+}
+
+/** Headless, without a sandbox (containers), a GPU or background traffic. */
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+
+/**
+ * axe-core on the page as it is: no serious or critical violation. axe is added as a script of its
+ * own, which the app's content policy refuses: the page's context needs `bypassCSP: true`.
+ */
+export async function checkAccessibility(page: Page, label: string): Promise<void> {
+  await page.addScriptTag({ content: axe.source });
+  // Functions run in the page are given as text: the tests have no DOM types.
+  const result = (await page.evaluate('axe.run(document)')) as axe.AxeResults;
+  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`),
+    [],
+    `accessibility of ${label}`,
+  );
+}

@@ -1,0 +1,52 @@
+// The image's own tags and description in the editor: part of the document, so they are saved,
+// undone and checked for conflicts with the objects.
+import { useLayoutEffect, useState } from 'preact/hooks';
+import type { Tag } from '../api.ts';
+import { setImageDescription, setImageTags, toggled } from '../editor/document.ts';
+import type { Edit } from './editor-overlay.tsx';
+
+interface Props {
+  description: string;
+  tags: string[];
+  /** The project's image tags (scope `images`). */
+  projectTags: Tag[];
+  onEdit: (edit: Edit) => void;
+}
+
+export function ImageFields(props: Props) {
+  const [description, setDescription] = useState(props.description);
+  // An undo or a reload shows at once, before the browser paints.
+  useLayoutEffect(() => setDescription(props.description), [props.description]);
+  const titles = props.projectTags.map((t) => t.title);
+  return (
+    <div class="details-editor">
+      <fieldset>
+        <legend>Tags</legend>
+        {props.projectTags.length === 0 && <p class="quiet-text">The project has no image tags.</p>}
+        <ul class="toggles">
+          {props.projectTags.map((t) => (
+            <li key={t.id}>
+              <label>
+                <input type="checkbox" checked={props.tags.includes(t.title)} onChange={() => props.onEdit((doc) => setImageTags(doc, toggled(doc.tags, t.title, titles)))} />
+                {t.title}
+                {t.hotkey && <kbd>{t.hotkey}</kbd>}
+              </label>
+            </li>
+          ))}
+        </ul>
+      </fieldset>
+      <label for="description">Description</label>
+      <textarea
+        id="description"
+        rows={3}
+        maxLength={10_000}
+        value={description}
+        onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)}
+        onChange={(e) => {
+          const text = (e.currentTarget as HTMLTextAreaElement).value;
+          props.onEdit((doc) => setImageDescription(doc, text));
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,161 @@
+// The state of one image's editor: the history of documents, what is selected, and saving under
+// If-Match. A save that meets someone else's change (412) never overwrites: it keeps both versions
+// for the conflict view, whose "keep mine" sends this one again against the NEW tag, deliberately.
+// A 400 names the offending object by its JSON pointer; the problem stays beside that object.
+import { useRef, useState } from 'preact/hooks';
+import { type Annotation, ApiError, type Tagged, getAnnotation, saveAnnotation } from '../api.ts';
+import { EditRefused, type EditorDocument, fromAnnotation, objectIndexOfPointer, toAnnotationBody } from '../editor/document.ts';
+import { type History, committed, redone, startHistory, undone } from '../editor/history.ts';
+import type { Edit, Selection } from './editor-overlay.tsx';
+
+interface Saved {
+  /** The document the server holds (as far as this page knows): no unsaved change when it is the present. */
+  doc: EditorDocument;
+  etag: string;
+  /** The ids of the server's objects: an object restored by undo whose id is gone is sent as new. */
+  ids: ReadonlySet<number>;
+}
+
+export interface Notice {
+  text: string;
+  error: boolean;
+}
+
+const idsOf = (annotation: Annotation) => new Set(annotation.objects.map((o) => o.id));
+
+export function useAnnotationEditor(imageId: number, initial: Tagged<Annotation>, onSaved: (answer: Tagged<Annotation>) => void) {
+  const [history, setHistoryState] = useState<History<EditorDocument>>(() => startHistory(fromAnnotation(initial.value)));
+  const historyNow = useRef(history);
+  const [saved, setSavedState] = useState<Saved>(() => ({ doc: historyNow.current.present, etag: initial.etag, ids: idsOf(initial.value) }));
+  const savedNow = useRef(saved);
+  const [selected, setSelected] = useState<Selection | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const [problems, setProblems] = useState<ReadonlyMap<number, string>>(new Map());
+  const [saving, setSaving] = useState(false);
+  // Set at once, not at the next render: a second Ctrl+S pressed while a save is on its way would
+  // otherwise send the same ETag again and be answered 412, as if someone else had saved.
+  const savingNow = useRef(false);
+  const [conflict, setConflict] = useState<Tagged<Annotation> | null>(null);
+
+  const setHistory = (next: History<EditorDocument>) => {
+    historyNow.current = next;
+    setHistoryState(next);
+  };
+  const setSaved = (next: Saved) => {
+    savedNow.current = next;
+    setSavedState(next);
+  };
+
+  /** Applies an edit to the present document: one step to undo. A refused edit says why. */
+  const edit = (change: Edit, select?: Selection | null | 'added') => {
+    try {
+      const before = historyNow.current.present;
+      const next = change(before);
+      setHistory(committed(historyNow.current, next));
+      if (select === 'added') setSelected({ key: before.nextKey });
+      else if (select !== undefined) setSelected(select);
+      setNotice(null);
+    } catch (failure) {
+      if (!(failure instanceof EditRefused)) throw failure;
+      setNotice({ text: `Not done: ${failure.message}.`, error: true });
+    }
+  };
+
+  const keepSelectionIn = (doc: EditorDocument) => setSelected((s) => (s && doc.objects.some((o) => o.key === s.key) ? { key: s.key } : null));
+  const undo = () => {
+    setHistory(undone(historyNow.current));
+    keepSelectionIn(historyNow.current.present);
+  };
+  const redo = () => {
+    setHistory(redone(historyNow.current));
+    keepSelectionIn(historyNow.current.present);
+  };
+
+  /** Saves the present document against `against` (the tag it was based on, or theirs to overwrite). */
+  const save = async (against: Saved = savedNow.current) => {
+    if (savingNow.current) return;
+    const doc = historyNow.current.present;
+    const { body, keys } = toAnnotationBody(doc, against.ids);
+    savingNow.current = true;
+    setSaving(true);
+    setNotice(null);
+    try {
+      const answer = await saveAnnotation(imageId, body, against.etag);
+      // New objects got their ids, in the order sent: every version in the history learns them.
+      const idOf = new Map(keys.map((key, i) => [key, answer.value.objects[i]?.id]));
+      const withIds = (d: EditorDocument): EditorDocument =>
+        d.objects.some((o) => idOf.has(o.key) && o.id !== idOf.get(o.key)) ? { ...d, objects: d.objects.map((o) => (idOf.has(o.key) && o.id !== idOf.get(o.key) ? { ...o, id: idOf.get(o.key)! } : o)) } : d;
+      const h = historyNow.current;
+      const present = withIds(h.present);
+      setHistory({ past: h.past.map(withIds), present, future: h.future.map(withIds) });
+      // Saved is the document that was sent; changes made while it was on its way stay unsaved.
+      setSaved({ doc: h.present === doc ? present : withIds(doc), etag: answer.etag, ids: idsOf(answer.value) });
+      setProblems(new Map());
+      setConflict(null);
+      setNotice({ text: 'Saved.', error: false });
+      onSaved(answer);
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.status === 412) {
+        setConflict(await getAnnotation(imageId));
+      } else if (failure instanceof ApiError && failure.status === 400) {
+        const found = new Map<number, string>();
+        for (const problem of failure.problem.errors ?? []) {
+          const key = keys[objectIndexOfPointer(problem.pointer)];
+          if (key !== undefined) found.set(key, `${problem.detail} (${problem.pointer.replace(/^\/objects\/\d+/, '') || 'the object'})`);
+        }
+        setProblems(found);
+        const first = found.keys().next();
+        if (!first.done) setSelected({ key: first.value });
+        setNotice({ text: `Not saved: ${failure.message}${found.size ? ' — see the object marked in the list.' : ''}`, error: true });
+      } else {
+        setNotice({ text: `Not saved: ${(failure as Error).message}`, error: true });
+      }
+    } finally {
+      savingNow.current = false;
+      setSaving(false);
+    }
+  };
+
+  /** After a conflict: this version replaces theirs, on purpose (If-Match names theirs). */
+  const keepMine = () => {
+    if (conflict) void save({ doc: savedNow.current.doc, etag: conflict.etag, ids: idsOf(conflict.value) });
+  };
+
+  /** After a conflict: their version is loaded and this one dropped; the history starts again. */
+  const reloadTheirs = () => {
+    if (!conflict) return;
+    const doc = fromAnnotation(conflict.value);
+    setHistory(startHistory(doc));
+    setSaved({ doc, etag: conflict.etag, ids: idsOf(conflict.value) });
+    setSelected(null);
+    setProblems(new Map());
+    setConflict(null);
+    setNotice({ text: 'Their version is loaded.', error: false });
+    onSaved(conflict);
+  };
+
+  return {
+    doc: history.present,
+    canUndo: history.past.length > 0,
+    canRedo: history.future.length > 0,
+    dirty: history.present !== saved.doc,
+    /** Whether there are unsaved changes now (for checks run outside a render). */
+    isDirty: () => historyNow.current.present !== savedNow.current.doc,
+    selected,
+    select: setSelected,
+    notice,
+    setNotice,
+    problems,
+    saving,
+    conflict,
+    closeConflict: () => setConflict(null),
+    edit,
+    undo,
+    redo,
+    save: () => save(),
+    keepMine,
+    reloadTheirs,
+  };
+}
+
+export type AnnotationEditor = ReturnType<typeof useAnnotationEditor>;

@@ -1,0 +1,114 @@
+// Brush and eraser strokes on a bitmap object's mask, in the browser: the mask (base64 of a
+// zlib-compressed PNG, cropped to its box at `origin`) is drawn into a canvas with the stroke, read
+// back as set / unset pixels and written again cropped to what is set, as the format stores it.
+import type { Size } from './geometry.ts';
+
+export interface Mask {
+  origin: number[];
+  data: string;
+}
+
+/** A stroke: the pointer's path in image pixels, the brush's radius, painting or erasing. */
+export interface Stroke {
+  points: number[][];
+  radius: number;
+  erase: boolean;
+}
+
+/** The largest mask side painted at once: a canvas far larger would take the tab's memory. */
+const MAX_SIDE = 8192;
+
+async function decode(mask: Mask): Promise<ImageBitmap> {
+  const compressed = Uint8Array.from(atob(mask.data), (c) => c.charCodeAt(0));
+  const png = await new Response(new Blob([compressed]).stream().pipeThrough(new DecompressionStream('deflate'))).blob();
+  return createImageBitmap(png);
+}
+
+async function encode(png: Blob): Promise<string> {
+  const deflated = new Uint8Array(await new Response(png.stream().pipeThrough(new CompressionStream('deflate'))).arrayBuffer());
+  let text = '';
+  for (let i = 0; i < deflated.length; i += 0x8000) text += String.fromCharCode(...deflated.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+/** The mask after the stroke; null when nothing is left set. */
+export async function strokedMask(existing: Mask | null, stroke: Stroke, image: Size): Promise<Mask | null> {
+  const old = existing ? await decode(existing) : null;
+  const [ox = 0, oy = 0] = existing?.origin ?? [];
+  // The box that holds the old mask and the stroke, inside the image.
+  let left = Infinity;
+  let top = Infinity;
+  let right = -Infinity;
+  let bottom = -Infinity;
+  for (const [x = 0, y = 0] of stroke.points) {
+    left = Math.min(left, x - stroke.radius);
+    top = Math.min(top, y - stroke.radius);
+    right = Math.max(right, x + stroke.radius);
+    bottom = Math.max(bottom, y + stroke.radius);
+  }
+  if (old) {
+    left = Math.min(left, ox);
+    top = Math.min(top, oy);
+    right = Math.max(right, ox + old.width);
+    bottom = Math.max(bottom, oy + old.height);
+  }
+  left = Math.max(0, Math.floor(left));
+  top = Math.max(0, Math.floor(top));
+  right = Math.min(image.width, Math.ceil(right));
+  bottom = Math.min(image.height, Math.ceil(bottom));
+  const width = right - left;
+  const height = bottom - top;
+  if (width <= 0 || height <= 0) return existing;
+  if (width > MAX_SIDE || height > MAX_SIDE) throw new Error(`a mask may be at most ${MAX_SIDE} pixels a side`);
+
+  const canvas = new OffscreenCanvas(width, height);
+  const context = canvas.getContext('2d', { willReadFrequently: true })!;
+  context.imageSmoothingEnabled = false;
+  if (old) {
+    context.drawImage(old, ox - left, oy - top);
+    old.close();
+    // A mask without alpha (black and white) is read by value: black is unset.
+    const pixels = context.getImageData(0, 0, width, height);
+    const d = pixels.data;
+    for (let i = 0; i < d.length; i += 4) d[i + 3] = d[i + 3]! > 127 && d[i]! + d[i + 1]! + d[i + 2]! > 0 ? 255 : 0;
+    context.putImageData(pixels, 0, 0);
+  }
+  context.globalCompositeOperation = stroke.erase ? 'destination-out' : 'source-over';
+  context.strokeStyle = context.fillStyle = '#ffffff';
+  context.lineWidth = stroke.radius * 2;
+  context.lineCap = context.lineJoin = 'round';
+  context.beginPath();
+  stroke.points.forEach(([x = 0, y = 0], i) => (i === 0 ? context.moveTo(x - left, y - top) : context.lineTo(x - left, y - top)));
+  if (stroke.points.length === 1) {
+    const [x = 0, y = 0] = stroke.points[0]!;
+    context.arc(x - left, y - top, stroke.radius, 0, Math.PI * 2);
+    context.fill();
+  } else context.stroke();
+
+  // Set where at least half covered; the new box is what is set.
+  const pixels = context.getImageData(0, 0, width, height);
+  const d = pixels.data;
+  let minX = width;
+  let minY = height;
+  let maxX = -1;
+  let maxY = -1;
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const i = (y * width + x) * 4;
+      const set = d[i + 3]! > 127;
+      d[i] = d[i + 1] = d[i + 2] = 255;
+      d[i + 3] = set ? 255 : 0;
+      if (set) {
+        if (x < minX) minX = x;
+        if (x > maxX) maxX = x;
+        if (y < minY) minY = y;
+        if (y > maxY) maxY = y;
+      }
+    }
+  }
+  if (maxX < 0) return null;
+  const cropped = new OffscreenCanvas(maxX - minX + 1, maxY - minY + 1);
+  cropped.getContext('2d')!.putImageData(pixels, -minX, -minY);
+  const png = await cropped.convertToBlob({ type: 'image/png' });
+  return { origin: [left + minX, top + minY], data: await encode(png) };
+}
