@@ -1,12 +1,16 @@
 // buildApp(ctx): every Fastify option, plugin and route. It never listens; server.ts does.
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import type { TrustProxy } from './config.ts';
 import type { Context } from './context.ts';
 import { parseQuery, registerArrayQuery } from './http/plugins/array-query.ts';
 import { deprecationHeaders, isV1Url, registerDeprecationHeaders } from './http/plugins/deprecation.ts';
 import { answerError, answerUnreadableRequest, registerErrorHandling } from './http/plugins/error-handler.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
+import { registerRateLimits } from './http/plugins/rate-limits.ts';
 import { registerValidation } from './http/plugins/validation.ts';
 import { registerHealth } from './http/health.ts';
+import { registerOperations } from './http/operations.ts';
+import { type AnswerObserver, requestLogOptions } from './http/plugins/request-log.ts';
 import { registerWebApp } from './http/web-app.ts';
 import { v1Routes } from './http/v1/index.ts';
 import { v2Routes } from './http/v2/index.ts';
@@ -18,29 +22,40 @@ export interface AppOptions {
   onRoute?: (route: RouteOptions) => void;
 }
 
+/** Fastify takes a hop count at run time but not in its types: as the function it makes of one. */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
 const isV2Url = (url: string): boolean => url === '/v2' || url.startsWith('/v2/') || url.startsWith('/v2?');
 
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
   const v1Headers = deprecationHeaders(ctx.config.deprecation);
+  let answeredOutsideRoutes: AnswerObserver = () => {};
   const app = Fastify({
     logger: options.logger ?? false,
+    ...requestLogOptions(),
     bodyLimit: ctx.config.limits.jsonBodyBytes,
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     routerOptions: { querystringParser: parseQuery, ignoreTrailingSlash: true, maxParamLength: 200 },
     clientErrorHandler: answerUnreadableRequest,
     // A URL the router cannot read (bad percent-encoding, a parameter over maxParamLength) is answered
-    // before any hook runs: the contract's body and the /v1 headers are given here.
+    // before any hook runs: the contract's body and the /v1 headers are given here, and the request
+    // id, the log line and the metrics are seen to.
     frameworkErrors: (error, request, reply) => {
+      answeredOutsideRoutes(request, reply);
       if (isV1Url(request.url)) void reply.headers(v1Headers);
       if (isV2Url(request.url)) answerProblem(error, request, reply);
       else answerError(error, request, reply);
     },
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  answeredOutsideRoutes = registerOperations(app, ctx);
   registerValidation(app);
   registerErrorHandling(app);
   registerArrayQuery(app);
   registerDeprecationHeaders(app, ctx.config.deprecation);
+  registerRateLimits(app, ctx);
   await registerOpenApi(app);
   registerHealth(app, ctx);
   registerWebApp(app, ctx);

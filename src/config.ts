@@ -1,4 +1,5 @@
 // The one place that reads the environment: everything else receives a frozen Config.
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,15 +62,76 @@ export interface Config {
   /** How long a browser session (POST /v2/session) lasts after sign-in (SESSION_TTL_HOURS, 168 by default). */
   readonly sessionTtlMs: number;
   /**
-   * The server is behind a proxy that sets X-Forwarded-Proto and X-Forwarded-For (TRUST_PROXY=true):
-   * a request it forwarded over HTTPS gets a Secure session cookie.
+   * Which proxies in front of the server are believed about X-Forwarded-Proto, -For and -Host
+   * (TRUST_PROXY), as Fastify's trustProxy takes it: false (none), a number of hops, a list of
+   * addresses or CIDR ranges, or true (every hop: the client's own leftmost X-Forwarded-For entry
+   * is believed). A request a trusted proxy forwarded over HTTPS gets a Secure session cookie.
    */
-  readonly trustProxy: boolean;
+  readonly trustProxy: TrustProxy;
   /** The web interface's sources (web/), bundled by esbuild on first request. */
   readonly webDir: string;
   readonly deprecation: DeprecationPolicy;
   readonly limits: Limits;
   readonly tasks: TaskSettings;
+  readonly webhooks: WebhookSettings;
+  readonly operations: OperationsSettings;
+  /** Token buckets per API key and per signing-in address (docs/rate-limits.md). */
+  readonly rateLimits: RateLimitSettings;
+}
+
+export interface WebhookSettings {
+  /**
+   * Host patterns a webhook's URL may name (WEBHOOK_ALLOWED_HOSTS, comma-separated): `hooks.example.com`
+   * exactly, `*.example.com` any name under it. Empty: any host.
+   */
+  readonly allowedHosts: readonly string[];
+  /**
+   * Whether a webhook may reach loopback, private, link-local, unique-local and CGNAT addresses
+   * (WEBHOOK_ALLOW_PRIVATE); off, the server cannot be used to reach internal services.
+   */
+  readonly allowPrivate: boolean;
+  /** How long one delivery attempt may take, resolving the host and the answer included (WEBHOOK_TIMEOUT_MS). */
+  readonly timeoutMs: number;
+  /** How long a worker's claim on a delivery lasts; longer than the timeout (WEBHOOK_LEASE_MS). */
+  readonly leaseMs: number;
+  /** The wait before the first retry; each later one waits about twice as long (WEBHOOK_RETRY_BASE_MS). */
+  readonly retryBaseMs: number;
+  /** How long after its event a delivery is retried before it is marked failed (WEBHOOK_RETRY_WINDOW_MS). */
+  readonly retryWindowMs: number;
+  /** How often an idle worker looks for due deliveries (WEBHOOK_POLL_MS). */
+  readonly pollMs: number;
+}
+
+export interface OperationsSettings {
+  /** The Bearer token GET /metrics asks for (METRICS_TOKEN); undefined: /metrics is a 404. */
+  readonly metricsToken: string | undefined;
+  /**
+   * Where `annostore worker` serves GET /metrics (WORKER_METRICS_PORT, with METRICS_TOKEN): a worker
+   * serves no API, and its task counters live in it. Undefined: the worker serves nothing.
+   */
+  readonly workerMetricsPort: number | undefined;
+  /** How long a row of the audit trail is kept (AUDIT_RETENTION_DAYS); then a worker removes it. */
+  readonly auditRetentionMs: number;
+}
+
+/** A token bucket: `perSecond` tokens come back each second, up to `burst`. */
+export interface BucketRule {
+  readonly perSecond: number;
+  readonly burst: number;
+}
+
+export interface RateLimitSettings {
+  /** Requests of one key (RATE_LIMIT_REQUESTS_PER_SECOND, RATE_LIMIT_REQUEST_BURST); null: no limit. */
+  readonly requests: BucketRule | null;
+  /** Request body bytes of one key (RATE_LIMIT_UPLOAD_BYTES_PER_SECOND, RATE_LIMIT_UPLOAD_BURST_BYTES); null: no limit. */
+  readonly uploadBytes: BucketRule | null;
+  /** Failed sign-ins (POST /v2/session) of one client address (SIGN_IN_FAILURES_PER_MINUTE, SIGN_IN_FAILURE_BURST); null: no limit. */
+  readonly signInFailures: BucketRule | null;
+  /**
+   * Where the buckets live (RATE_LIMIT_STORE): `database` shares them between the replicas on one
+   * PostgreSQL, `memory` keeps them per process; `auto` (the default) is `database` on PostgreSQL.
+   */
+  readonly store: 'auto' | 'memory' | 'database';
 }
 
 export interface TaskSettings {
@@ -91,15 +153,49 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
-function parsePort(raw: string | undefined): number {
+function parsePort(raw: string | undefined, name = 'PORT'): number {
   if (raw === undefined || raw === '') return 8080;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0-65535, got "${raw}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${name} must be 0-65535, got "${raw}"`);
   return port;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
+
+export type TrustProxy = boolean | number | string[];
+
+/** proxy-addr's names for address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+/** More hops than any real chain of proxies: a larger count is a mistake. */
+const MAX_PROXY_HOPS = 10;
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, bits, extra] = entry.split('/');
+  const family = isIP(address!);
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** TRUST_PROXY: true/false as ever, a hop count (`1`), or a comma-separated list of addresses/CIDRs. */
+function parseTrustProxy(raw: string | undefined): TrustProxy {
+  const text = raw?.trim() ?? '';
+  if (text === '' || text === 'false' || text === '0') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops > MAX_PROXY_HOPS) throw new ConfigError(`TRUST_PROXY: at most ${MAX_PROXY_HOPS} hops, got ${text}`);
+    return hops;
+  }
+  const entries = text.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !isProxyAddress(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(`TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses or CIDR ranges; "${bad}" is none of these`);
+  }
+  return entries;
+}
 
 function parseFlag(name: string, raw: string | undefined): boolean {
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
@@ -119,6 +215,46 @@ function parseCount(name: string, raw: string | undefined, fallback: number, max
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}`);
   return n;
+}
+
+/** A comma-separated list of host names, each possibly `*.` and a domain. */
+function parseHostPatterns(name: string, raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const patterns = raw.split(',').map((p) => p.trim().toLowerCase()).filter((p) => p !== '');
+  for (const pattern of patterns) {
+    if (!/^(\*\.)?[a-z0-9.:[\]-]+$/.test(pattern)) throw new ConfigError(`${name}: "${pattern}" is not a host name or *.domain`);
+  }
+  return patterns;
+}
+
+function parseRate(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name} must be a number, at least 0 (0: no limit)`);
+  return n;
+}
+
+/** A bucket of `perSecond` from its two settings; a rate of 0 means no bucket. The burst is twice the rate unless told. */
+function parseBucket(rateName: string, burstName: string, env: Env, perSecond: number, fallbackBurst = 2 * perSecond): BucketRule | null {
+  if (perSecond === 0) return null;
+  const burst = parseRate(burstName, env[burstName], Math.max(1, Math.ceil(fallbackBurst)));
+  if (burst < 1) throw new ConfigError(`${burstName} must be at least 1 while ${rateName} is set`);
+  return { perSecond, burst };
+}
+
+function parseRateLimits(env: Env): RateLimitSettings {
+  const requests = parseRate('RATE_LIMIT_REQUESTS_PER_SECOND', env.RATE_LIMIT_REQUESTS_PER_SECOND, 0);
+  const bytes = parseRate('RATE_LIMIT_UPLOAD_BYTES_PER_SECOND', env.RATE_LIMIT_UPLOAD_BYTES_PER_SECOND, 0);
+  const signIns = parseRate('SIGN_IN_FAILURES_PER_MINUTE', env.SIGN_IN_FAILURES_PER_MINUTE, 10);
+  const store = env.RATE_LIMIT_STORE || 'auto';
+  if (store !== 'auto' && store !== 'memory' && store !== 'database') throw new ConfigError('RATE_LIMIT_STORE must be auto, memory or database');
+  return {
+    requests: parseBucket('RATE_LIMIT_REQUESTS_PER_SECOND', 'RATE_LIMIT_REQUEST_BURST', env, requests),
+    uploadBytes: parseBucket('RATE_LIMIT_UPLOAD_BYTES_PER_SECOND', 'RATE_LIMIT_UPLOAD_BURST_BYTES', env, bytes),
+    // Counted per minute, kept per second; the burst is 10 failures unless told.
+    signInFailures: parseBucket('SIGN_IN_FAILURES_PER_MINUTE', 'SIGN_IN_FAILURE_BURST', env, signIns / 60, 10),
+    store,
+  };
 }
 
 function parseDate(name: string, raw: string | undefined, fallback: string): Date {
@@ -145,6 +281,13 @@ function parseSchemaName(raw: string | undefined): string | undefined {
   return raw;
 }
 
+function parseMetricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  // Sent as `Authorization: Bearer <token>`: a token that header cannot carry would lock every scraper out.
+  if (!/^[\x21-\x7e]{16,512}$/.test(raw)) throw new ConfigError('METRICS_TOKEN must be 16 to 512 printable ASCII characters without spaces');
+  return raw;
+}
+
 function parseApiKey(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   // Registered, such a key would answer 401 to every request: better no start than a key that never works.
@@ -167,7 +310,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     logLevel: env.LOG_LEVEL || 'info',
     heapGrowthPercent: parseCount('HEAP_GROWTH_PERCENT', env.HEAP_GROWTH_PERCENT, 20, 1000, 0),
     sessionTtlMs: parseCount('SESSION_TTL_HOURS', env.SESSION_TTL_HOURS, 168, 24 * 366) * HOUR_MS,
-    trustProxy: parseFlag('TRUST_PROXY', env.TRUST_PROXY),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     // The command (bin/annostore.js) names the checkout it runs from; the sources run by tsx find it beside them.
     webDir: path.resolve(env.ANNOSTORE_ROOT || path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'web'),
     deprecation: {
@@ -199,9 +342,32 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       importThreadMinImages: parseCount('IMPORT_THREAD_MIN_IMAGES', env.IMPORT_THREAD_MIN_IMAGES, 1000, 100_000_000, 0),
       exportRetentionMs: parseCount('EXPORT_RETENTION_DAYS', env.EXPORT_RETENTION_DAYS, 7, 3650) * DAY_MS,
     },
+    webhooks: webhookSettings(env),
+    operations: {
+      metricsToken: parseMetricsToken(env.METRICS_TOKEN),
+      workerMetricsPort: env.WORKER_METRICS_PORT ? parsePort(env.WORKER_METRICS_PORT, 'WORKER_METRICS_PORT') : undefined,
+      auditRetentionMs: parseCount('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 90, 3650) * DAY_MS,
+    },
+    rateLimits: parseRateLimits(env),
     ...overrides,
   };
   return Object.freeze(config);
+}
+
+function webhookSettings(env: Env): WebhookSettings {
+  const timeoutMs = parseMs('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000);
+  const leaseMs = parseMs('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, 60_000);
+  // A lease that ran out while its worker still waited for the answer would let a second worker send it.
+  if (leaseMs <= timeoutMs) throw new ConfigError('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS');
+  return {
+    allowedHosts: parseHostPatterns('WEBHOOK_ALLOWED_HOSTS', env.WEBHOOK_ALLOWED_HOSTS),
+    allowPrivate: parseFlag('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE),
+    timeoutMs,
+    leaseMs,
+    retryBaseMs: parseMs('WEBHOOK_RETRY_BASE_MS', env.WEBHOOK_RETRY_BASE_MS, 10_000),
+    retryWindowMs: parseMs('WEBHOOK_RETRY_WINDOW_MS', env.WEBHOOK_RETRY_WINDOW_MS, DAY_MS),
+    pollMs: parseMs('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 1000),
+  };
 }
 
 /** Defaults of the client commands (`annostore import`): the server to talk to and the key to send. */

@@ -6,6 +6,7 @@ import type { ArchiveStore } from './storage/archive-store.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 import { createArchiveStore } from './storage/create-archive-store.ts';
 import { createBlobStore } from './storage/create-blob-store.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { ThumbnailMaker } from './services/thumbnails.service.ts';
 import { QueuedSignal } from './tasks/queued-signal.ts';
 
@@ -19,14 +20,17 @@ export interface Context {
   readonly tasksQueued: QueuedSignal;
   /** Makes image thumbnails, each once, for requests and tasks of this process alike. */
   readonly thumbnails: ThumbnailMaker;
+  /** This context's Prometheus registry and the counters its work reports to. */
+  readonly metrics: Metrics;
   close(): Promise<void>;
 }
 
 export async function createContext(config: Config, options: { migrate?: boolean } = {}): Promise<Context> {
-  const db = await createDb(config);
+  const metrics = new Metrics();
+  const db = await createDb(config, { onQueryError: (error) => metrics.countDatabaseError(error) });
   try {
     if (options.migrate !== false) await migrateToLatest(db);
-    const blobs = await createBlobStore(config);
+    const blobs = await createBlobStore(config, { onFailure: (operation) => metrics.blobStoreErrors.inc({ operation }) });
     const archives = await createArchiveStore(config);
     return {
       config,
@@ -35,6 +39,7 @@ export async function createContext(config: Config, options: { migrate?: boolean
       archives,
       tasksQueued: new QueuedSignal(),
       thumbnails: new ThumbnailMaker(db, blobs, config.limits.imagePixels),
+      metrics,
       async close() {
         await archives.close();
         await blobs.close();

@@ -2,7 +2,7 @@
 // (pg) when DATABASE_URL is set. Dialect differences stay in this folder.
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteDialectConfig, SqliteDriver, sql } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, type KyselyConfig, type LogEvent, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteDialectConfig, SqliteDriver, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { PostgresChangeStamp, reportingStatements } from './pg-changes.ts';
@@ -100,7 +100,18 @@ class ImmediateSqliteDialect extends SqliteDialect {
 /** 64 MiB: eight times the log between two of the connection's own checkpoints (1,000 pages of 8 KiB). */
 const LOG_FILE_LIMIT_BYTES = 64 * 1024 * 1024;
 
-function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS): Db {
+/**
+ * Kysely's log hook, told of each failed statement only. Kysely calls a log function for every
+ * statement; the query events cost two awaits and are dropped at once.
+ */
+function failureLog(onQueryError: ((error: unknown) => void) | undefined): KyselyConfig['log'] {
+  if (!onQueryError) return undefined;
+  return (event: LogEvent) => {
+    if (event.level === 'error') onQueryError(event.error);
+  };
+}
+
+function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS, onQueryError?: (error: unknown) => void): Db {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = sqliteFile(dataDir);
   const connection = new SQLite(file);
@@ -117,7 +128,7 @@ function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS): Db {
   // A second process (an `annostore worker`, a CLI call) may hold the write lock for a moment.
   connection.pragma('busy_timeout = 5000');
   const changes = new SqliteChangeStamp(connection);
-  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(connection) }) });
+  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(connection) }), log: failureLog(onQueryError) });
   return {
     kysely,
     dialect: 'sqlite',
@@ -133,12 +144,12 @@ function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS): Db {
   };
 }
 
-function openPostgres(url: string, schema: string | undefined): Db {
+function openPostgres(url: string, schema: string | undefined, onQueryError?: (error: unknown) => void): Db {
   // Each connection sees only the configured schema, so tests and deployments can share a server.
   const connection = { connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
   const pool = new pg.Pool({ ...connection, max: 10 });
   const changes = new PostgresChangeStamp(connection);
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: reportingStatements(pool, changes) }) });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: reportingStatements(pool, changes) }), log: failureLog(onQueryError) });
   return {
     kysely,
     dialect: 'postgres',
@@ -162,10 +173,12 @@ function openPostgres(url: string, schema: string | undefined): Db {
 export interface DbOptions {
   /** SQLite: how bulk writes checkpoint (tests use short steps). */
   bulkCheckpoints?: BulkCheckpoints;
+  /** Told of every statement that fails (the metrics count them). */
+  onQueryError?: (error: unknown) => void;
 }
 
 export async function createDb(config: Config, options: DbOptions = {}): Promise<Db> {
-  if (!config.databaseUrl) return openSqlite(config.dataDir, options.bulkCheckpoints);
+  if (!config.databaseUrl) return openSqlite(config.dataDir, options.bulkCheckpoints, options.onQueryError);
   if (config.databaseSchema) {
     // The schema must exist before any pooled connection sets its search_path to it.
     const client = new pg.Client({ connectionString: config.databaseUrl });
@@ -176,5 +189,5 @@ export async function createDb(config: Config, options: DbOptions = {}): Promise
       await client.end();
     }
   }
-  return openPostgres(config.databaseUrl, config.databaseSchema);
+  return openPostgres(config.databaseUrl, config.databaseSchema, options.onQueryError);
 }

@@ -60,3 +60,16 @@ export function jsonRows<Row extends unknown[]>(text: string | null | undefined)
 export function containsText<DB>(db: Kysely<DB>, column: string, text: string): RawBuilder<boolean> {
   return isPostgres(db) ? sql<boolean>`(strpos(${sql.ref(column)}, ${text}) > 0)` : sql<boolean>`(instr(${sql.ref(column)}, ${text}) > 0)`;
 }
+
+/**
+ * What kind of failure a statement's error is, for the error counter: `constraint` (a unique or
+ * foreign key violation, which a service may answer as a 409), `busy` (a lock wait or serialization
+ * failure, which is retried), or `other` (worth a look).
+ */
+export function databaseErrorKind(error: unknown): 'constraint' | 'busy' | 'other' {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return 'other';
+  if (code.startsWith('SQLITE_CONSTRAINT') || code.startsWith('23')) return 'constraint';
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === '40001' || code === '40P01' || code === '55P03') return 'busy';
+  return 'other';
+}

@@ -15,6 +15,9 @@ import * as objectIds from './migrations/0010_object_ids.ts';
 import * as imageListIndexes from './migrations/0011_image_list_indexes.ts';
 import * as thumbnails from './migrations/0012_thumbnails.ts';
 import * as sessions from './migrations/0013_sessions.ts';
+import * as webhooks from './migrations/0014_webhooks.ts';
+import * as audit from './migrations/0015_audit.ts';
+import * as rateLimits from './migrations/0016_rate_limits.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -30,6 +33,9 @@ const migrations = {
   '0011_image_list_indexes': imageListIndexes,
   '0012_thumbnails': thumbnails,
   '0013_sessions': sessions,
+  '0014_webhooks': webhooks,
+  '0015_audit': audit,
+  '0016_rate_limits': rateLimits,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

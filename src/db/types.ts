@@ -235,12 +235,62 @@ export interface SessionsTable {
   expires_at: string;
 }
 
+export interface WebhooksTable {
+  id: Id;
+  team_id: number;
+  url: string;
+  /** JSON text: the event types wanted. */
+  events: string;
+  secret: string;
+  description: string;
+  created_by: number | null;
+  created_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Id;
+  webhook_id: number;
+  event_type: string;
+  message_id: string;
+  /** JSON text: the body sent. */
+  payload: string;
+  created_at: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_attempt_at: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number | null;
+  finished_at: string | null;
+}
+
+/** A write request of an authenticated caller, as the audit trail keeps it. */
+export interface AuditEventsTable {
+  id: Id;
+  at: string;
+  team_id: number;
+  user_id: number;
+  key_id: number;
+  key_prefix: string;
+  method: string;
+  route: string;
+  params: string | null;
+  status: number;
+  request_id: string;
+  duration_ms: number;
+}
+
 export interface Database {
   teams: TeamsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   idempotent_requests: IdempotentRequestsTable;
   sessions: SessionsTable;
+  audit_events: AuditEventsTable;
   projects: ProjectsTable;
   classes: ClassesTable;
   project_tags: ProjectTagsTable;
@@ -257,6 +307,8 @@ export interface Database {
   task_inputs: TaskInputsTable;
   architectures: ArchitecturesTable;
   models: ModelsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;
@@ -267,4 +319,6 @@ export type ImageRow = Selectable<ImagesTable>;
 export type TaskRow = Selectable<TasksTable>;
 export type ModelRow = Selectable<ModelsTable>;
 export type ArchitectureRow = Selectable<ArchitecturesTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewImage = Insertable<ImagesTable>;

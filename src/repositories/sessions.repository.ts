@@ -8,6 +8,7 @@ export interface SessionOwner {
   userId: number;
   teamId: number;
   scope: KeyScope;
+  keyPrefix: string;
   expiresAt: string;
 }
 
@@ -24,12 +25,12 @@ export async function findLiveSession(db: Kysely<Database>, digest: string, now:
     .selectFrom('sessions')
     .innerJoin('api_keys', 'api_keys.id', 'sessions.key_id')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
-    .select(['api_keys.id as keyId', 'api_keys.scope', 'users.id as userId', 'users.team_id', 'sessions.expires_at'])
+    .select(['api_keys.id as keyId', 'api_keys.prefix', 'api_keys.scope', 'users.id as userId', 'users.team_id', 'sessions.expires_at'])
     .where('sessions.digest', '=', digest)
     .where('sessions.expires_at', '>', now)
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();
-  return row ? { keyId: row.keyId, userId: row.userId, teamId: row.team_id, scope: toScope(row.scope), expiresAt: row.expires_at } : null;
+  return row ? { keyId: row.keyId, userId: row.userId, teamId: row.team_id, scope: toScope(row.scope), keyPrefix: row.prefix, expiresAt: row.expires_at } : null;
 }
 
 export async function deleteSession(db: Kysely<Database>, digest: string): Promise<void> {

@@ -164,6 +164,12 @@ export async function deleteTag(db: Kysely<Database>, tagId: number): Promise<vo
   await db.deleteFrom('project_tags').where('id', '=', tagId).execute();
 }
 
+/** Up to `limit` images the image tag is attached to, by id. */
+export async function imagesCarryingTag(db: Kysely<Database>, tagId: number, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('image_tags').select('image_id').where('tag_id', '=', tagId).orderBy('image_id').limit(limit).execute();
+  return rows.map((r) => r.image_id);
+}
+
 /** The images whose objects use the figure tag, with their stored objects. */
 export async function imagesUsingFigureTag(db: Kysely<Database>, tagId: number): Promise<{ id: number; objectsJson: string }[]> {
   const rows = await db

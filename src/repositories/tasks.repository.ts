@@ -69,6 +69,11 @@ export async function createTask(
   return row.id;
 }
 
+/** The task's row as it is now, whatever its team (for the worker's own records). */
+export async function findTaskRow(db: Kysely<Database>, id: number): Promise<TaskRow | undefined> {
+  return db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 /** The input the task was created with. */
 export async function loadInput(db: Kysely<Database>, id: number): Promise<Record<string, unknown>> {
   const row = await db.selectFrom('task_inputs').select('input').where('task_id', '=', id).executeTakeFirst();
@@ -89,52 +94,65 @@ export async function claimTask(
   db: Kysely<Database>,
   options: { owner: string; leaseMs: number; now?: string },
 ): Promise<TaskRow | undefined> {
+  for (;;) {
+    const row = await claimNext(db, options);
+    if (!row) return undefined;
+    if (row.lease_owner === options.owner && row.status === 'started') return row;
+  }
+}
+
+/**
+ * One step of claimTask: takes the oldest task that needs a worker and answers it as it is now, either
+ * `started` under `owner`'s lease, or ended (`stopped`, or `error` WORKER_LOST); undefined when there
+ * is nothing to do.
+ */
+export async function claimNext(
+  db: Kysely<Database>,
+  options: { owner: string; leaseMs: number; now?: string },
+): Promise<TaskRow | undefined> {
   const postgres = isPostgres(db);
   const workerLostMeta = postgres
     ? sql<string>`cast(cast(meta as jsonb) || jsonb_build_object('error', jsonb_build_object('code', 'WORKER_LOST', 'message', cast(${WORKER_LOST_MESSAGE} as text))) as text)`
     : sql<string>`json_set(meta, '$.error', json_object('code', 'WORKER_LOST', 'message', ${WORKER_LOST_MESSAGE}))`;
-  for (;;) {
-    const now = options.now ?? isoNow();
-    const expires = later(now, options.leaseMs);
-    // What becomes of the chosen row, computed from its values before the update.
-    const outcome = sql<string>`case
-      when status = 'queued' then 'started'
-      when status = 'terminating' then 'stopped'
-      when attempts >= ${MAX_ATTEMPTS} then 'error'
-      else 'started' end`;
-    const claimed = sql<boolean>`(${outcome}) = 'started'`;
-    // One statement: PostgreSQL locks the chosen row and lets other claimers skip it; SQLite takes its
-    // write lock before reading, so the statement is one short write transaction.
-    const row = await db
-      .updateTable('tasks')
-      .set({
-        status: outcome,
-        attempts: sql<number>`case when ${claimed} then attempts + 1 else attempts end`,
-        lease_owner: sql<string | null>`case when ${claimed} then ${options.owner} else null end`,
-        lease_expires_at: sql<string | null>`case when ${claimed} then ${expires} else null end`,
-        started_at: sql<string | null>`case when ${claimed} then coalesce(started_at, ${now}) else started_at end`,
-        finished_at: sql<string | null>`case when ${claimed} then finished_at else ${now} end`,
-        meta: sql<string>`case when (${outcome}) = 'error' then ${workerLostMeta} else meta end`,
-      })
-      .where('id', '=', (eb) => {
-        const candidate = eb
-          .selectFrom('tasks')
-          .select('id')
-          .where((w) =>
-            w.or([
-              w('status', '=', 'queued'),
-              w.and([w('status', 'in', ['started', 'terminating']), w('lease_expires_at', '<', now)]),
-            ]),
-          )
-          .orderBy('id')
-          .limit(1);
-        return postgres ? candidate.forUpdate().skipLocked() : candidate;
-      })
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) return undefined;
-    if (row.lease_owner === options.owner && row.status === 'started') return row;
-  }
+  const now = options.now ?? isoNow();
+  const expires = later(now, options.leaseMs);
+  // What becomes of the chosen row, computed from its values before the update.
+  const outcome = sql<string>`case
+    when status = 'queued' then 'started'
+    when status = 'terminating' then 'stopped'
+    when attempts >= ${MAX_ATTEMPTS} then 'error'
+    else 'started' end`;
+  const claimed = sql<boolean>`(${outcome}) = 'started'`;
+  // One statement: PostgreSQL locks the chosen row and lets other claimers skip it; SQLite takes its
+  // write lock before reading, so the statement is one short write transaction.
+  const row = await db
+    .updateTable('tasks')
+    .set({
+      status: outcome,
+      attempts: sql<number>`case when ${claimed} then attempts + 1 else attempts end`,
+      lease_owner: sql<string | null>`case when ${claimed} then ${options.owner} else null end`,
+      lease_expires_at: sql<string | null>`case when ${claimed} then ${expires} else null end`,
+      started_at: sql<string | null>`case when ${claimed} then coalesce(started_at, ${now}) else started_at end`,
+      finished_at: sql<string | null>`case when ${claimed} then finished_at else ${now} end`,
+      meta: sql<string>`case when (${outcome}) = 'error' then ${workerLostMeta} else meta end`,
+    })
+    .where('id', '=', (eb) => {
+      const candidate = eb
+        .selectFrom('tasks')
+        .select('id')
+        .where((w) =>
+          w.or([
+            w('status', '=', 'queued'),
+            w.and([w('status', 'in', ['started', 'terminating']), w('lease_expires_at', '<', now)]),
+          ]),
+        )
+        .orderBy('id')
+        .limit(1);
+      return postgres ? candidate.forUpdate().skipLocked() : candidate;
+    })
+    .returningAll()
+    .executeTakeFirst();
+  return row;
 }
 
 /**

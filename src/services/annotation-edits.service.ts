@@ -19,6 +19,7 @@ import { type AnnotationPatch, applyPatch } from './annotation-patch.ts';
 import { type AnnotationState, annotationJson, annotationTag, checkAnnotationIfMatch, objectStarts } from './annotation-text.ts';
 import { type IdentifiedObjects, nextObjectIdOf, objectIdsOf, storedObjectIds } from './object-ids.ts';
 import { type WrittenAnnotations, objectsJsonReusing, sameObject } from './stored-object-texts.ts';
+import { recordEvent, recordEvents } from './webhook-events.ts';
 
 /**
  * An annotation as v2 answers it: its entity tag, and its representation (v1's annotation record
@@ -128,6 +129,43 @@ async function writeState(trx: Kysely<Database>, written: WrittenAnnotations, st
   return answerOf({ ...stateOf(stored), description: state.description, tags, objectsJson, objectIds: ids.objectIds }, state.ids);
 }
 
+/** The annotation.updated event of a write, in its transaction: which image, and the new ETag to fetch it by. */
+const recordUpdated = (trx: Kysely<Database>, teamId: number, stored: StoredAnnotation, answer: AnnotationAnswer) =>
+  recordEvent(trx, teamId, 'annotation.updated', { imageId: stored.imageId, projectId: stored.projectId, etag: answer.etag });
+
+/**
+ * The annotation's current ETag inside a transaction, for a change made elsewhere (the image's name or
+ * description) to tell whether the annotation changed with it; undefined for a missing image.
+ */
+export async function annotationTagOf(trx: Kysely<Database>, teamId: number, imageId: number): Promise<{ etag: string; projectId: number } | undefined> {
+  const stored = await findAnnotation(trx, teamId, imageId, { lock: false });
+  return stored && { etag: annotationTag(stateOf(stored)), projectId: stored.projectId };
+}
+
+/** Records annotation.updated for a change of the image that changed its annotation's ETag, in the change's transaction. */
+export async function recordAnnotationChanged(trx: Kysely<Database>, teamId: number, imageId: number, before: { etag: string; projectId: number } | undefined): Promise<void> {
+  const after = await annotationTagOf(trx, teamId, imageId);
+  if (!after || (before && before.etag === after.etag && before.projectId === after.projectId)) return;
+  await recordEvent(trx, teamId, 'annotation.updated', { imageId, projectId: after.projectId, etag: after.etag });
+}
+
+/**
+ * The most annotation.updated events one change of a project (a class or tag renamed or deleted)
+ * records: past it, the rest of the images it rewrote send none. A receiver hears of the first ones
+ * and can re-read the project; a hundred thousand deliveries per webhook would hold the outbox for hours.
+ */
+export const MAX_REWRITE_EVENTS = 10_000;
+
+/** Records annotation.updated for images whose objects a project-wide change rewrote, up to MAX_REWRITE_EVENTS, in its transaction. */
+export async function recordAnnotationsRewritten(trx: Kysely<Database>, teamId: number, imageIds: readonly number[]): Promise<void> {
+  const events: { imageId: number; projectId: number; etag: string }[] = [];
+  for (const imageId of [...new Set(imageIds)].slice(0, MAX_REWRITE_EVENTS)) {
+    const now = await annotationTagOf(trx, teamId, imageId);
+    if (now) events.push({ imageId, projectId: now.projectId, etag: now.etag });
+  }
+  await recordEvents(trx, teamId, 'annotation.updated', events);
+}
+
 /** A tag value as image_tags stores it: JSON text, or null for none. */
 const storedValue = (value: CanonicalAnnotation['tags'][number]['value']): string | null => (value === null ? null : JSON.stringify(value));
 
@@ -178,7 +216,7 @@ export async function replaceAnnotation(ctx: Context, written: WrittenAnnotation
       ? objectsJsonReusing(stored.objectsJson, objects, from, (i) => sameObject(objects[i]!, previous[from[i]!]!))
       : serializeObjects(objects);
 
-    return writeState(trx, written, stored, {
+    const answer = await writeState(trx, written, stored, {
       description: read.description,
       imageTags: read.tags.map((t, i) => ({ title: t.name, value: storedValue(t.value), at: `/tags/${i}` })),
       objects,
@@ -187,6 +225,8 @@ export async function replaceAnnotation(ctx: Context, written: WrittenAnnotation
       tagsAt: (i) => `/objects/${i}/tags`,
       objectsJson,
     });
+    await recordUpdated(trx, teamId, stored, answer);
+    return answer;
   });
 }
 
@@ -199,12 +239,14 @@ export async function patchAnnotation(ctx: Context, written: WrittenAnnotations,
     const stored = await requireAnnotation(trx, teamId, imageId, true);
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
     const patched = applyPatch(currentObjects(stored), patch, { width: stored.width, height: stored.height }, await classShapes(trx, stored.projectId));
-    return writeState(trx, written, stored, {
+    const answer = await writeState(trx, written, stored, {
       ...patched,
       // The objects the patch leaves alone are written as the text they were stored as.
       objectsJson: objectsJsonReusing(stored.objectsJson, patched.objects, patched.from, () => true),
       description: stored.description,
       imageTags: stored.tags.map((t, i) => ({ title: t.title, value: t.value, at: `/tags/${i}` })),
     });
+    await recordUpdated(trx, teamId, stored, answer);
+    return answer;
   });
 }

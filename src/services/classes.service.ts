@@ -9,6 +9,7 @@ import type { AnnotationObject, ClassShape } from '../formats/canonical.ts';
 import * as classes from '../repositories/classes.repository.ts';
 import type { ClassResource } from '../repositories/classes.repository.ts';
 import * as projects from '../repositories/projects.repository.ts';
+import { recordAnnotationsRewritten } from './annotation-edits.service.ts';
 import { rewriteImageObjects } from './object-rewrite.ts';
 import { type Page, type PageRequest, pageOfRows } from './paging.ts';
 import { checkIfMatch } from './preconditions.ts';
@@ -69,11 +70,15 @@ export async function changeClass(
       const title = change.title ?? row.title;
       await classes.updateClass(trx, classId, { title, color: change.color ?? row.color });
       if (title !== row.title) {
-        await forImagesNamingClass(trx, row, (images) =>
-          rewriteImageObjects(trx, images, (objects) =>
-            objects.some((o) => o.classTitle === row.title) ? objects.map((o) => (o.classTitle === row.title ? { ...o, classTitle: title } : o)) : null,
-          ),
-        );
+        const rewritten: number[] = [];
+        await forImagesNamingClass(trx, row, async (images) => {
+          rewritten.push(
+            ...(await rewriteImageObjects(trx, images, (objects) =>
+              objects.some((o) => o.classTitle === row.title) ? objects.map((o) => (o.classTitle === row.title ? { ...o, classTitle: title } : o)) : null,
+            )),
+          );
+        });
+        await recordAnnotationsRewritten(trx, teamId, rewritten);
       }
       await projects.touchProject(trx, row.project_id);
       return classes.toClassResource((await classes.findClass(trx, teamId, classId))!);
@@ -100,12 +105,16 @@ export async function removeClass(
     checkIfMatch(classes.toClassResource(row), options.ifMatch);
     const ofClass = (o: AnnotationObject) => o.classTitle === row.title;
     if (options.cascade) {
-      await forImagesNamingClass(trx, row, (images) =>
-        rewriteImageObjects(trx, images, (stored) => {
-          const kept = stored.filter((o) => !ofClass(o));
-          return kept.length === stored.length ? null : kept;
-        }),
-      );
+      const rewritten: number[] = [];
+      await forImagesNamingClass(trx, row, async (images) => {
+        rewritten.push(
+          ...(await rewriteImageObjects(trx, images, (stored) => {
+            const kept = stored.filter((o) => !ofClass(o));
+            return kept.length === stored.length ? null : kept;
+          })),
+        );
+      });
+      await recordAnnotationsRewritten(trx, teamId, rewritten);
     } else {
       let objects = 0;
       let imagesUsing = 0;

@@ -9,12 +9,14 @@ import { type Page, type PageRequest, pageOfRows } from './paging.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { requireProject } from './projects.service.ts';
 import { checkTitle } from './titles.ts';
+import { recordEvent } from './webhook-events.ts';
 
 export const listDatasets = (db: Kysely<Database>, teamId: number, projectId?: number) =>
   datasets.listDatasets(db, teamId, projectId);
 
+/** Deletes the dataset and its images (v1's delete), with its dataset.deleted event. */
 export async function deleteDataset(db: Kysely<Database>, teamId: number, datasetId: number): Promise<void> {
-  if (!(await datasets.deleteDataset(db, teamId, datasetId))) throw notFound('dataset', { datasetId });
+  await removeDataset(db, teamId, datasetId, undefined);
 }
 
 /** The dataset, or a 404 that reads the same whether it is missing or another team's. */
@@ -75,8 +77,10 @@ export async function removeDataset(db: Kysely<Database>, teamId: number, datase
   await db.transaction().execute(async (trx) => {
     const row = await datasets.findDatasetRow(trx, teamId, datasetId, { lock: true });
     if (!row) throw notFound('dataset', { datasetId });
-    checkIfMatch(datasets.toDatasetResource(row), ifMatch);
+    const dataset = datasets.toDatasetResource(row);
+    checkIfMatch(dataset, ifMatch);
     await datasets.removeDataset(trx, row);
+    await recordEvent(trx, teamId, 'dataset.deleted', { id: dataset.id, projectId: dataset.projectId, title: dataset.title });
   });
 }
 

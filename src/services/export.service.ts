@@ -16,6 +16,7 @@ import type { Principal } from './keys.service.ts';
 import { planGraph } from '../dtl/validate.ts';
 import { DTL_TASK, type DtlExportInput } from '../tasks/handlers/dtl-export.ts';
 import { checkIfMatch } from './preconditions.ts';
+import { requestStop } from './task-transitions.ts';
 
 export const EXPORT_TASK = 'export';
 
@@ -187,7 +188,7 @@ export async function deleteExport(ctx: Context, teamId: number, id: number, ifM
     const current = await describeExport(ctx, teamId, id, trx);
     checkIfMatch(exportView(current), ifMatch);
     if (isRunning(current.task.status)) {
-      await tasks.requestStop(trx, teamId, id);
+      await requestStop(trx, teamId, id);
       return false;
     }
     await ctx.archives.delete(archiveKey(teamId, id));

@@ -15,6 +15,7 @@ import * as changes from '../repositories/image-changes.repository.ts';
 import { type ImageMetadata, findImageMetadata } from '../repositories/image-metadata.repository.ts';
 import { findDataset } from '../repositories/datasets.repository.ts';
 import { findImageByName } from '../repositories/images.repository.ts';
+import { annotationTagOf, recordAnnotationChanged } from './annotation-edits.service.ts';
 import { isValidImageName } from './identifiers.ts';
 import { checkIfMatch } from './preconditions.ts';
 
@@ -108,6 +109,8 @@ export async function changeImage(
   return translatingNameRace(() =>
     db.transaction().execute(async (trx) => {
       const image = await lockChecked(trx, teamId, imageId, ifMatch);
+      // The annotation's representation carries the image's name and description: webhooks hear of it.
+      const annotationBefore = await annotationTagOf(trx, teamId, imageId);
       const name = change.name ?? image.name;
       const datasetId = change.datasetId ?? image.dataset_id;
       if (datasetId !== image.dataset_id) {
@@ -118,6 +121,7 @@ export async function changeImage(
       }
       const fields = { ...(name !== image.name ? { name } : {}), ...(change.description !== undefined ? { description: change.description } : {}) };
       if (Object.keys(fields).length > 0) await changes.updateImageFields(trx, image.id, fields);
+      await recordAnnotationChanged(trx, teamId, imageId, annotationBefore);
       return describeImage(trx, teamId, imageId);
     }),
   );

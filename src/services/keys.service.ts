@@ -19,6 +19,8 @@ export interface Principal {
   scope: KeyScope;
   /** The scope is `read`: every write is refused. */
   readOnly: boolean;
+  /** The key's public prefix (as GET /v2/keys shows it): names the key in logs and the audit trail. */
+  keyPrefix: string;
 }
 
 export const keyPrefix = (key: string): string => key.slice(0, PREFIX_LENGTH);
@@ -62,7 +64,7 @@ async function findPrincipal(db: Kysely<Database>, prefix: string, digestHex: st
     if (timingSafeEqual(digest, Buffer.from(candidate.digest, 'hex'))) {
       // Frozen: every request with this key shares the object while it is kept.
       const { keyId, userId, teamId, scope } = candidate;
-      return Object.freeze({ keyId, userId, teamId, scope, readOnly: scope === 'read' });
+      return Object.freeze({ keyId, userId, teamId, scope, readOnly: scope === 'read', keyPrefix: prefix });
     }
   }
   return null;

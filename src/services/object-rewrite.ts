@@ -17,22 +17,28 @@ const REWRITE_ATTEMPTS = 10;
  */
 export type ObjectsChange = (objects: AnnotationObject[]) => AnnotationObject[] | null;
 
-/** Applies `change` to the objects of each image; `images` carry the objects as read. */
+/** Applies `change` to the objects of each image; `images` carry the objects as read. Answers the ids of the images rewritten. */
 export async function rewriteImageObjects(
   db: Kysely<Database>,
   images: readonly { id: number; objectsJson: string }[],
   change: ObjectsChange,
-): Promise<void> {
+): Promise<number[]> {
+  const rewritten: number[] = [];
   for (const image of images) {
     let current: string | undefined = image.objectsJson;
     for (let attempt = 0; current !== undefined; attempt += 1) {
       if (attempt === REWRITE_ATTEMPTS) throw new Error(`objects of image ${image.id} kept changing during a rewrite`);
       const objects = JSON.parse(current) as AnnotationObject[];
       const next = change(objects);
-      if (next === null || (await replaceObjects(db, image.id, current, objects, next))) break;
+      if (next === null) break;
+      if (await replaceObjects(db, image.id, current, objects, next)) {
+        rewritten.push(image.id);
+        break;
+      }
       current = await objectsJsonOf(db, image.id);
     }
   }
+  return rewritten;
 }
 
 /**

@@ -7,14 +7,22 @@ import type { ClassSummary, ProjectCounts, ProjectResource } from '../repositori
 import { type Page, type PageRequest, pageOfRows } from './paging.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { checkTitle } from './titles.ts';
+import { recordEvent } from './webhook-events.ts';
 
 export const listProjects = (db: Kysely<Database>, teamId: number, projectId?: number) =>
   projects.listProjects(db, teamId, projectId);
 
-/** Removes the project and everything in it in one statement; its blobs are reclaimed by the sweep. */
+/**
+ * Removes the project and everything in it (v1's delete); its blobs are reclaimed by the sweep. The
+ * project.deleted event is recorded in the same transaction.
+ */
 export async function deleteProject(db: Kysely<Database>, teamId: number, projectId: number): Promise<void> {
-  if (!(await projects.deleteProject(db, teamId, projectId))) throw notFound('project', { projectId });
+  await removeProject(db, teamId, projectId, undefined);
 }
+
+/** The project.deleted event of a project about to go, in the transaction that removes it. */
+const recordProjectDeleted = (trx: Kysely<Database>, teamId: number, project: ProjectResource) =>
+  recordEvent(trx, teamId, 'project.deleted', { id: project.id, title: project.title });
 
 /** The project, or a 404 that reads the same whether it is missing or another team's. */
 export async function requireProject(db: Kysely<Database>, teamId: number, projectId: number) {
@@ -68,8 +76,10 @@ export async function removeProject(db: Kysely<Database>, teamId: number, projec
   await db.transaction().execute(async (trx) => {
     const row = await projects.findProjectRow(trx, teamId, projectId, { lock: true });
     if (!row) throw notFound('project', { projectId });
-    checkIfMatch(projects.toProjectResource(row), ifMatch);
+    const project = projects.toProjectResource(row);
+    checkIfMatch(project, ifMatch);
     await projects.deleteProject(trx, teamId, projectId);
+    await recordProjectDeleted(trx, teamId, project);
   });
 }
 

@@ -8,6 +8,7 @@ import type { AnnotationObject, TagValueType } from '../formats/canonical.ts';
 import * as projects from '../repositories/projects.repository.ts';
 import * as tags from '../repositories/tags.repository.ts';
 import type { TagScope } from '../repositories/tags.repository.ts';
+import { MAX_REWRITE_EVENTS, recordAnnotationsRewritten } from './annotation-edits.service.ts';
 import { rewriteImageObjects } from './object-rewrite.ts';
 import { requireProject } from './projects.service.ts';
 import { checkTitle } from './titles.ts';
@@ -109,8 +110,10 @@ export async function changeTag(
       const title = change.title ?? tag.title;
       await tags.updateTag(trx, tagId, { title, hotkey: change.hotkey ?? tag.hotkey });
       if (scope === 'figures' && tag.title !== title) {
-        await rewriteFigureTag(trx, tagId, (titles) => titles.map((t) => (t === tag.title ? title : t)));
+        await recordAnnotationsRewritten(trx, teamId, await rewriteFigureTag(trx, tagId, (titles) => titles.map((t) => (t === tag.title ? title : t))));
       }
+      // An image tag's title is part of the annotation of every image it is attached to.
+      if (scope === 'images' && tag.title !== title) await recordAnnotationsRewritten(trx, teamId, await tags.imagesCarryingTag(trx, tagId, MAX_REWRITE_EVENTS));
       await projects.touchProject(trx, projectId);
       return (await tags.findTag(trx, projectId, scope, tagId))!;
     });
@@ -134,8 +137,11 @@ export async function deleteTag(
     const tag = await tags.findTag(trx, projectId, scope, tagId, { lock: true });
     if (!tag) throw notFound('tag', { projectId, tagId, type: scope });
     precondition?.(tag);
-    if (scope === 'figures') await rewriteFigureTag(trx, tagId, (titles) => titles.filter((t) => t !== tag.title));
+    if (scope === 'figures') await recordAnnotationsRewritten(trx, teamId, await rewriteFigureTag(trx, tagId, (titles) => titles.filter((t) => t !== tag.title)));
+    // Read before the delete takes the attachments away; the events carry the ETags after it.
+    const carrying = scope === 'images' ? await tags.imagesCarryingTag(trx, tagId, MAX_REWRITE_EVENTS) : [];
     await tags.deleteTag(trx, tagId);
+    await recordAnnotationsRewritten(trx, teamId, carrying);
     await projects.touchProject(trx, projectId);
   });
 }
@@ -191,13 +197,13 @@ export async function resolveExistingTags(
   });
 }
 
-/** Applies `change` to the tag list of every object of every image that uses the figure tag. */
+/** Applies `change` to the tag list of every object of every image that uses the figure tag; answers the images rewritten. */
 async function rewriteFigureTag(
   db: Kysely<Database>,
   tagId: number,
   change: (titles: string[]) => string[],
-): Promise<void> {
-  await rewriteImageObjects(db, await tags.imagesUsingFigureTag(db, tagId), (objects) => changeObjectTags(objects, change));
+): Promise<number[]> {
+  return rewriteImageObjects(db, await tags.imagesUsingFigureTag(db, tagId), (objects) => changeObjectTags(objects, change));
 }
 
 /** The objects with their tag lists changed; null when no list changed. */

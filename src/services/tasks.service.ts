@@ -4,11 +4,15 @@ import type { Context } from '../context.ts';
 import type { Database } from '../db/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import * as tasks from '../repositories/tasks.repository.ts';
-import type { TaskEntry, TaskStatus } from '../repositories/tasks.repository.ts';
+import type { TaskStatus } from '../repositories/tasks.repository.ts';
 import { archiveKey } from '../storage/archive-store.ts';
 import { EXPORT_TASK } from './export.service.ts';
 import { checkIfMatch } from './preconditions.ts';
+import { requestStop as requestStopRecorded } from './task-transitions.ts';
+import { type TaskView, toTaskView } from './task-view.ts';
 import { THUMBNAILS_TASK } from './thumbnail-tasks.ts';
+
+export { type TaskView, toTaskView };
 
 /**
  * Task types the v1 contract does not know, left out of its lists and refused by its stop as missing:
@@ -24,7 +28,7 @@ export const listTasks = (db: Kysely<Database>, teamId: number, id?: number) => 
  */
 async function requestStop(db: Kysely<Database>, teamId: number, id: number, hidden: readonly string[]): Promise<void> {
   if ((await tasks.listTasks(db, teamId, id, hidden)).length === 0) throw notFound('task', { taskId: id });
-  if (await tasks.requestStop(db, teamId, id)) return;
+  if (await requestStopRecorded(db, teamId, id)) return;
   const task = await tasks.getTask(db, teamId, id);
   if (!task) throw notFound('task', { taskId: id });
   throw conflict(`a task in status ${task.status} cannot be stopped`, { taskId: id, status: task.status });
@@ -38,29 +42,6 @@ export async function stopTask(db: Kysely<Database>, teamId: number, id: number)
   await requestStop(db, teamId, id, NOT_IN_V1);
   return { status: 'terminating' };
 }
-
-/** A task as API v2 shows it: the size as an integer, and when it was created. */
-export interface TaskView {
-  id: number;
-  type: string;
-  status: TaskStatus;
-  size: number;
-  meta: Record<string, unknown>;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
-export const toTaskView = (task: TaskEntry): TaskView => ({
-  id: task.id,
-  type: task.type,
-  status: task.status,
-  size: Number(task.size),
-  meta: task.meta,
-  createdAt: task.createdAt,
-  startedAt: task.startedAt,
-  finishedAt: task.finishedAt,
-});
 
 export const isEnded = (status: TaskStatus): boolean => tasks.ENDED_STATUSES.includes(status);
 

@@ -1,12 +1,14 @@
 // The task runner: claims one task at a time from the tasks table, holds its lease while the handler
 // works, and records how the handler ended. Any number of runners, in any number of processes, may
 // share one database: the claim is exclusive and every write is conditional on holding the lease.
+// Status changes go through task-transitions.ts, which records their webhook events with them.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Context } from '../context.ts';
 import type { TaskRow } from '../db/types.ts';
 import * as tasks from '../repositories/tasks.repository.ts';
+import * as transitions from '../services/task-transitions.ts';
 import { type TaskHandler, TaskFailure, TaskInterrupted, type TaskProgress, type TaskRun } from './handler.ts';
 
 export interface TaskRunnerOptions {
@@ -88,7 +90,7 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
     const handler = Object.hasOwn(handlers, row.type) ? handlers[row.type] : undefined;
     if (!handler) {
       meta.error = { code: 'UNKNOWN_TASK_TYPE', message: `no handler for task type "${row.type}"` };
-      await tasks.finishTask(db, { id: row.id, owner, status: 'error', meta });
+      await transitions.finishTask(db, { id: row.id, owner, status: 'error', meta });
       taskLog.error('task of an unknown type');
       return;
     }
@@ -206,7 +208,7 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
     taskLog: FastifyBaseLogger,
   ): Promise<void> {
     const finish = async (status: 'finished' | 'stopped' | 'error') => {
-      if (await tasks.finishTask(db, { id, owner, status, meta })) taskLog.info(`task ${status}`);
+      if (await transitions.finishTask(db, { id, owner, status, meta })) taskLog.info(`task ${status}`);
       else taskLog.warn(`task ${status}, but its lease was lost first`);
     };
     if (result.ok) return finish('finished');
@@ -215,7 +217,7 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
       if (state.leaseLost) {
         taskLog.warn('task lease lost; another worker may have it');
       } else if (state.handingBack) {
-        if (await tasks.releaseTask(db, { id, owner, meta })) taskLog.info('task handed back');
+        if (await transitions.releaseTask(db, { id, owner, meta })) taskLog.info('task handed back');
       } else if (error.reason === 'stop-requested') {
         await finish('stopped');
       } else {
@@ -238,7 +240,7 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
       let row: TaskRow | undefined;
       queued = false;
       try {
-        row = await tasks.claimTask(db, { owner, leaseMs });
+        row = await transitions.claimTask(db, { owner, leaseMs });
       } catch (error) {
         log.error({ err: error }, 'task claim failed');
       }
@@ -249,7 +251,7 @@ export function startTaskRunner(ctx: Context, log: FastifyBaseLogger, options: T
       const claimed = row;
       if (stopping) {
         // Claimed while stop() was called: give it straight back rather than start it.
-        await tasks.releaseTask(db, { id: claimed.id, owner, meta: tasks.parseDocument(claimed.meta) }).catch((error: unknown) =>
+        await transitions.releaseTask(db, { id: claimed.id, owner, meta: tasks.parseDocument(claimed.meta) }).catch((error: unknown) =>
           log.error({ err: error, taskId: claimed.id }, 'task hand-back failed; the task lease will expire'),
         );
         break;

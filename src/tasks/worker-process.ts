@@ -4,17 +4,25 @@ import type { Config } from '../config.ts';
 import { createContext } from '../context.ts';
 import { removeStaleUploads } from '../storage/upload-temp.ts';
 import { startBackgroundWork } from './background.ts';
+import { serveWorkerMetrics } from './worker-metrics.ts';
 
 export async function startWorkerProcess(config: Config) {
   const log = pino({ level: config.logLevel });
   const ctx = await createContext(config);
   await removeStaleUploads(config, log);
+  // Before any work starts: a port that cannot be had stops the worker at once.
+  const metrics = await serveWorkerMetrics(ctx).catch(async (error: unknown) => {
+    await ctx.close();
+    throw error;
+  });
   const work = startBackgroundWork(ctx, log);
-  log.info('worker started');
+  log.info(metrics ? { metrics: `${metrics.url}/metrics` } : {}, 'worker started');
   return {
     log,
+    /** Where the worker serves GET /metrics, if it does. */
+    metricsUrl: metrics ? `${metrics.url}/metrics` : undefined,
     async stop() {
-      await work.stop();
+      await Promise.all([work.stop(), metrics?.close()]);
       await ctx.close();
     },
   };

@@ -98,6 +98,9 @@ for (const dialect of dialects) {
       const paths = Object.keys(doc.paths);
       assert.ok(paths.includes('/v2/exports'), paths.join(' '));
       assert.ok(paths.every((p) => p.startsWith('/v2/')));
+      // A key's rate limits can refuse any authenticated route: the document says so.
+      const listProjects = (doc.paths['/v2/projects'] as { get: { responses: Record<string, unknown> } }).get;
+      assert.ok('429' in listProjects.responses, Object.keys(listProjects.responses).join(' '));
       const root = await t.request({ method: 'GET', url: '/v2', key: null });
       assert.equal(root.statusCode, 200);
       assert.equal(json<{ openapi: string }>(root).openapi, '3.1.0');

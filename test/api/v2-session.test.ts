@@ -97,6 +97,9 @@ for (const dialect of dialects) {
       const theirs = await t.request({ method: 'POST', url: '/v2/projects', key: t.otherKey, payload: { title: 'beta’s' } });
       const id = json<{ id: number }>(theirs).id;
       assert.equal((await withCookie(token, { url: `/v2/projects/${id}` })).statusCode, 404);
+      // Signing out is no change to the team's data: a read-only session may end itself.
+      assert.equal((await withCookie(token, { method: 'DELETE', url: '/v2/session', origin: ORIGIN })).statusCode, 204);
+      assert.equal((await withCookie(token, { url: '/v2/session' })).statusCode, 401);
     });
 
     test('unknown keys are refused; an unknown or malformed cookie is 401', async () => {
@@ -115,6 +118,22 @@ for (const dialect of dialects) {
       assert.equal((await withCookie(token, { url: '/v2/session' })).statusCode, 401);
     });
 
+    test('signing in and signing out are in the audit trail, with the key’s prefix', async () => {
+      const res = await signIn(t.key, { origin: ORIGIN, 'x-request-id': `sign-in-${dialect.name}` });
+      assert.equal(res.statusCode, 201, res.body);
+      const { token } = cookieOf(res);
+      const out = await t.request({ method: 'DELETE', url: '/v2/session', key: null, headers: { host: HOST, origin: ORIGIN, cookie: `annostore_session=${token}`, 'x-request-id': `sign-out-${dialect.name}` } });
+      assert.equal(out.statusCode, 204, out.body);
+      await t.app.auditTrail.settled();
+      const audit = await t.request({ method: 'GET', url: '/v2/audit?limit=1000', key: t.adminKey });
+      assert.equal(audit.statusCode, 200, audit.body);
+      const items = json<{ items: { requestId: string; method: string; route: string; status: number; keyPrefix: string }[] }>(audit).items;
+      const signedIn = items.find((item) => item.requestId === `sign-in-${dialect.name}`);
+      assert.deepEqual(signedIn && [signedIn.method, signedIn.route, signedIn.status, signedIn.keyPrefix], ['POST', '/v2/session', 201, keyPrefix(t.key)]);
+      const signedOut = items.find((item) => item.requestId === `sign-out-${dialect.name}`);
+      assert.deepEqual(signedOut && [signedOut.method, signedOut.route, signedOut.status, signedOut.keyPrefix], ['DELETE', '/v2/session', 204, keyPrefix(t.key)]);
+    });
+
     test('a session ends when it expires and when its key is revoked', async () => {
       const { token } = cookieOf(await signIn(t.key));
       await t.ctx.db.kysely.updateTable('sessions').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('digest', '=', createHash('sha256').update(token).digest('hex')).execute();
@@ -127,19 +146,22 @@ for (const dialect of dialects) {
     });
 
     test('behind a trusted proxy, a request forwarded over HTTPS gets a Secure cookie', async () => {
-      const proxied = await startTestApp(dialect, { trustProxy: true });
-      try {
-        const res = await proxied.request({
-          method: 'POST',
-          url: '/v2/session',
-          key: null,
-          headers: { host: HOST, origin: `https://${HOST}`, 'x-forwarded-proto': 'https' },
-          payload: { key: proxied.key },
-        });
-        assert.equal(res.statusCode, 201, res.body);
-        assert.match(cookieOf(res).header, /; Secure/);
-      } finally {
-        await proxied.close();
+      // Every hop trusted, one hop, the proxy's address (inject connects from 127.0.0.1).
+      for (const trustProxy of [true, 1, ['127.0.0.0/8']]) {
+        const proxied = await startTestApp(dialect, { trustProxy });
+        try {
+          const res = await proxied.request({
+            method: 'POST',
+            url: '/v2/session',
+            key: null,
+            headers: { host: HOST, origin: `https://${HOST}`, 'x-forwarded-proto': 'https' },
+            payload: { key: proxied.key },
+          });
+          assert.equal(res.statusCode, 201, `${JSON.stringify(trustProxy)}: ${res.body}`);
+          assert.match(cookieOf(res).header, /; Secure/);
+        } finally {
+          await proxied.close();
+        }
       }
       // Without the setting the header is not believed.
       const direct = await signIn(t.key, { 'x-forwarded-proto': 'https' });

@@ -271,7 +271,11 @@ describe('scale-out: two API replicas and two workers on PostgreSQL and S3', { s
     const attempts = await sql<{ id: number; attempts: number }>('select id, attempts from tasks order by id');
     if (afterKill!.status === 'started') assert.ok(attempts.find((r) => r.id === killedTask.id)!.attempts >= 2, 'the killed worker\'s task was taken over');
     if (handedBack!.status === 'queued') assert.ok(attempts.find((r) => r.id === stoppedTask.id)!.attempts >= 2, 'the handed-back task was resumed');
-    assert.deepEqual(await sql(`select id from tasks where status in ('started', 'terminating')`), []);
+    // The thumbnails tasks that follow each import are not in v1's list: they end after the imports do.
+    await waitFor('every task, thumbnails too, to end', async () => {
+      const open = await sql(`select id from tasks where status in ('queued', 'started', 'terminating')`);
+      return open.length === 0 ? true : undefined;
+    }, 120_000);
 
     mark('imports finished');
     // Each image once per import, with the bytes of its hash, read back from S3.

@@ -7,6 +7,8 @@ export interface LogLine {
   msg?: string;
   err?: { type?: string; message?: string };
   res?: { statusCode?: number };
+  /** The status of a request line (one per request, see src/http/plugins/request-log.ts). */
+  status?: number;
   [member: string]: unknown;
 }
 
@@ -34,7 +36,7 @@ export function captureLog(): CapturedLog {
   return {
     logger: { level: 'info', stream },
     lines,
-    failures: () => lines.filter((line) => line.level >= ERROR_LEVEL || (line.res?.statusCode ?? 0) >= 500),
+    failures: () => lines.filter((line) => line.level >= ERROR_LEVEL || (line.res?.statusCode ?? line.status ?? 0) >= 500),
     clear: () => void lines.splice(0),
   };
 }

@@ -14,6 +14,9 @@ import { dialects } from '../helpers/dialects.ts';
 
 const postgres = dialects.find((d) => d.name === 'postgres')!;
 
+/** Tables nothing reads through a kept answer, so no change of theirs needs telling (see their migrations). */
+const UNWATCHED_TABLES = ['audit_events', 'rate_buckets'];
+
 describe('PostgresChangeStamp', { skip: postgres.skip }, () => {
   let config: Config;
   let mine: Context;
@@ -103,6 +106,7 @@ describe('PostgresChangeStamp', { skip: postgres.skip }, () => {
       left join information_schema.triggers g
         on g.event_object_schema = t.table_schema and g.event_object_table = t.table_name and g.trigger_name like 'annostore_%'
       where t.table_schema = current_schema() and t.table_type = 'BASE TABLE' and t.table_name not like 'kysely_%'
+        and t.table_name not in (${sql.join(UNWATCHED_TABLES)})
       group by t.table_name`.execute(mine.db.kysely);
     assert.ok(rows.length >= 17, `only ${rows.length} tables`);
     for (const row of rows) {

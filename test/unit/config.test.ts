@@ -31,7 +31,7 @@ test('ANNOSTORE_API_KEY: a key no request could use is refused with the rule, ne
   }
 });
 
-test('SESSION_TTL_HOURS: a week by default, whole hours up to a year; TRUST_PROXY: true or false only', () => {
+test('SESSION_TTL_HOURS: a week by default, whole hours up to a year; TRUST_PROXY: true, false, hops or proxy addresses', () => {
   assert.equal(loadConfig({}).sessionTtlMs, 7 * 24 * 3600_000);
   assert.equal(loadConfig({ SESSION_TTL_HOURS: '12' }).sessionTtlMs, 12 * 3600_000);
   for (const bad of ['0', '1.5', 'forever', String(24 * 367)]) {
@@ -40,5 +40,48 @@ test('SESSION_TTL_HOURS: a week by default, whole hours up to a year; TRUST_PROX
   assert.equal(loadConfig({}).trustProxy, false);
   assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
   assert.equal(loadConfig({ TRUST_PROXY: '0' }).trustProxy, false);
-  assert.throws(() => loadConfig({ TRUST_PROXY: 'yes please' }), (error: unknown) => error instanceof ConfigError && /TRUST_PROXY/.test(error.message));
+  assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1);
+  assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.4,::1,fd00::/8,loopback' }).trustProxy, ['10.0.0.0/8', '192.168.1.4', '::1', 'fd00::/8', 'loopback']);
+  for (const bad of ['yes please', '11', '10.0.0.0/33', '::1/129', '10.0.0.1/8/2', 'proxy.example.com', '10.0.0.1,', '-1']) {
+    assert.throws(() => loadConfig({ TRUST_PROXY: bad }), (error: unknown) => error instanceof ConfigError && /TRUST_PROXY/.test(error.message), bad);
+  }
+});
+
+test('WEBHOOK_*: private addresses refused by default, host patterns checked, a lease longer than the timeout', () => {
+  const defaults = loadConfig({}).webhooks;
+  assert.deepEqual(defaults, { allowedHosts: [], allowPrivate: false, timeoutMs: 10_000, leaseMs: 60_000, retryBaseMs: 10_000, retryWindowMs: 86_400_000, pollMs: 1000 });
+  assert.deepEqual(loadConfig({ WEBHOOK_ALLOWED_HOSTS: ' Hooks.Example.com, *.example.org ,[::1]' }).webhooks.allowedHosts, ['hooks.example.com', '*.example.org', '[::1]']);
+  assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks.allowPrivate, true);
+  for (const [name, value] of [
+    ['WEBHOOK_ALLOWED_HOSTS', 'https://hooks.example.com/'],
+    ['WEBHOOK_ALLOWED_HOSTS', 'a b'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'maybe'],
+    ['WEBHOOK_TIMEOUT_MS', 'soon'],
+    ['WEBHOOK_RETRY_BASE_MS', '5'],
+  ] as const) {
+    assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.includes(name), `${name}=${value}`);
+  }
+  assert.throws(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_LEASE_MS: '5000' }), (error: unknown) => error instanceof ConfigError && /WEBHOOK_LEASE_MS/.test(error.message));
+});
+
+test('METRICS_TOKEN: off by default, a token a Bearer header can carry, never echoed; WORKER_METRICS_PORT; AUDIT_RETENTION_DAYS: 90 by default', () => {
+  assert.equal(loadConfig({}).operations.metricsToken, undefined);
+  assert.equal(loadConfig({ METRICS_TOKEN: '' }).operations.metricsToken, undefined);
+  assert.equal(loadConfig({ METRICS_TOKEN: 'scrape-me-0123456789' }).operations.metricsToken, 'scrape-me-0123456789');
+  for (const bad of ['short-token', 'with a space in the middle', 'x'.repeat(513), 'geheimnis-für-prometheus']) {
+    assert.throws(
+      () => loadConfig({ METRICS_TOKEN: bad }),
+      (error: unknown) => error instanceof ConfigError && /METRICS_TOKEN/.test(error.message) && !error.message.includes(bad),
+      JSON.stringify(bad),
+    );
+  }
+  assert.equal(loadConfig({}).operations.workerMetricsPort, undefined);
+  assert.equal(loadConfig({ WORKER_METRICS_PORT: '9464' }).operations.workerMetricsPort, 9464);
+  assert.throws(() => loadConfig({ WORKER_METRICS_PORT: '70000' }), (error: unknown) => error instanceof ConfigError && /WORKER_METRICS_PORT/.test(error.message));
+  assert.equal(loadConfig({}).operations.auditRetentionMs, 90 * 24 * 3600_000);
+  assert.equal(loadConfig({ AUDIT_RETENTION_DAYS: '7' }).operations.auditRetentionMs, 7 * 24 * 3600_000);
+  for (const bad of ['0', '1.5', 'forever', '3651']) {
+    assert.throws(() => loadConfig({ AUDIT_RETENTION_DAYS: bad }), (error: unknown) => error instanceof ConfigError && /AUDIT_RETENTION_DAYS/.test(error.message));
+  }
 });

@@ -15,12 +15,13 @@ export const Problem = Type.Object(
   { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details (application/problem+json)' },
 );
 
-/** Error answers every authenticated route may give, for the OpenAPI document. */
+/** Error answers every authenticated route may give, for the OpenAPI document (429: the key's rate limits). */
 export const problemResponses = {
   400: Problem,
   401: Problem,
   403: Problem,
   404: Problem,
+  429: Problem,
 };
 
 /** The largest page a list answers. */

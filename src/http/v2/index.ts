@@ -4,6 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
+import { auditRoutes } from './audit.routes.ts';
 import { catalogRoutes } from './catalog.routes.ts';
 import { exportRoutes } from './exports.routes.ts';
 import { imageAnnotationRoutes } from './image-annotation.routes.ts';
@@ -14,6 +15,7 @@ import { keyRoutes } from './keys.routes.ts';
 import { modelRoutes } from './models.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
+import { webhookRoutes } from './webhooks.routes.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { registerProblems } from './problem.ts';
 
@@ -33,4 +35,6 @@ export const v2Routes =
     await app.register(keyRoutes(ctx));
     await app.register(modelRoutes(ctx));
     await app.register(sessionRoutes(ctx));
+    await app.register(webhookRoutes(ctx));
+    await app.register(auditRoutes(ctx));
   };

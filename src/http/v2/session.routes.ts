@@ -21,7 +21,8 @@ export const sessionRoutes =
     app.post(
       '/session',
       {
-        config: { public: true },
+        // A failed attempt counts against the caller's address (a key cannot be guessed here).
+        config: { public: true, signInAttempt: true },
         schema: {
           tags: ['session'],
           summary: 'Sign in: an API key becomes an HttpOnly session cookie (SameSite=Strict) that stands for the key',
@@ -35,6 +36,9 @@ export const sessionRoutes =
         if (request.headers.origin !== undefined && !isSameOrigin(request)) throw new AppError('FORBIDDEN', 'sign in from this server’s own pages (Origin)');
         const opened = await openSession(db, authenticator, request.body.key, ctx.config.sessionTtlMs, request.changeStamp);
         const principal = await authenticator.authenticate(request.body.key, request.changeStamp);
+        // The route is public (no key is asked for before the body is read): the sign-in names its
+        // caller here, so that the audit trail and the request log record which key signed in.
+        request.principal = principal!;
         const caller = await describeCaller(db, principal!);
         return reply
           .code(201)
@@ -63,6 +67,7 @@ export const sessionRoutes =
     app.delete(
       '/session',
       {
+        config: { readOnlyAllowed: true },
         schema: {
           tags: ['session'],
           summary: 'Sign out: the session ends at once and its cookie is cleared',

@@ -111,6 +111,7 @@ export async function dtlExport(run: TaskRun, input: DtlExportInput): Promise<vo
         prepare: (items) => output.prepare(items),
         async commit(prepared) {
           entries.push(...(await output.add(prepared, sizes)));
+          run.ctx.metrics.exportImages.inc();
           held += prepared.reduce((sum, p) => sum + (p.bytes?.length ?? 0) + (p.visual?.length ?? 0), 0);
           if (held > ENCODED_HELD_BYTES) {
             await emit(entries);

@@ -48,11 +48,15 @@ async function writeArchive(run: TaskRun, input: ExportInput, writer: FormatWrit
       for (const { record, size } of page) sizes.set(record.hash, size);
       // The page's entries together, so its images can be read ahead of the one being written.
       const entries: ArchiveEntry[] = [];
+      let shownImages = 0;
       for (const { record } of page) {
         const shown = keptRecord(record, input, kept);
-        if (shown) entries.push(...(await writer.add(shown)));
+        if (!shown) continue;
+        entries.push(...(await writer.add(shown)));
+        shownImages += 1;
       }
       await add(entries);
+      run.ctx.metrics.exportImages.inc(shownImages);
       after = page[page.length - 1]!.id;
       done += page.length;
       const notices = writer.notices();

@@ -271,6 +271,7 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
     }
   });
   counts.imported += delta.imported;
+  run.ctx.metrics.importImages.inc(delta.imported);
   counts.skipped += delta.skipped;
   counts.failed += delta.failed;
 }
