@@ -1,9 +1,11 @@
-// Image rules: finding the image a request names, its tags (scope `images`) and its description.
+// Image rules: finding the image a request names, its tags (scope `images`) and its description. A change
+// that alters the image's annotation records annotation.updated in its transaction.
 import type { Kysely } from 'kysely';
 import type { Database, ImageRow } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
 import * as imageTags from '../repositories/image-tags.repository.ts';
 import * as images from '../repositories/images.repository.ts';
+import { annotationTagOf, recordAnnotationChanged } from './annotation-edits.service.ts';
 import { type TagRef, resolveExistingTags, resolveTag } from './tags.service.ts';
 
 /** How a request names an image: by id, or by name inside a dataset. */
@@ -61,7 +63,9 @@ export async function attachTag(
   await db.transaction().execute(async (trx) => {
     const image = await requireImage(trx, caller.teamId, ref);
     const tagId = await resolveTag(trx, image.project_id, 'images', tagRef, choice.create ? caller.userId : undefined);
+    const before = await annotationTagOf(trx, caller.teamId, image.id);
     await imageTags.attachTag(trx, image.id, tagId);
+    await recordAnnotationChanged(trx, caller.teamId, image.id, before);
   });
 }
 
@@ -74,11 +78,17 @@ export async function detachTags(db: Kysely<Database>, teamId: number, ref: Imag
   await db.transaction().execute(async (trx) => {
     const image = await requireImage(trx, teamId, ref);
     const tagIds = await resolveExistingTags(trx, image.project_id, 'images', tagRefs);
+    const before = await annotationTagOf(trx, teamId, image.id);
     await imageTags.detachTags(trx, image.id, [...new Set(tagIds)]);
+    await recordAnnotationChanged(trx, teamId, image.id, before);
   });
 }
 
 export async function setDescription(db: Kysely<Database>, teamId: number, ref: ImageRef, value: string): Promise<void> {
-  const image = await requireImage(db, teamId, ref);
-  await images.setDescription(db, image.id, value);
+  await db.transaction().execute(async (trx) => {
+    const image = await requireImage(trx, teamId, ref);
+    const before = await annotationTagOf(trx, teamId, image.id);
+    await images.setDescription(trx, image.id, value);
+    await recordAnnotationChanged(trx, teamId, image.id, before);
+  });
 }

@@ -473,6 +473,29 @@ for (const dialect of dialects) {
       assert.equal((await updates()).length, before + 1);
     });
 
+    test('v1 attaching or detaching an image tag, or setting the description, records annotation.updated; a change that changes nothing records none', async () => {
+      const projectId = await newProject(t.ctx, { title: 'tagged through v1' });
+      const image = await newImage(t.ctx, await newDataset(t.ctx, projectId));
+      await newTag(t.ctx, projectId, { scope: 'images', title: 'foggy' });
+      const updates = async () =>
+        (await t.ctx.db.kysely.selectFrom('webhook_deliveries').select('payload').where('webhook_id', '=', hook.id).where('event_type', '=', 'annotation.updated').orderBy('id').execute()).map(
+          (r) => (JSON.parse(r.payload) as { data: unknown }).data,
+        );
+      const etagOf = async () => (await t.request({ method: 'GET', url: `/v2/images/${image.id}/annotation` })).headers.etag;
+      const eventsOf = async (method: 'POST' | 'DELETE' | 'PUT', url: string, payload: unknown) => {
+        const before = (await updates()).length;
+        const res = await t.request({ method, url: `/v1/${url}?imageId=${image.id}`, payload: payload as Record<string, unknown> });
+        assert.equal(res.statusCode, 200, res.body);
+        return (await updates()).slice(before);
+      };
+      assert.deepEqual(await eventsOf('POST', 'images/tags', { title: 'foggy' }), [{ imageId: image.id, projectId, etag: await etagOf() }]);
+      assert.deepEqual(await eventsOf('POST', 'images/tags', { title: 'foggy' }), [], 'attached already');
+      assert.deepEqual(await eventsOf('DELETE', 'images/tags', [{ title: 'foggy' }]), [{ imageId: image.id, projectId, etag: await etagOf() }]);
+      assert.deepEqual(await eventsOf('DELETE', 'images/tags', [{ title: 'foggy' }]), [], 'not attached');
+      assert.deepEqual(await eventsOf('PUT', 'images/description', { value: 'misty morning' }), [{ imageId: image.id, projectId, etag: await etagOf() }]);
+      assert.deepEqual(await eventsOf('PUT', 'images/description', { value: 'misty morning' }), [], 'the same description');
+    });
+
     test('renaming or deleting a class or a tag records annotation.updated for each image whose annotation it changed', async () => {
       const projectId = await newProject(t.ctx, { title: 'classy', classes: [{ title: 'car', shape: 'polygon' }, { title: 'tree', shape: 'polygon' }] });
       const datasetId = await newDataset(t.ctx, projectId);
