@@ -269,7 +269,7 @@ export interface WebhookDeliveriesTable {
 }
 
 /** A write request of an authenticated caller, as the audit trail keeps it. */
-export interface AuditEventsTable {
+export interface AuditTable {
   id: Id;
   at: string;
   team_id: number;
@@ -290,7 +290,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   idempotent_requests: IdempotentRequestsTable;
   sessions: SessionsTable;
-  audit_events: AuditEventsTable;
+  audit: AuditTable;
   projects: ProjectsTable;
   classes: ClassesTable;
   project_tags: ProjectTagsTable;

@@ -43,7 +43,7 @@ const ROWS_PER_INSERT = 1000;
 export async function insertEvents(db: Kysely<Database>, events: readonly AuditEvent[]): Promise<void> {
   for (let i = 0; i < events.length; i += ROWS_PER_INSERT) {
     await db
-      .insertInto('audit_events')
+      .insertInto('audit')
       .values(
         events.slice(i, i + ROWS_PER_INSERT).map((e) => ({
           at: e.at,
@@ -64,7 +64,7 @@ export async function insertEvents(db: Kysely<Database>, events: readonly AuditE
 }
 
 function teamEvents(db: Kysely<Database>, teamId: number, filters: AuditFilters) {
-  let select = db.selectFrom('audit_events').where('team_id', '=', teamId);
+  let select = db.selectFrom('audit').where('team_id', '=', teamId);
   if (filters.since !== undefined) select = select.where('at', '>=', filters.since);
   if (filters.until !== undefined) select = select.where('at', '<', filters.until);
   if (filters.keyId !== undefined) select = select.where('key_id', '=', filters.keyId);
@@ -104,8 +104,8 @@ export async function countEvents(db: Kysely<Database>, teamId: number, filters:
 /** Removes up to `limit` of the rows older than `cutoff`, oldest first; answers how many. */
 export async function deleteOlderThan(db: Kysely<Database>, cutoff: string, limit: number): Promise<number> {
   const result = await db
-    .deleteFrom('audit_events')
-    .where('id', 'in', (eb) => eb.selectFrom('audit_events').select('id').where('at', '<', cutoff).orderBy('at').limit(limit))
+    .deleteFrom('audit')
+    .where('id', 'in', (eb) => eb.selectFrom('audit').select('id').where('at', '<', cutoff).orderBy('at').limit(limit))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

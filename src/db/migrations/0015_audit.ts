@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import { notNull, withIdColumn } from '../dialect.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await withIdColumn(db, db.schema.createTable('audit_events'))
+  await withIdColumn(db, db.schema.createTable('audit'))
     .addColumn('at', 'text', notNull)
     .addColumn('team_id', 'integer', notNull)
     .addColumn('user_id', 'integer', notNull)
@@ -25,10 +25,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('duration_ms', 'integer', notNull)
     .execute();
   // A team's rows newest first (GET /v2/audit), and the retention sweep by age.
-  await db.schema.createIndex('audit_events_team_idx').on('audit_events').columns(['team_id', 'id']).execute();
-  await db.schema.createIndex('audit_events_at_idx').on('audit_events').column('at').execute();
+  await db.schema.createIndex('audit_team_idx').on('audit').columns(['team_id', 'id']).execute();
+  await db.schema.createIndex('audit_at_idx').on('audit').column('at').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropTable('audit_events').execute();
+  await db.schema.dropTable('audit').execute();
 }
