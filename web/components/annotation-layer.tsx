@@ -49,7 +49,7 @@ function boxOfObject(object: LayerObject): Box | null {
 }
 
 /** The layer's object under an event, by the name its shape carries. */
-export function objectUnder(target: EventTarget | null): number | null {
+function objectUnder(target: EventTarget | null): number | null {
   const element = target instanceof Element ? target.closest('[data-key]') : null;
   return element ? Number(element.getAttribute('data-key')) : null;
 }

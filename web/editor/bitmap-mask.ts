@@ -112,3 +112,44 @@ export async function strokedMask(existing: Mask | null, stroke: Stroke, image: 
   const png = await cropped.convertToBlob({ type: 'image/png' });
   return { origin: [left + minX, top + minY], data: await encode(png) };
 }
+
+/** A mask's pixels, one byte each (1 set, 0 not), for telling whether a point is on its object. */
+interface MaskPixels {
+  width: number;
+  height: number;
+  set: Uint8Array;
+}
+
+// SVG hits a masked shape anywhere in its box, so picking a bitmap object needs its pixels. They are
+// read once per mask (a new mask after an edit is a new object) and dropped with it.
+const maskPixels = new WeakMap<Mask, MaskPixels | 'reading'>();
+
+/** Starts reading the mask's pixels for maskCovers, once; a mask that cannot be read is picked by its box. */
+export function readMaskPixels(mask: Mask): void {
+  if (maskPixels.has(mask)) return;
+  maskPixels.set(mask, 'reading');
+  void decode(mask)
+    .then((bitmap) => {
+      const { width, height } = bitmap;
+      const context = new OffscreenCanvas(width, height).getContext('2d', { willReadFrequently: true })!;
+      context.drawImage(bitmap, 0, 0);
+      bitmap.close();
+      const d = context.getImageData(0, 0, width, height).data;
+      const set = new Uint8Array(width * height);
+      // The rule strokedMask reads a stored mask by: opaque and not black.
+      for (let p = 0, i = 0; p < set.length; p += 1, i += 4) set[p] = d[i + 3]! > 127 && d[i]! + d[i + 1]! + d[i + 2]! > 0 ? 1 : 0;
+      maskPixels.set(mask, { width, height, set });
+    })
+    .catch(() => maskPixels.delete(mask));
+}
+
+/** Whether the mask sets the image pixel under `point`; undefined while its pixels are not read yet. */
+export function maskCovers(mask: Mask, [x = 0, y = 0]: readonly number[]): boolean | undefined {
+  const pixels = maskPixels.get(mask);
+  if (!pixels || pixels === 'reading') return undefined;
+  const [ox = 0, oy = 0] = mask.origin;
+  const column = Math.floor(x - ox);
+  const row = Math.floor(y - oy);
+  if (column < 0 || row < 0 || column >= pixels.width || row >= pixels.height) return false;
+  return pixels.set[row * pixels.width + column] === 1;
+}
