@@ -2,7 +2,7 @@
 // (src/client/folder-plan.ts): the folder's format found and its files chosen from the dropped
 // files' paths (and the text of the few files a format needs read), each image hashed here (Web
 // Crypto), only the images the server lacks uploaded with their annotation files, then the import
-// started as a new project.
+// started into a new project or one the user picked.
 import { FolderError } from '../src/client/folder-error.ts';
 import type { FileSource } from '../src/client/folder-files.ts';
 import { FORMAT_NAMES, type FormatChoice } from '../src/client/folder-format.ts';
@@ -184,11 +184,14 @@ export interface ImportStarted {
 
 type Sent = Planned<DroppedFile>;
 
+/** Where an import goes: a new project of a title, or a project there is, with what to do about an image name it has already. */
+export type ImportTarget = { title: string } | { projectId: number; onConflict: 'ignore' | 'replace' | 'rename' };
+
 /**
  * Hashes the plan's images, uploads those the server lacks with the files read for them alone, then
- * the other class and annotation files, and starts the import into a new project titled `title`.
+ * the other class and annotation files, and starts the import into the target project.
  */
-export async function runImport(plan: ImportPlan, title: string, onProgress: (p: ImportProgress) => void): Promise<ImportStarted> {
+export async function runImport(plan: ImportPlan, target: ImportTarget, onProgress: (p: ImportProgress) => void): Promise<ImportStarted> {
   const images = plan.files.filter((f) => f.kind === 'image');
   const documents = plan.files.filter((f) => f.kind !== 'image');
   const progress: ImportProgress = { hashed: 0, images: images.length, uploaded: 0, queued: 0, starting: false, rateLimitWait: 0 };
@@ -268,7 +271,7 @@ export async function runImport(plan: ImportPlan, title: string, onProgress: (p:
   progress.starting = true;
   report();
   const body: ImportBody = {
-    project: { id: null, title },
+    ...('projectId' in target ? { project: { id: target.projectId }, onConflict: target.onConflict } : { project: { id: null, title: target.title } }),
     preset: plan.preset,
     files: [...documents.map((f) => ({ fileId: fileIds.get(f)!, path: f.path })), ...images.map((f) => ({ hash: hashes.get(f)!, path: f.path }))],
   };

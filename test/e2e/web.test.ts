@@ -545,8 +545,16 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     return seen;
   }
 
-  /** Chooses `folder` in the import form, checks what the form says it found, imports it as `title` and waits for the task. */
-  async function importInBrowser(folder: string, found: string | RegExp, title: string, shot?: string): Promise<{ requests: number; images: number; others: number }> {
+  /**
+   * Chooses `folder` in the import form, checks what the form says it found, imports it as a new project
+   * titled `target` (or into the project titled `target.into`) and waits for the task.
+   */
+  async function importInBrowser(
+    folder: string,
+    found: string | RegExp,
+    target: string | { into: string; onConflict?: string },
+    shot?: string,
+  ): Promise<{ requests: number; images: number; others: number }> {
     const runner = startTaskRunner(t.ctx, pino({ level: 'silent' }) as unknown as FastifyBaseLogger, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 5000 });
     try {
       await page.goto(`${base}/`);
@@ -558,7 +566,11 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
           await page.locator('section.import').scrollIntoViewIfNeeded();
           await shoot(page, shot);
         }
-        await page.getByLabel('Project title').fill(title);
+        if (typeof target === 'string') await page.getByLabel('Project title').fill(target);
+        else {
+          await page.getByLabel('Into').selectOption({ label: target.into });
+          if (target.onConflict) await page.getByLabel('When an image’s name is there already').selectOption({ label: target.onConflict });
+        }
         await page.getByRole('button', { name: 'Import', exact: true }).click();
         await page.getByRole('status').filter({ hasText: 'Import finished.' }).waitFor({ timeout: 60_000 });
       });
@@ -598,6 +610,22 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     assert.deepEqual(second, { requests: 1, images: 0, others: 1 });
     await page.getByRole('status').filter({ hasText: '0 uploaded, 2 already on the server' }).waitFor();
     assert.equal(objectCount(await importedImages('COCO again')), 16);
+  });
+
+  test('a folder imported into a project there is keeps the images it has, or keeps both when asked', async () => {
+    const folder = path.join(PEER, 'labelformat/coco/object_detection');
+    const names = async () => (await importedImages('COCO from the browser')).map(([name]) => name).sort();
+    const before = await names();
+    assert.equal(before.length, 2);
+    // The same names again, kept as they are: nothing changes, and no image is sent.
+    const kept = await importInBrowser(folder, 'COCO: 2 images', { into: 'COCO from the browser' });
+    assert.equal(kept.images, 0);
+    assert.deepEqual(await names(), before);
+    // Both kept: the new ones are renamed, with their objects.
+    await importInBrowser(folder, 'COCO: 2 images', { into: 'COCO from the browser', onConflict: 'Keep both (the new one renamed)' });
+    const images = new Map(await importedImages('COCO from the browser'));
+    assert.deepEqual([...images.keys()].sort(), ['a-weird Filename.asdf (1).jpg', 'a-weird Filename.asdf.jpg', 'aNother-weird__ filename.with.many.characters (1).jpg', 'aNother-weird__ filename.with.many.characters.jpg']);
+    assert.equal(objectCount(images), 32);
   });
 
   test('a Supervisely project and a YOLO dataset are imported from the browser with their objects', async () => {

@@ -1,16 +1,35 @@
-// Import a folder as a new project: choose it (or drop it here), see what it is (its format, what
-// will be sent, what is left out and why), then watch it being hashed, uploaded (only what the
-// server lacks) and imported.
+// Import a folder as a new project or into one there is: choose it (or drop it here), see what it is
+// (its format, what will be sent, what is left out and why), then watch it being hashed, uploaded
+// (only what the server lacks) and imported.
 import { useEffect, useState } from 'preact/hooks';
 import { FORMAT_NAMES, PRESETS } from '../../src/client/folder-format.ts';
 import { type Task, followTask } from '../api.ts';
-import { type DroppedFolder, type ImportPlan, type ImportProgress, chosenFolder, droppedEntries, droppedFolder, planCounts, planImport, runImport } from '../folder-import.ts';
+import {
+  type DroppedFolder,
+  type ImportPlan,
+  type ImportProgress,
+  type ImportTarget,
+  chosenFolder,
+  droppedEntries,
+  droppedFolder,
+  planCounts,
+  planImport,
+  runImport,
+} from '../folder-import.ts';
 
 const capital = (text: string) => text.replace(/^./, (c) => c.toUpperCase());
 /** The formats a user may insist on, by preset; 0 lets the folder decide. */
 const FORMATS = [{ preset: 0, name: 'Found in the folder' }, ...Object.entries(PRESETS).map(([format, preset]) => ({ preset, name: capital(FORMAT_NAMES[format as keyof typeof PRESETS]) }))].sort(
   (a, b) => a.preset - b.preset,
 );
+
+/** What an import into a project does with an image whose name its dataset has already. */
+const ON_CONFLICT = [
+  { value: 'ignore', label: 'Keep the one there' },
+  { value: 'replace', label: 'Replace it with the new one' },
+  { value: 'rename', label: 'Keep both (the new one renamed)' },
+] as const;
+type OnConflict = (typeof ON_CONFLICT)[number]['value'];
 
 const count = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 const megabytes = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
@@ -37,12 +56,15 @@ function PlanSummary(props: { plan: ImportPlan }) {
   );
 }
 
-export function ImportForm(props: { onImported: () => void; readOnly: boolean }) {
+export function ImportForm(props: { onImported: () => void; readOnly: boolean; projects: readonly { id: number; title: string }[] }) {
   const [reading, setReading] = useState(false);
   const [folder, setFolder] = useState<DroppedFolder | null>(null);
   const [preset, setPreset] = useState(0);
   const [plan, setPlan] = useState<ImportPlan | null>(null);
   const [title, setTitle] = useState('');
+  /** The project imported into: 0 for a new one titled `title`. */
+  const [into, setInto] = useState(0);
+  const [onConflict, setOnConflict] = useState<OnConflict>('ignore');
   const [progress, setProgress] = useState<ImportProgress | null>(null);
   const [task, setTask] = useState<Task | null>(null);
   const [note, setNote] = useState('');
@@ -79,6 +101,8 @@ export function ImportForm(props: { onImported: () => void; readOnly: boolean })
       const dropped = await read();
       setFolder(dropped);
       setTitle(dropped.name);
+      // As annostore import does: a folder whose name is a project's title continues that project.
+      setInto(props.projects.find((p) => p.title === dropped.name)?.id ?? 0);
       await replan(dropped, preset);
     } catch (failure) {
       setError((failure as Error).message);
@@ -91,7 +115,8 @@ export function ImportForm(props: { onImported: () => void; readOnly: boolean })
     if (!plan) return;
     setError('');
     try {
-      const started = await runImport(plan, title.trim() || plan.root, setProgress);
+      const target: ImportTarget = into ? { projectId: into, onConflict } : { title: title.trim() || plan.root };
+      const started = await runImport(plan, target, setProgress);
       setPlan(null);
       setFolder(null);
       setNote(`${started.uploaded} uploaded, ${started.skipped} already on the server${started.documents ? `; ${count(started.documents, 'class or annotation file', 'class and annotation files')} sent` : ''}.`);
@@ -121,8 +146,8 @@ export function ImportForm(props: { onImported: () => void; readOnly: boolean })
     >
       <h2 id="import-title">Import a folder</h2>
       <p class="quiet-text">
-        A Supervisely project, a COCO, Pascal VOC or YOLO dataset, or a folder of images (each subfolder a dataset) becomes a new project. Files the server already
-        has are not sent again.
+        A Supervisely project, a COCO, Pascal VOC or YOLO dataset, or a folder of images (each subfolder a dataset) becomes a new project or joins one. Files the
+        server already has are not sent again.
       </p>
       <div class="import-pick">
         <label for="import-folder" class="file-button">
@@ -171,8 +196,33 @@ export function ImportForm(props: { onImported: () => void; readOnly: boolean })
         >
           <PlanSummary plan={plan} />
           <label>
-            Project title <input value={title} maxLength={255} required onInput={(e) => setTitle((e.currentTarget as HTMLInputElement).value)} />
+            Into{' '}
+            <select value={into} onChange={(e) => setInto(Number((e.currentTarget as HTMLSelectElement).value))}>
+              <option value={0}>A new project</option>
+              {props.projects.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {/* Titles need not be unique: a shared one is told apart by its id. */}
+                  {props.projects.some((other) => other.id !== p.id && other.title === p.title) ? `${p.title} (#${p.id})` : p.title}
+                </option>
+              ))}
+            </select>
           </label>
+          {into === 0 ? (
+            <label>
+              Project title <input value={title} maxLength={255} required onInput={(e) => setTitle((e.currentTarget as HTMLInputElement).value)} />
+            </label>
+          ) : (
+            <label>
+              When an image’s name is there already{' '}
+              <select value={onConflict} onChange={(e) => setOnConflict((e.currentTarget as HTMLSelectElement).value as OnConflict)}>
+                {ON_CONFLICT.map((choice) => (
+                  <option key={choice.value} value={choice.value}>
+                    {choice.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           <div class="import-actions">
             <button type="submit" disabled={props.readOnly}>
               Import

@@ -49,7 +49,7 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
             </li>
           ))}
         </ul>
-        <ImportForm onImported={() => void load()} readOnly={props.session.key.scope === 'read'} />
+        <ImportForm onImported={() => void load()} readOnly={props.session.key.scope === 'read'} projects={projects ?? []} />
       </main>
     </>
   );
