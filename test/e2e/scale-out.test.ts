@@ -333,7 +333,9 @@ describe('scale-out: two API replicas and two workers on PostgreSQL and S3', { s
     const tookMs = Date.now() - asked;
     assert.equal(final.status, 'stopped');
     assert.ok((final.meta.progress?.done ?? 0) < files.length, 'it stopped before the end');
-    assert.ok(tookMs < 5_000, `stop took ${tookMs} ms`);
+    // The worker looks for a stop every 1.5 s; three processes, PostgreSQL and the S3 server share the
+    // machine's cores, so the bound leaves room for a loaded one.
+    assert.ok(tookMs < 15_000, `stop took ${tookMs} ms`);
     t.diagnostic(`stop reached the worker's task in ${tookMs} ms`);
   });
 });

@@ -213,11 +213,18 @@ describe('the annotation editor in Chromium', { skip: chromiumSkip }, () => {
     await mouse.move(...out.screen, { steps: 4 });
     await mouse.up();
 
-    // Pressed twice, the second while the first is on its way: one save, not a conflict with itself.
+    // Pressed twice, the second while the first is on its way: not a conflict with itself. Every save
+    // sent is answered (a second one, if the first was done before the key, goes against the new ETag).
+    const puts = { sent: 0, answers: [] as number[] };
+    const isSave = (r: { method(): string; url(): string }) => r.method() === 'PUT' && r.url().endsWith('/annotation');
+    page.on('request', (r) => void (isSave(r) && (puts.sent += 1)));
+    page.on('response', (r) => void (isSave(r.request()) && puts.answers.push(r.status())));
     await page.keyboard.press('Control+s');
     await page.keyboard.press('Control+s');
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    await page.waitForTimeout(300);
+    for (const deadline = Date.now() + 10_000; puts.answers.length < puts.sent && Date.now() < deadline; ) await page.waitForTimeout(50);
+    assert.ok(puts.sent >= 1);
+    assert.deepEqual(puts.answers, Array.from({ length: puts.sent }, () => 200), 'every save answered 200, none 412');
     assert.equal(await page.locator('dialog.conflict[open]').count(), 0, 'no conflict with its own save');
     const saved = await stored();
     const byClass = (title: string) => saved.objects.filter((o) => o.classTitle === title);
