@@ -210,6 +210,13 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     const id = await roof.getAttribute('data-object-id');
     await roof.hover();
     await page.locator(`.object-list li.hovered[data-object-id="${id}"]`).waitFor();
+    // The puddle (a disc of 60 pixels at 200,380) is hovered on its disc, not in the empty corner of its box.
+    const onScreen = async (x: number, y: number) =>
+      (await page.evaluate(`(() => { const m = document.querySelector('svg g.objects').getScreenCTM(); return [m.e + m.a * ${x}, m.f + m.d * ${y}]; })()`)) as [number, number];
+    await page.mouse.move(...(await onScreen(230, 410)));
+    await page.locator('.object-list li.hovered', { hasText: 'puddle' }).waitFor();
+    await page.mouse.move(...(await onScreen(203, 383)), { steps: 3 });
+    await page.locator('.object-list li.hovered').waitFor({ state: 'detached' });
 
     // The class toggle hides its objects.
     await page.getByRole('checkbox', { name: 'person' }).uncheck();

@@ -6,6 +6,7 @@
 import { memo } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
 import type { ImageClass, Point } from '../api.ts';
+import { maskCovers, readMaskPixels } from '../editor/bitmap-mask.ts';
 import { type Box, boxOf, boxesMeet } from '../editor/geometry.ts';
 
 /** What the layer draws of an object; `key` (the editor's) names it when given, else `id`. */
@@ -54,12 +55,42 @@ function objectUnder(target: EventTarget | null): number | null {
   return element ? Number(element.getAttribute('data-key')) : null;
 }
 
+/**
+ * The topmost object of `within` drawn under the pointer. SVG hits a bitmap anywhere in its box, so a
+ * bitmap counts only where its mask is set, and the pointer over an empty part of its box reaches what
+ * lies beneath. A mask whose pixels are not read yet (they are read from the first time it is asked
+ * for) counts by its box.
+ */
+export function objectAtPointer(event: { clientX: number; clientY: number }, objects: readonly LayerObject[], within: Element): number | null {
+  for (const element of document.elementsFromPoint(event.clientX, event.clientY)) {
+    const holder = element.closest('[data-key]');
+    if (!holder || !within.contains(holder)) continue;
+    const name = Number(holder.getAttribute('data-key'));
+    const bitmap = holder.classList.contains('bitmap') ? objects.find((o) => objectName(o) === name)?.bitmap : null;
+    if (bitmap && holder instanceof SVGGraphicsElement) {
+      readMaskPixels(bitmap);
+      const at = new DOMPoint(event.clientX, event.clientY).matrixTransform(holder.getScreenCTM()!.inverse());
+      if (maskCovers(bitmap, [at.x, at.y]) === false) continue;
+    }
+    return name;
+  }
+  return null;
+}
+
 export const AnnotationLayer = memo(function AnnotationLayer(props: LayerProps) {
   const { onHover } = props;
+  // Over a bitmap the object hovered can change without leaving its shape (its mask's edge), so the
+  // pointer's moves there are followed too; over any other shape, entering and leaving tell it all.
+  const hoverAt = (event: PointerEvent) => {
+    const overBitmap = event.target instanceof Element && event.target.closest('.bitmap') !== null;
+    if (overBitmap) onHover(objectAtPointer(event, props.objects, event.currentTarget as Element));
+    else if (event.type === 'pointerover') onHover(objectUnder(event.target));
+  };
   return (
     <g
       class="objects"
-      onPointerOver={(event) => onHover(objectUnder(event.target))}
+      onPointerOver={hoverAt}
+      onPointerMove={hoverAt}
       onPointerOut={(event) => {
         if (objectUnder(event.relatedTarget) === null) onHover(null);
       }}
@@ -148,7 +179,7 @@ function Bitmap(props: { bitmap: { origin: number[]; data: string }; color: stri
   const [x = 0, y = 0] = props.bitmap.origin;
   const { maskId } = props;
   return (
-    <g {...props.common}>
+    <g {...props.common} class={`${props.common.class as string} bitmap`}>
       <mask id={maskId} maskUnits="userSpaceOnUse" x={x} y={y} width={mask.width} height={mask.height}>
         <image href={mask.url} x={x} y={y} width={mask.width} height={mask.height} style={{ imageRendering: 'pixelated' }} />
       </mask>

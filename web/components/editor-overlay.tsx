@@ -5,7 +5,7 @@
 import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ImageClass, Point } from '../api.ts';
-import { type Stroke, maskCovers, readMaskPixels, strokedMask } from '../editor/bitmap-mask.ts';
+import { type Stroke, readMaskPixels, strokedMask } from '../editor/bitmap-mask.ts';
 import {
   type EditObject,
   type EditorDocument,
@@ -20,7 +20,7 @@ import {
   setRectangle,
 } from '../editor/document.ts';
 import { type Shape as ShapeKind, clampPoint, nearestEdge, rectangleCorners, rectangleWithCorner, touches } from '../editor/geometry.ts';
-import { Shape } from './annotation-layer.tsx';
+import { Shape, objectAtPointer } from './annotation-layer.tsx';
 
 export type Tool = 'select' | 'rectangle' | 'polygon' | 'line' | 'point' | 'brush' | 'eraser' | 'hole';
 
@@ -183,7 +183,7 @@ export function EditorOverlay(props: Props) {
             }
           }
         }
-        const key = objectAt(event, p) ?? thinObjectNear(p, tolerance);
+        const key = objectAtPointer(event, props.doc.objects, props.svg.current!) ?? thinObjectNear(p, tolerance);
         if (key === null) {
           // Empty space: nothing selected, and the drag pans the view.
           if (props.selected) props.onSelect(null);
@@ -231,23 +231,7 @@ export function EditorOverlay(props: Props) {
     }
   };
 
-  /**
-   * The topmost object drawn under the pointer. A bitmap counts only where its mask is set (its shape
-   * is hit anywhere in its box), so a click on its empty corner reaches what lies beneath.
-   */
-  const objectAt = (event: PointerEvent, p: [number, number]): number | null => {
-    for (const element of document.elementsFromPoint(event.clientX, event.clientY)) {
-      const holder = element.closest('[data-key]');
-      if (!holder || !props.svg.current?.contains(holder)) continue;
-      const key = Number(holder.getAttribute('data-key'));
-      const bitmap = props.doc.objects.find((o) => o.key === key)?.bitmap;
-      if (bitmap && maskCovers(bitmap, p) === false) continue;
-      return key;
-    }
-    return null;
-  };
-
-  // The masks' pixels are read ahead, so a click can be answered at once.
+  // The masks' pixels are read ahead, so a click on a bitmap is told from one beside its mask at once.
   useEffect(() => {
     for (const object of props.doc.objects) if (object.bitmap) readMaskPixels(object.bitmap);
   }, [props.doc.objects]);
