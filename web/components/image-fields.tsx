@@ -4,6 +4,7 @@ import { useLayoutEffect, useState } from 'preact/hooks';
 import type { Tag } from '../api.ts';
 import { setImageDescription, setImageTags, toggled } from '../editor/document.ts';
 import type { Edit } from './editor-overlay.tsx';
+import { TagToggles } from './tag-toggles.tsx';
 
 interface Props {
   description: string;
@@ -23,17 +24,7 @@ export function ImageFields(props: Props) {
       <fieldset>
         <legend>Tags</legend>
         {props.projectTags.length === 0 && <p class="quiet-text">The project has no image tags.</p>}
-        <ul class="toggles">
-          {props.projectTags.map((t) => (
-            <li key={t.id}>
-              <label>
-                <input type="checkbox" checked={props.tags.includes(t.title)} onChange={() => props.onEdit((doc) => setImageTags(doc, toggled(doc.tags, t.title, titles)))} />
-                {t.title}
-                {t.hotkey && <kbd>{t.hotkey}</kbd>}
-              </label>
-            </li>
-          ))}
-        </ul>
+        <TagToggles tags={props.projectTags} checked={props.tags} onToggle={(title) => props.onEdit((doc) => setImageTags(doc, toggled(doc.tags, title, titles)))} />
       </fieldset>
       <label for="description">Description</label>
       <textarea

@@ -5,6 +5,7 @@ import type { ImageClass, Tag } from '../api.ts';
 import { type EditObject, removeHole, removeObject, removeVertex, setClass, setObjectDescription, setObjectTags, toggled } from '../editor/document.ts';
 import type { Shape } from '../editor/geometry.ts';
 import type { Edit, Selection } from './editor-overlay.tsx';
+import { TagToggles } from './tag-toggles.tsx';
 
 interface Props {
   object: EditObject;
@@ -48,17 +49,7 @@ export function ObjectPanel(props: Props) {
       <fieldset>
         <legend>Object tags</legend>
         {props.tags.length === 0 && <p class="quiet-text">The project has no object tags.</p>}
-        <ul class="toggles">
-          {props.tags.map((t) => (
-            <li key={t.id}>
-              <label>
-                <input type="checkbox" checked={object.tags.includes(t.title)} onChange={() => props.onEdit((doc) => setObjectTags(doc, key, toggled(object.tags, t.title, titles)))} />
-                {t.title}
-                {t.hotkey && <kbd>{t.hotkey}</kbd>}
-              </label>
-            </li>
-          ))}
-        </ul>
+        <TagToggles tags={props.tags} checked={object.tags} onToggle={(title) => props.onEdit((doc) => setObjectTags(doc, key, toggled(object.tags, title, titles)))} />
       </fieldset>
       <label for="object-description">Object description</label>
       <textarea id="object-description" rows={2} maxLength={10_000} value={description} onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)} onChange={() => props.onEdit((doc) => setObjectDescription(doc, key, description))} />

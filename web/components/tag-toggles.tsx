@@ -1,0 +1,18 @@
+// A project's tags as a list of checkboxes (with their hotkeys), checked where `checked` has the title.
+import type { Tag } from '../api.ts';
+
+export function TagToggles(props: { tags: Tag[]; checked: string[]; onToggle: (title: string) => void }) {
+  return (
+    <ul class="toggles">
+      {props.tags.map((t) => (
+        <li key={t.id}>
+          <label>
+            <input type="checkbox" checked={props.checked.includes(t.title)} onChange={() => props.onToggle(t.title)} />
+            {t.title}
+            {t.hotkey && <kbd>{t.hotkey}</kbd>}
+          </label>
+        </li>
+      ))}
+    </ul>
+  );
+}
