@@ -6,7 +6,7 @@
 import { memo } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
 import type { ImageClass, Point } from '../api.ts';
-import { maskCovers, readMaskPixels } from '../editor/bitmap-mask.ts';
+import { maskCovers, maskPng, readMaskPixels } from '../editor/bitmap-mask.ts';
 import { type Box, boxOf, boxesMeet } from '../editor/geometry.ts';
 
 /** What the layer draws of an object; `key` (the editor's) names it when given, else `id`. */
@@ -163,8 +163,7 @@ function Bitmap(props: { bitmap: { origin: number[]; data: string }; color: stri
     let url: string | null = null;
     let live = true;
     void (async () => {
-      const compressed = Uint8Array.from(atob(props.bitmap.data), (c) => c.charCodeAt(0));
-      const png = await new Response(new Blob([compressed]).stream().pipeThrough(new DecompressionStream('deflate'))).blob();
+      const png = await maskPng(props.bitmap.data);
       const bitmap = await createImageBitmap(png);
       url = URL.createObjectURL(new Blob([png], { type: 'image/png' }));
       if (live) setMask({ url, width: bitmap.width, height: bitmap.height });

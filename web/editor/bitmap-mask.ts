@@ -18,11 +18,18 @@ export interface Stroke {
 /** The largest mask side painted at once: a canvas far larger would take the tab's memory. */
 const MAX_SIDE = 8192;
 
-async function decode(mask: Mask): Promise<ImageBitmap> {
-  const compressed = Uint8Array.from(atob(mask.data), (c) => c.charCodeAt(0));
-  const png = await new Response(new Blob([compressed]).stream().pipeThrough(new DecompressionStream('deflate'))).blob();
-  return createImageBitmap(png);
+/** The PNG in a mask's `data` (base64 of zlib-compressed PNG bytes). */
+export async function maskPng(data: string): Promise<Blob> {
+  const compressed = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+  return new Response(new Blob([compressed]).stream().pipeThrough(new DecompressionStream('deflate'))).blob();
 }
+
+async function decode(mask: Mask): Promise<ImageBitmap> {
+  return createImageBitmap(await maskPng(mask.data));
+}
+
+/** Whether the RGBA pixel at byte `i` of a stored mask drawn into a canvas is set: opaque and not black. */
+const isSetPixel = (d: Uint8ClampedArray, i: number): boolean => d[i + 3]! > 127 && d[i]! + d[i + 1]! + d[i + 2]! > 0;
 
 async function encode(png: Blob): Promise<string> {
   const deflated = new Uint8Array(await new Response(png.stream().pipeThrough(new CompressionStream('deflate'))).arrayBuffer());
@@ -70,7 +77,7 @@ export async function strokedMask(existing: Mask | null, stroke: Stroke, image: 
     // A mask without alpha (black and white) is read by value: black is unset.
     const pixels = context.getImageData(0, 0, width, height);
     const d = pixels.data;
-    for (let i = 0; i < d.length; i += 4) d[i + 3] = d[i + 3]! > 127 && d[i]! + d[i + 1]! + d[i + 2]! > 0 ? 255 : 0;
+    for (let i = 0; i < d.length; i += 4) d[i + 3] = isSetPixel(d, i) ? 255 : 0;
     context.putImageData(pixels, 0, 0);
   }
   context.globalCompositeOperation = stroke.erase ? 'destination-out' : 'source-over';
@@ -136,8 +143,7 @@ export function readMaskPixels(mask: Mask): void {
       bitmap.close();
       const d = context.getImageData(0, 0, width, height).data;
       const set = new Uint8Array(width * height);
-      // The rule strokedMask reads a stored mask by: opaque and not black.
-      for (let p = 0, i = 0; p < set.length; p += 1, i += 4) set[p] = d[i + 3]! > 127 && d[i]! + d[i + 1]! + d[i + 2]! > 0 ? 1 : 0;
+      for (let p = 0, i = 0; p < set.length; p += 1, i += 4) set[p] = isSetPixel(d, i) ? 1 : 0;
       maskPixels.set(mask, { width, height, set });
     })
     .catch(() => maskPixels.delete(mask));
