@@ -32,7 +32,8 @@ import type { TagScope } from '../http/schemas/common.ts';
 import type { ExportAnswer, ExportBody } from '../http/schemas/exports.ts';
 import { ApiError, ConnectionError, apiErrorOf, connectionReason } from './errors.ts';
 import { V2Client } from './v2.ts';
-import { type MultipartBody, type Part, fetchBody, multipartBody } from './multipart.ts';
+import type { Exchange, Exchanger, Query, RequestOptions } from './exchange.ts';
+import { type Part, fetchBody, multipartBody } from './multipart.ts';
 import { type Answer, sendPieces } from './send-pieces.ts';
 import { UPLOAD_BYTES_POLICY, policyBurstOf } from './rate-limit-policy.ts';
 import { DEFAULT_RETRY, type RetryPolicy, backoffMs, isRetryableStatus, planAfterRateLimit, retryAfterOf } from './retry.ts';
@@ -92,33 +93,6 @@ export interface ClientOptions {
   onRetry?: (notice: RetryNotice) => void;
 }
 
-export type Query = Record<string, string | number | boolean | readonly (string | number)[] | undefined>;
-
-export interface RequestOptions {
-  query?: Query | undefined;
-  json?: unknown;
-  /** Sent as it is by every attempt: a buffer or Blob body can be read again. */
-  multipart?: MultipartBody;
-  /**
-   * Whether sending the request twice is harmless. A request that is not is retried only when the
-   * server surely did not act on it: the connection was refused, or the answer was 429 or 503.
-   */
-  idempotent?: boolean;
-  /** The API version of the path (default v1). */
-  version?: 'v1' | 'v2';
-  /** Headers beyond the key's (If-Match, Range, …). */
-  headers?: Record<string, string>;
-  /** Answer the body's bytes (a Buffer) instead of parsing it as JSON. */
-  raw?: boolean;
-}
-
-/** An answer: its status, headers and JSON body. */
-export interface Exchange<T> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
-
 const TERMINAL: ReadonlySet<string> = new Set(['finished', 'error', 'stopped']);
 export const isTerminal = (status: string): boolean => TERMINAL.has(status);
 
@@ -143,7 +117,9 @@ function refused(error: unknown): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class AnnostoreClient {
+export type { Exchange, Query, RequestOptions } from './exchange.ts';
+
+export class AnnostoreClient implements Exchanger {
   readonly baseUrl: string;
   private readonly key: string;
   private readonly policy: RetryPolicy;

@@ -1,7 +1,7 @@
 // The typed client of API v2 (docs/api-v2.md): one group a resource, types from the schemas the
 // server validates with. Single resources come with their ETag, so a change can be made conditional
 // (`ifMatch`); lists come a page at a time (`list`) or as every item in turn (`all`); creates carry an
-// Idempotency-Key and are retried safely (AnnostoreClient.exchange).
+// Idempotency-Key and are retried safely (AnnostoreClient.exchange, through the Exchanger of exchange.ts).
 import type { Static, TSchema } from 'typebox';
 import type {
   ClassChangeBody,
@@ -32,7 +32,7 @@ import type { ArchitectureBody, ModelBody, ModelChange } from '../http/schemas/v
 import type { HashCheckAnswer, TaskAnswer, TaskListQuery, TaskView } from '../http/schemas/v2-tasks.ts';
 import type { ImageCopyBody, ImageListFilters, ImageMetadata, UploadedImages, imageChangeBody } from '../http/schemas/v2-images.ts';
 import type { ListAnswer, ListQueryT } from '../http/schemas/v2.ts';
-import type { AnnostoreClient, Query, RequestOptions } from './client.ts';
+import type { Exchanger, Query, RequestOptions } from './exchange.ts';
 import { multipartBody } from './multipart.ts';
 
 /** A single resource and the ETag it was answered with. */
@@ -66,7 +66,7 @@ export interface ImageUpload {
 }
 
 export class V2Client {
-  constructor(private readonly http: AnnostoreClient) {}
+  constructor(private readonly http: Exchanger) {}
 
   // The caller and the team's keys
 

@@ -14,25 +14,9 @@ import { type ArchiveStat, type ByteRange, archiveKey } from '../storage/archive
 import { type CommonOptions, type ExportRequest, type FormatOptions, SAVE_LAYER, parseExportOptions } from './export-request.ts';
 import type { Principal } from './keys.service.ts';
 import { planGraph } from '../dtl/validate.ts';
-import { DTL_TASK, type DtlExportInput } from '../tasks/handlers/dtl-export.ts';
+import { DTL_TASK, type DtlExportInput, EXPORT_PAGE, EXPORT_TASK, type ExportInput } from '../tasks/export-inputs.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { requestStop } from './task-transitions.ts';
-
-export const EXPORT_TASK = 'export';
-
-/** What the export task reads from its stored input. */
-export interface ExportInput {
-  projectId: number;
-  /** The datasets to export, in id order. */
-  datasetIds: number[];
-  writer: FormatOptions;
-  common: CommonOptions;
-  /** Where the archive goes (archiveKey). */
-  key: string;
-}
-
-/** Images an export reads a page at a time; the `settings.batchSize` of its meta. */
-export const EXPORT_PAGE = 200;
 
 /** How long DELETE waits for a running export to stop before answering 409. */
 const STOP_WAIT_MS = 15_000;

@@ -6,7 +6,7 @@ import { conflict, notFound } from '../errors.ts';
 import * as tasks from '../repositories/tasks.repository.ts';
 import type { TaskStatus } from '../repositories/tasks.repository.ts';
 import { archiveKey } from '../storage/archive-store.ts';
-import { EXPORT_TASK } from './export.service.ts';
+import { EXPORT_TASK } from '../tasks/export-inputs.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { requestStop as requestStopRecorded } from './task-transitions.ts';
 import { type TaskView, toTaskView } from './task-view.ts';

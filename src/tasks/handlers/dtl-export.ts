@@ -13,22 +13,14 @@ import { ArchiveOutput, DTL_ARCHIVE_TIME, type Prepared } from '../../dtl/output
 import { ProjectOutput } from '../../dtl/project-output.ts';
 import { runItem } from '../../dtl/run.ts';
 import { sourcePages, takeItems } from '../../dtl/source.ts';
-import { type Plan, type Resolved, planGraph } from '../../dtl/validate.ts';
+import { type Plan, planGraph } from '../../dtl/validate.ts';
 import { AppError } from '../../errors.ts';
 import type { ArchiveEntry } from '../../formats/writer.ts';
 import * as projects from '../../repositories/projects.repository.ts';
-import { EXPORT_PAGE } from '../../services/export.service.ts';
+import { type DtlExportInput, EXPORT_PAGE } from '../export-inputs.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { exportSpool, intoArchive } from './export-archive.ts';
 import { addEntries } from './export-entries.ts';
-
-export interface DtlExportInput {
-  dtl: { config: unknown; resolved: Resolved; seed: string | number };
-  /** Where the archive goes (archiveKey); none for the supervisely output. */
-  key: string;
-}
-
-export const isDtlExport = (input: unknown): input is DtlExportInput => typeof input === 'object' && input !== null && 'dtl' in input;
 
 /** Reasons of skipped images the task keeps, at most. */
 const REASONS_KEPT = 5;
@@ -138,8 +130,6 @@ export async function dtlExport(run: TaskRun, input: DtlExportInput): Promise<vo
     await fsp.rm(temp, { recursive: true, force: true });
   }
 }
-
-export const DTL_TASK = 'dtl';
 
 /**
  * The task of a graph whose output is a new project (`supervisely`). A resumed task removes the

@@ -8,9 +8,9 @@ import type { ArchiveEntry, ExportProject, ExportRecord, FormatWriter, WriterNot
 import type { ZipArchive } from '../../formats/zip-archive.ts';
 import * as exportRepo from '../../repositories/export.repository.ts';
 import { writerOptions } from '../../services/export-request.ts';
-import { EXPORT_PAGE, type ExportInput } from '../../services/export.service.ts';
+import { EXPORT_PAGE, type ExportInput, isDtlExport } from '../export-inputs.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
-import { dtlExport, isDtlExport } from './dtl-export.ts';
+import { dtlExport } from './dtl-export.ts';
 import { exportSpool, intoArchive } from './export-archive.ts';
 import { addEntries } from './export-entries.ts';
 
