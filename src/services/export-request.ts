@@ -28,9 +28,10 @@ export interface ExportRequest {
 
 type OptionKind = { type: 'boolean'; default: boolean } | { type: 'enum'; values: readonly string[]; default: string };
 
-/** Each format's own options (beyond includeImages), with their defaults. */
+/** The layout of a Supervisely project (supervisely, and beside the masks of masks). */
 const LAYOUT: OptionKind = { type: 'enum', values: SUPERVISELY_LAYOUTS, default: 'current' };
 
+/** Each format's own options (beyond includeImages), with their defaults. */
 const FORMAT_OPTIONS: Record<ExportFormat, Record<string, OptionKind>> = {
   supervisely: { layout: LAYOUT },
   coco: {},

@@ -40,7 +40,9 @@ export function splitext(name: string): [string, string] {
 /** What the 2018 SDK would refuse or lose in the project at `dir`; empty when it reads all of it. */
 export function check2018Project(dir: string): string[] {
   const problems: string[] = [];
-  const say = (where: string, what: string) => problems.push(`${where}: ${what}`);
+  const say = (where: string, what: string): void => {
+    problems.push(`${where}: ${what}`);
+  };
   const metaPath = path.join(dir, 'meta.json');
   if (!fs.existsSync(metaPath)) return ['meta.json: missing'];
   const meta = JSON.parse(fs.readFileSync(metaPath, 'utf8')) as unknown;

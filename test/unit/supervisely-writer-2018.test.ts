@@ -163,6 +163,14 @@ describe('Supervisely writer, 2018 layout', () => {
     assert.equal(writer.notices().find((n) => n.message === TAG_VALUES_LEFT_OUT)?.count, 2);
   });
 
+  test('a name the 2018 reader would split otherwise (dots, then the extension) is renamed so that it still finds the annotation', async () => {
+    const [a] = sampleRecords();
+    const { dir, writer } = await write2018([{ ...a!, name: '..jpg' }]);
+    assert.deepEqual(listFiles(dir), ['meta.json', 'train/ann/_.json', 'train/img/_.jpg']);
+    assert.deepEqual(check2018Project(dir), []);
+    assert.deepEqual(writer.notices().filter((n) => /renamed/.test(n.message)).map((n) => [n.count, n.first]), [[1, 'train/..jpg']]);
+  });
+
   test('the default layout is unchanged: annotations named after the whole image name, tags with values', async () => {
     const records = sampleRecords();
     const dir = scratchDir('sly-current');

@@ -58,7 +58,7 @@ export class SuperviselyWriter implements FormatWriter {
       this.folder = this.folders.claim(pathSegment(record.dataset));
       this.names = this.folderNames();
     }
-    const name = this.names.claim(pathSegment(record.name));
+    const name = this.names.claim(this.legacy ? pythonStemSafe(pathSegment(record.name)) : pathSegment(record.name));
     if (name !== record.name) this.notes.add(this.legacy ? RENAMED_2018 : RENAMED, record);
     this.last = { folder: this.folder, name };
     const entries: ArchiveEntry[] = [];
@@ -149,6 +149,13 @@ export function projectMeta(project: ExportProject) {
     })),
   };
 }
+
+/**
+ * The 2018 reader splits names with Python's os.path.splitext, which takes no extension after leading
+ * dots only (`..jpg` has none), where stemOf sees one: such dots become underscores (`_.jpg`), so
+ * both split the name alike and the annotation `_.json` is found.
+ */
+const pythonStemSafe = (name: string): string => name.replace(/^\.+(?=\.[^.]*$)/, (dots) => '_'.repeat(dots.length));
 
 /** The 2018 meta.json: classes, and the names of the image tags and of the object tags. */
 export function legacyProjectMeta(project: ExportProject) {
