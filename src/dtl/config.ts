@@ -40,6 +40,9 @@ const Condition = Type.Union([
   Type.Object({ min_area: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
 ]);
 
+/** The layout of a Supervisely project written by `save` and `save_masks` (formats/supervisely/writer.ts). */
+const SuperviselyLayout = Type.Optional(Type.Union([Type.Literal('current'), Type.Literal('2018')]));
+
 /** Settings of the data, annotation and output layers, by action. */
 export const LAYER_SETTINGS = {
   data: Type.Object({ classes_mapping: Type.Union([Type.Literal('default'), Mapping]) }, { additionalProperties: false }),
@@ -91,11 +94,11 @@ export const LAYER_SETTINGS = {
   random_color: randomColorSettings,
   // Outputs.
   save: Type.Object(
-    { images: Type.Optional(Type.Boolean()), annotations: Type.Optional(Type.Boolean()), visualize: Type.Optional(Type.Boolean()), only_annotated: Type.Optional(Type.Boolean()) },
+    { images: Type.Optional(Type.Boolean()), annotations: Type.Optional(Type.Boolean()), visualize: Type.Optional(Type.Boolean()), only_annotated: Type.Optional(Type.Boolean()), layout: SuperviselyLayout },
     { additionalProperties: false },
   ),
   save_masks: Type.Object(
-    { images: Type.Optional(Type.Boolean()), masks_machine: Type.Optional(Type.Boolean()), masks_human: Type.Optional(Type.Boolean()), only_annotated: Type.Optional(Type.Boolean()) },
+    { images: Type.Optional(Type.Boolean()), masks_machine: Type.Optional(Type.Boolean()), masks_human: Type.Optional(Type.Boolean()), only_annotated: Type.Optional(Type.Boolean()), layout: SuperviselyLayout },
     { additionalProperties: false },
   ),
   supervisely: Type.Object({ only_annotated: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),

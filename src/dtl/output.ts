@@ -32,11 +32,12 @@ const flag = (settings: Settings, name: string, fallback: boolean): boolean => (
 /** The format writer's options of an archive output layer. */
 export function outputWriterOptions(action: OutputAction, settings: Settings, tempDir: string): WriterOptions {
   const includeImages = flag(settings, 'images', true);
+  const layout = settings.layout === '2018' ? '2018' : 'current';
   switch (action) {
     case 'save':
-      return { format: 'supervisely', includeImages };
+      return { format: 'supervisely', includeImages, layout };
     case 'save_masks':
-      return { format: 'masks', includeImages, machine: flag(settings, 'masks_machine', true), human: flag(settings, 'masks_human', true) };
+      return { format: 'masks', includeImages, machine: flag(settings, 'masks_machine', true), human: flag(settings, 'masks_human', true), layout };
     case 'coco':
       return { format: 'coco', includeImages, tempDir, now: DTL_ARCHIVE_TIME };
     case 'yolo':

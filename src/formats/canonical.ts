@@ -87,8 +87,11 @@ export interface CanonicalAnnotation {
   objects: CanonicalObject[];
 }
 
-/** The v1 record view of a read object: tags become plain titles, as the contract answers them. */
-export const toAnnotationObject = (o: CanonicalObject): AnnotationObject => ({
+/**
+ * The v1 record view of an object: tags become plain titles, as the contract answers them (and as
+ * the 2018 Supervisely layout writes them).
+ */
+export const toAnnotationObject = (o: Omit<CanonicalObject, 'bitmap'> & { bitmap: { origin: [number, number]; data: string } | null }): AnnotationObject => ({
   classTitle: o.classTitle,
   description: o.description,
   tags: o.tags.map((t) => t.name),

@@ -2,6 +2,7 @@
 // options every format shares. Anything unknown or mistyped is a 400 naming the field, before a task
 // exists.
 import { validation } from '../errors.ts';
+import { SUPERVISELY_LAYOUTS } from '../formats/supervisely/writer.ts';
 import { EXPORT_FORMATS, type ExportFormat, type WriterOptions } from '../formats/writers.ts';
 
 /** The options every format takes. */
@@ -27,13 +28,16 @@ export interface ExportRequest {
 
 type OptionKind = { type: 'boolean'; default: boolean } | { type: 'enum'; values: readonly string[]; default: string };
 
+/** The layout of a Supervisely project (supervisely, and beside the masks of masks). */
+const LAYOUT: OptionKind = { type: 'enum', values: SUPERVISELY_LAYOUTS, default: 'current' };
+
 /** Each format's own options (beyond includeImages), with their defaults. */
 const FORMAT_OPTIONS: Record<ExportFormat, Record<string, OptionKind>> = {
-  supervisely: {},
+  supervisely: { layout: LAYOUT },
   coco: {},
   yolo: { task: { type: 'enum', values: ['detect', 'segment'], default: 'detect' }, splitsFromDatasets: { type: 'boolean', default: false } },
   pascal_voc: { segmentation: { type: 'boolean', default: false } },
-  masks: { machine: { type: 'boolean', default: true }, human: { type: 'boolean', default: true } },
+  masks: { machine: { type: 'boolean', default: true }, human: { type: 'boolean', default: true }, layout: LAYOUT },
 };
 
 const COMMON = ['includeImages', 'onlyAnnotated', 'classes'];

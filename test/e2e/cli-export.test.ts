@@ -12,6 +12,7 @@ import { SuperviselyWriter } from '../../src/formats/supervisely/writer.ts';
 import { scratchDir, writeAll, writeEntries } from '../helpers/archive-folder.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { SAMPLE_PROJECT, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
+import { check2018Project } from '../helpers/supervisely-2018-rules.ts';
 import { type ServerProcess, runCommand, runImport, startServerProcess } from '../helpers/server-process.ts';
 
 const KEY = 'ak_cli-export-test-key-0123456789';
@@ -74,6 +75,22 @@ describe('annostore export', () => {
     const names = execFileSync('unzip', ['-Z1', out], { encoding: 'utf8' }).trim().split('\n');
     assert.ok(names.includes('data.yaml'));
     assert.ok(!names.some((n) => n.startsWith('images/')), names.join(' '));
+  });
+
+  test('--option layout=2018 writes the 2018 Supervisely layout, which annostore import reads back', async () => {
+    const out = path.join(scratchDir('cli-export-2018'), 'old.zip');
+    const run = await runCommand(['export', '--url', server.url, '--key', KEY, '--project-id', String(projectId), '--format', 'supervisely', '--option', 'layout=2018', '--out', out]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /note: tag values left out: the 2018 layout names tags only \(2, first train\/a\.jpg\)/);
+    const unpacked = scratchDir('cli-export-2018-unpacked');
+    execFileSync('unzip', ['-q', out, '-d', unpacked]);
+    assert.deepEqual(check2018Project(unpacked), []);
+    const again = await runImport([unpacked, '--url', server.url, '--key', KEY, '--project', 'sample 2018', '--json']);
+    assert.equal(again.code, 0, again.stderr);
+    const copy = (JSON.parse(again.stdout) as ImportSummary).projectId!;
+    // a.png shares its stem with a.jpg: the 2018 layout names it a_1.png.
+    const renamed = (await annotationsOf(projectId)).map((a) => (a.name === 'a.png' ? { ...a, name: 'a_1.png' } : a)).sort((a, b) => a.name.localeCompare(b.name));
+    assert.deepEqual(await annotationsOf(copy), renamed);
   });
 
   test('--dataset exports those datasets alone', async () => {

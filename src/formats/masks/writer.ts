@@ -15,7 +15,7 @@
 import { UniqueNames, pathSegment, stemOf } from '../archive-names.ts';
 import { encodePng } from '../png.ts';
 import { newRaster, paintObject } from '../raster.ts';
-import { SuperviselyWriter } from '../supervisely/writer.ts';
+import { type SuperviselyLayout, SuperviselyWriter } from '../supervisely/writer.ts';
 import { type ArchiveEntry, DatasetSequence, type ExportProject, type ExportRecord, type FormatWriter, Notices, type WriterNotice, classIndex, colorValue } from '../writer.ts';
 
 export interface MasksWriterOptions {
@@ -24,6 +24,8 @@ export interface MasksWriterOptions {
   machine: boolean;
   /** Write masks_human/. */
   human: boolean;
+  /** The layout of the Supervisely project beside the masks (see the Supervisely writer); default `current`. */
+  layout?: SuperviselyLayout | undefined;
 }
 
 const RENAMED = 'images renamed so that no two share a mask (same stem, or case-insensitive file systems) or to be safe in a path';
@@ -41,7 +43,7 @@ export class MasksWriter implements FormatWriter {
     private readonly definition: ExportProject,
     private readonly options: MasksWriterOptions,
   ) {
-    this.project = new SuperviselyWriter(definition, { includeImages: options.includeImages });
+    this.project = new SuperviselyWriter(definition, { includeImages: options.includeImages, layout: options.layout });
     this.classes = classIndex(definition);
     this.humanPalette = [0, ...definition.classes.slice(0, 255).map((c) => colorValue(c.color) || 0x010101)];
   }

@@ -1,7 +1,8 @@
 // A Supervisely bitmap's data (base64 of zlib-compressed PNG): its size checked without decoding the
 // pixels, and its pixels decoded for the writers that draw masks.
-import { inflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { loadSharp } from '../../sharp.ts';
+import { encodePngSync } from '../png.ts';
 
 /** Inflated PNGs above this are refused, so a small zlib bomb cannot exhaust memory. */
 export const MAX_MASK_INFLATED_BYTES = 64 * 1024 * 1024;
@@ -68,4 +69,42 @@ export async function decodeBitmap(data: string): Promise<BitmapMask> {
   const pixels = new Uint8Array(width * height);
   for (let p = 0, k = 0; p < pixels.length; p++, k += info.channels) pixels[p] = raw[k]! > 0 ? 1 : 0;
   return { width, height, pixels };
+}
+
+/** PNG colour types (IHDR byte 9). */
+const RGB = 2;
+const PALETTE = 3;
+
+/**
+ * Whether the 2018 Supervisely reader can take this mask: it decodes the PNG with OpenCV, unchanged,
+ * and accepts only a single channel (greyscale) or four (alpha, by which it reads the mask). RGB,
+ * and a palette without a transparency chunk, decode to three channels, which it refuses ("Wrong
+ * internal mask format"); grey with alpha, RGBA and a palette with tRNS decode to four.
+ */
+export function isLegacyReadableMask(data: string): boolean {
+  const png = inflateMask(data);
+  pngSize(png);
+  const colourType = png[25];
+  if (colourType === RGB) return false;
+  if (colourType !== PALETTE) return true;
+  // Ancillary chunks come after IHDR and before the first IDAT; tRNS is among them when present.
+  for (let at = 8; at + 8 <= png.length; ) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('latin1', at + 4, at + 8);
+    if (type === 'tRNS') return true;
+    if (type === 'IDAT' || type === 'IEND') return false;
+    at += 12 + length;
+  }
+  return false;
+}
+
+/**
+ * The mask's data as the 2018 reader can take it: as it is when it can (isLegacyReadableMask), else
+ * its pixels (decodeBitmap's reading) written again as a 1-bit greyscale PNG of the same size, so
+ * the origin stands.
+ */
+export async function legacyReadableMask(data: string): Promise<string> {
+  if (isLegacyReadableMask(data)) return data;
+  const mask = await decodeBitmap(data);
+  return deflateSync(encodePngSync({ ...mask, kind: 'bits' })).toString('base64');
 }

@@ -9,5 +9,5 @@ export {
   type ParsedAnnotation,
   type SkippedObject,
 } from './annotation-reader.ts';
-export { readMaskSize, decodeBitmap, MAX_MASK_INFLATED_BYTES, type BitmapMask } from './bitmap.ts';
+export { readMaskSize, decodeBitmap, isLegacyReadableMask, MAX_MASK_INFLATED_BYTES, type BitmapMask } from './bitmap.ts';
 export { detect, hasSuperviselyFiles, imagesOnlyDataset, planProject, isImageName, type PlannedDataset, type PlannedImage, type ProjectPlan } from './layout.ts';

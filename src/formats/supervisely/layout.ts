@@ -1,4 +1,5 @@
 // Recognises a Supervisely project by its relative paths and pairs each image with its annotation.
+import { stemOf } from '../archive-names.ts';
 import { SuperviselyFormatError } from './errors.ts';
 
 const IMAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'bmp', 'webp', 'tif', 'tiff', 'gif']);
@@ -61,7 +62,9 @@ export function hasSuperviselyFiles(paths: readonly string[]): boolean {
 
 /**
  * Maps a project's relative paths (already checked to be safe) to its meta file and datasets, with
- * `<dataset>/img/<name>` or `<dataset>/<name>` images paired with `<dataset>/ann/<name>.json`.
+ * `<dataset>/img/<name>` or `<dataset>/<name>` images paired with `<dataset>/ann/<name>.json`, or
+ * else with `<dataset>/ann/<stem>.json` (the 2018 layout names annotations without the image's
+ * extension) when no other image of the dataset has that stem.
  * Throws SuperviselyFormatError when a dataset has two images of one name, or when there is no meta
  * and `requireMeta` (the default) says there must be one.
  */
@@ -112,10 +115,25 @@ interface DatasetFiles {
 
 function plannedDataset({ name, images, annotations }: DatasetFiles): PlannedDataset {
   const planned: PlannedImage[] = [];
-  images.forEach((imagePath, image) => planned.push({ name: image, imagePath, annotationPath: annotations.get(image) ?? null }));
+  const used = new Set<string>();
+  /** Images without an annotation of their name, by stem. */
+  const byStem = new Map<string, PlannedImage[]>();
+  images.forEach((imagePath, image) => {
+    const annotationPath = annotations.get(image) ?? null;
+    const entry: PlannedImage = { name: image, imagePath, annotationPath };
+    planned.push(entry);
+    if (annotationPath !== null) used.add(image);
+    else byStem.set(stemOf(image), [...(byStem.get(stemOf(image)) ?? []), entry]);
+  });
+  byStem.forEach((entries, stem) => {
+    const path = annotations.get(stem);
+    if (entries.length !== 1 || path === undefined || used.has(stem)) return;
+    entries[0]!.annotationPath = path;
+    used.add(stem);
+  });
   const alone: { name: string; path: string }[] = [];
   annotations.forEach((path, image) => {
-    if (!images.has(image)) alone.push({ name: image, path });
+    if (!used.has(image)) alone.push({ name: image, path });
   });
   return { name, images: planned.sort(byName), annotationsWithoutImage: alone.sort(byName).map((a) => a.path) };
 }
