@@ -13,6 +13,7 @@ import { randomColorSettings } from './layers/pixels/random-color.ts';
 import { resizeSettings } from './layers/pixels/resize.ts';
 import { rotateSettings } from './layers/pixels/rotate.ts';
 import { slidingWindowSettings } from './layers/pixels/sliding-window.ts';
+import { SKELETON_METHODS } from './skeleton.ts';
 
 /** Layers a config may hold, and names, lists and numbers within one, at most. */
 export const MAX_LAYERS = 100;
@@ -38,6 +39,7 @@ const Condition = Type.Union([
   Type.Object({ min_height: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
   Type.Object({ min_width: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
   Type.Object({ min_area: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+  Type.Object({ sum_object_area: Type.Number({ minimum: 0 }), classes: Names }, { additionalProperties: false }),
 ]);
 
 /** Settings of the data, annotation and output layers, by action. */
@@ -52,6 +54,9 @@ export const LAYER_SETTINGS = {
   poly2bitmap: settings({ classes_mapping: Mapping }),
   rasterize: settings({ classes_mapping: Mapping }),
   find_contours: settings({ classes_mapping: Mapping }),
+  line2bitmap: settings({ classes_mapping: Mapping, width: Type.Integer({ minimum: 1, maximum: 1000 }) }),
+  skeletonize: settings({ classes: Names, method: Type.Union(SKELETON_METHODS.map((m) => Type.Literal(m))) }),
+  bitmap2lines: settings({ classes_mapping: Mapping, min_points_cnt: Type.Integer({ minimum: 2 }), approx_epsilon: Type.Optional(Type.Number({ minimum: 0, maximum: 1e6 })) }),
   split_masks: settings({ classes: Names }),
   drop_noise: settings({ classes: Names, min_area: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?(px|%)$', maxLength: 32 }), src_type: Type.Union([Type.Literal('image'), Type.Literal('bbox')]) }),
   objects_filter: settings({
