@@ -42,6 +42,11 @@ const Condition = Type.Union([
   Type.Object({ sum_object_area: Type.Number({ minimum: 0 }), classes: Names }, { additionalProperties: false }),
 ]);
 
+/** An RGB colour, three values 0–255, as the 2018 DTL gave colours. */
+const Color = Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { minItems: 3, maxItems: 3 });
+/** Class title → colour. */
+const ColorMap = Type.Record(Type.String({ minLength: 1, maxLength: MAX_NAME }), Color, { maxProperties: MAX_LIST });
+
 /** Settings of the data, annotation and output layers, by action. */
 export const LAYER_SETTINGS = {
   data: Type.Object({ classes_mapping: Type.Union([Type.Literal('default'), Mapping]) }, { additionalProperties: false }),
@@ -100,7 +105,14 @@ export const LAYER_SETTINGS = {
     { additionalProperties: false },
   ),
   save_masks: Type.Object(
-    { images: Type.Optional(Type.Boolean()), masks_machine: Type.Optional(Type.Boolean()), masks_human: Type.Optional(Type.Boolean()), only_annotated: Type.Optional(Type.Boolean()) },
+    {
+      images: Type.Optional(Type.Boolean()),
+      masks_machine: Type.Optional(Type.Boolean()),
+      masks_human: Type.Optional(Type.Boolean()),
+      only_annotated: Type.Optional(Type.Boolean()),
+      gt_machine_color: Type.Optional(ColorMap),
+      gt_human_color: Type.Optional(ColorMap),
+    },
     { additionalProperties: false },
   ),
   supervisely: Type.Object({ only_annotated: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
