@@ -174,6 +174,10 @@ for (const dialect of dialects) {
         [layer('bitmap2lines', { classes_mapping: { car: 'x' }, min_points_cnt: 1 }), 'bitmap2lines', /settings\.min_points_cnt/, '/config/1/settings/min_points_cnt'],
         [layer('bitmap2lines', { classes_mapping: { car: 'x' }, min_points_cnt: 2, approx_epsilon: -1 }), 'bitmap2lines', /settings\.approx_epsilon/, '/config/1/settings/approx_epsilon'],
         [layer('if', { condition: { sum_object_area: 10, classes: ['bus'] } }, ['$x', 'null']), 'if', /no class "bus"/, '/config/1/settings/condition/classes'],
+        [layer('color_class', { classes_color_mapping: { car: 'red' } }), 'color_class', /settings\.classes_color_mapping\.car/, '/config/1/settings/classes_color_mapping/car'],
+        [layer('drop_lines_by_length', { lines_class: 'road' }), 'drop_lines_by_length', /min_length, max_length or both/, '/config/1/settings'],
+        [layer('merge_bitmap_masks', { class: 'bus' }), 'merge_bitmap_masks', /no class "bus"/, '/config/1/settings/class'],
+        [layer('bitwise_masks', { type: 'xor', class_mask: 'car', classes_to_correct: ['tree'] }), 'bitwise_masks', /settings\.type/, '/config/1/settings/type'],
         [[data, { action: 'save_masks', src: ['$data'], dst: 'out', settings: { gt_machine_color: { car: [10, 10] } } }], 'save_masks', /settings\.gt_machine_color\.car/, '/config/1/settings/gt_machine_color/car'],
         [[data, { action: 'save_masks', src: ['$data'], dst: 'out', settings: { gt_human_color: { car: [0, 0, 256] } } }], 'save_masks', /settings\.gt_human_color\.car\.2/, '/config/1/settings/gt_human_color/car/2'],
       ];

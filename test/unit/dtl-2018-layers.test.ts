@@ -6,10 +6,14 @@ import { deflateSync } from 'node:zlib';
 import { ClassError, type ClassSet } from '../../src/dtl/classes.ts';
 import type { DtlItem, LayerContext } from '../../src/dtl/item.ts';
 import { bitmap2lines } from '../../src/dtl/layers/bitmap2lines.ts';
+import { bitwiseMasks } from '../../src/dtl/layers/bitwise-masks.ts';
+import { colorClass } from '../../src/dtl/layers/color-class.ts';
+import { dropLinesByLength } from '../../src/dtl/layers/drop-lines-by-length.ts';
 import { ifLayer } from '../../src/dtl/layers/if.ts';
 import { processingLayer } from '../../src/dtl/layers/index.ts';
 import type { ProcessingLayer } from '../../src/dtl/layers/layer.ts';
 import { line2bitmap } from '../../src/dtl/layers/line2bitmap.ts';
+import { mergeBitmapMasks } from '../../src/dtl/layers/merge-bitmap-masks.ts';
 import { skeletonize } from '../../src/dtl/layers/skeletonize.ts';
 import type { CanonicalBitmap, CanonicalObject, ClassShape, Point } from '../../src/formats/canonical.ts';
 import { encodePngSync } from '../../src/formats/png.ts';
@@ -150,7 +154,7 @@ describe('bitmap2lines', () => {
   });
 
   test('the layers are in the registry', () => {
-    for (const action of ['line2bitmap', 'skeletonize', 'bitmap2lines']) assert.ok(processingLayer(action), action);
+    for (const action of ['line2bitmap', 'skeletonize', 'bitmap2lines', 'color_class', 'drop_lines_by_length', 'merge_bitmap_masks', 'bitwise_masks']) assert.ok(processingLayer(action), action);
   });
 });
 
@@ -177,5 +181,49 @@ describe('if: sum_object_area', () => {
 
   test('a class that is not at the input is refused', () => {
     assert.throws(() => ifLayer.plan({ condition: { sum_object_area: 1, classes: ['bus'] } }, SET), (e: unknown) => e instanceof ClassError && e.at === '/condition/classes');
+  });
+});
+
+describe('the layers the DTL documentation added later', () => {
+  test('color_class: the named classes take the colours given; objects pass unchanged; a class not there is refused', async () => {
+    const input = item([vector('car', [[0, 0], [1, 0], [1, 1]])]);
+    const { output, objects } = await apply(colorClass, { classes_color_mapping: { car: '#9090cc' } }, input);
+    assert.deepEqual(output.classes.map((c) => c.color), ['#9090CC', '#112233', '#112233', '#112233', '#112233']);
+    assert.deepEqual(objects, input.annotation.objects);
+    assert.throws(() => colorClass.plan({ classes_color_mapping: { bus: '#000000' } }, SET), ClassError);
+  });
+
+  test('drop_lines_by_length: lines of the class outside the bounds go; invert keeps those instead; compensation scales by width/1000', async () => {
+    // Lengths 3, 10 (3 + 4 + 3) and 20; a polygon of the same length stays whatever the bounds.
+    const lines = [vector('road', [[0, 0], [3, 0]]), vector('road', [[0, 0], [3, 0], [3, 4], [6, 4]]), vector('road', [[0, 0], [0, 20]]), vector('car', [[0, 0], [3, 0], [3, 3]])];
+    const kept = async (settings: Parameters<typeof dropLinesByLength.plan>[0], width = 10) => (await apply(dropLinesByLength, settings, item(lines, width))).objects.map((o) => lines.indexOf(o));
+    assert.deepEqual(await kept({ lines_class: 'road', min_length: 3, max_length: 10 }), [0, 1, 3]);
+    assert.deepEqual(await kept({ lines_class: 'road', min_length: 4 }), [1, 2, 3]);
+    assert.deepEqual(await kept({ lines_class: 'road', min_length: 4, invert: true }), [0, 3]);
+    // 2000 pixels wide: the bound of 4 is 8.
+    assert.deepEqual(await kept({ lines_class: 'road', min_length: 4, resolution_compensation: true }, 2000), [1, 2, 3]);
+    assert.deepEqual(await kept({ lines_class: 'road', min_length: 6, resolution_compensation: true }, 2000), [2, 3]);
+    assert.throws(() => dropLinesByLength.plan({ lines_class: 'road' }, SET), /min_length, max_length or both/);
+  });
+
+  test('merge_bitmap_masks: the bitmaps of the class become their union, after the other objects', async () => {
+    const { objects } = await apply(mergeBitmapMasks, { class: 'mask' }, item([mask('mask', [0, 0], ['##', '#.']), vector('car', [[0, 0], [1, 0], [1, 1]]), mask('mask', [3, 1], ['#', '#'])]));
+    assert.deepEqual(objects.map((o) => o.classTitle), ['car', 'mask']);
+    assert.deepEqual(await picture(objects[1]!, 5, 3), ['##...', '#..#.', '...#.']);
+  });
+
+  test('bitwise_masks: each bitmap to correct becomes its and, or, or nor (exclusive or) with the first class_mask bitmap', async () => {
+    const road = mask('mask', [0, 0], ['####', '####']);
+    const crack = mask('crack', [2, 1], ['##', '##']);
+    const set = classes(['mask', 'bitmap'], ['crack', 'bitmap']);
+    const run = async (type: 'and' | 'or' | 'nor') => (await apply(bitwiseMasks, { type, class_mask: 'mask', classes_to_correct: ['crack'] }, item([road, crack]), set)).objects;
+    const and = await run('and');
+    assert.equal(and[0], road);
+    assert.deepEqual(await picture(and[1]!, 5, 3), ['.....', '..##.', '.....']);
+    assert.deepEqual(await picture((await run('or'))[1]!, 5, 3), ['####.', '####.', '..##.']);
+    assert.deepEqual(await picture((await run('nor'))[1]!, 5, 3), ['####.', '##...', '..##.']);
+    // Without a class_mask bitmap the image is left as it is.
+    const alone = item([crack]);
+    assert.deepEqual((await apply(bitwiseMasks, { type: 'and', class_mask: 'mask', classes_to_correct: ['crack'] }, alone, set)).objects, [crack]);
   });
 });

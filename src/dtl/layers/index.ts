@@ -9,7 +9,10 @@ import { background } from './background.ts';
 import { bbox } from './bbox.ts';
 import { bbox2poly } from './bbox2poly.ts';
 import { bitmap2lines } from './bitmap2lines.ts';
+import { bitwiseMasks } from './bitwise-masks.ts';
+import { colorClass } from './color-class.ts';
 import { dataset } from './dataset.ts';
+import { dropLinesByLength } from './drop-lines-by-length.ts';
 import { dropNoise } from './drop-noise.ts';
 import { dropObjByClass } from './drop-obj-by-class.ts';
 import { dummy } from './dummy.ts';
@@ -18,6 +21,7 @@ import { findContours } from './find-contours.ts';
 import { ifLayer } from './if.ts';
 import type { BranchLayer, ProcessingLayer } from './layer.ts';
 import { line2bitmap } from './line2bitmap.ts';
+import { mergeBitmapMasks } from './merge-bitmap-masks.ts';
 import { multiply } from './multiply.ts';
 import { objectsFilter } from './objects-filter.ts';
 import { poly2bitmap } from './poly2bitmap.ts';
@@ -53,6 +57,10 @@ const ANNOTATION_LAYERS: Partial<Record<Action, AnyLayer>> = {
   line2bitmap,
   skeletonize,
   bitmap2lines,
+  color_class: colorClass,
+  drop_lines_by_length: dropLinesByLength,
+  merge_bitmap_masks: mergeBitmapMasks,
+  bitwise_masks: bitwiseMasks,
 };
 
 /** The processing layer of an action (not data, if, or an output); undefined when there is none (yet). */
