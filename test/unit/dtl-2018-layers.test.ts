@@ -1,9 +1,11 @@
 // The layers of the 2018 DTL that turn outlines into bands, masks into skeletons and skeletons into
 // lines, and the `if` condition on the area of objects, each on a small item worked out by hand.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { ClassError, type ClassSet } from '../../src/dtl/classes.ts';
+import { isAction } from '../../src/dtl/config.ts';
 import type { DtlItem, LayerContext } from '../../src/dtl/item.ts';
 import { bitmap2lines } from '../../src/dtl/layers/bitmap2lines.ts';
 import { bitwiseMasks } from '../../src/dtl/layers/bitwise-masks.ts';
@@ -123,6 +125,9 @@ describe('skeletonize', () => {
     const { objects } = await apply(skeletonize, { classes: ['mask'], method: 'thinning' }, item([line, other]), classes(['mask', 'bitmap'], ['other', 'bitmap']));
     assert.deepEqual(await picture(objects[0]!, 5, 3), ['#....', '.#...', '..###']);
     assert.equal(objects[1], other);
+    // A named class of another shape passes unchanged.
+    const car = vector('car', [[0, 0], [4, 0], [4, 4]]);
+    assert.deepEqual((await apply(skeletonize, { classes: ['car'], method: 'skeletonization' }, item([car]))).objects, [car]);
   });
 });
 
@@ -146,6 +151,11 @@ describe('bitmap2lines', () => {
   test('lines of fewer than min_points_cnt points are dropped; approx_epsilon simplifies the rest', async () => {
     const { objects } = await apply(bitmap2lines, { classes_mapping: { mask: '__default__' }, min_points_cnt: 5, approx_epsilon: 0.5 }, item([skeleton], 12, 9));
     assert.deepEqual(objects.map((o) => o.points.exterior), [[[1, 1], [5, 5], [11, 5]]]);
+  });
+
+  test('at a bend the tree steps across sides, not the corner: the line passes the corner pixel', async () => {
+    const { objects } = await apply(bitmap2lines, { classes_mapping: { mask: 'edge' }, min_points_cnt: 2 }, item([mask('mask', [0, 0], ['##', '.#', '.#', '.#'])]));
+    assert.deepEqual(objects.map((o) => o.points.exterior), [[[0, 0], [1, 0], [1, 1], [1, 2], [1, 3]]]);
   });
 
   test('a piece of fewer than three steps gives no line, as in 2018', async () => {
@@ -225,5 +235,19 @@ describe('the layers the DTL documentation added later', () => {
     // Without a class_mask bitmap the image is left as it is.
     const alone = item([crack]);
     assert.deepEqual((await apply(bitwiseMasks, { type: 'and', class_mask: 'mask', classes_to_correct: ['crack'] }, alone, set)).objects, [crack]);
+  });
+});
+
+describe('docs/dtl.md: the 2018 layers', () => {
+  test('every layer the table says is here is an action of ours, and generate_hints is not yet', () => {
+    const doc = fs.readFileSync(new URL('../../docs/dtl.md', import.meta.url), 'utf8');
+    const table = doc.slice(doc.indexOf('### The 2018 layers'));
+    const rows = [...table.matchAll(/^\| (`[^|]+) \| ([^|]+) \|$/gm)].map(([, names, here]) => ({ names: [...names!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!), here: here!.trim() }));
+    const here = rows.filter((r) => r.here.startsWith('yes')).flatMap((r) => r.names);
+    // The 39 layers of the 2018 documentation (data-manipulation/dtl).
+    assert.equal(here.length, 39);
+    for (const action of here) assert.ok(isAction(action) && (action === 'data' || action === 'if' || ['save', 'save_masks', 'supervisely'].includes(action) || processingLayer(action)), action);
+    assert.deepEqual(rows.filter((r) => !r.here.startsWith('yes')).flatMap((r) => r.names), ['generate_hints']);
+    assert.ok(!isAction('generate_hints'));
   });
 });
