@@ -70,6 +70,7 @@ export const LAYER_SETTINGS = {
     resolution_compensation: Type.Optional(Type.Boolean()),
   }),
   merge_bitmap_masks: settings({ class: Name }),
+  generate_hints: settings({ class: Name, positive_class: Name, negative_class: Name, min_points_number: Type.Integer({ minimum: 0, maximum: 10_000 }) }),
   bitwise_masks: settings({ type: Type.Union([Type.Literal('and'), Type.Literal('or'), Type.Literal('nor')]), class_mask: Name, classes_to_correct: Names }),
   bitmap2lines: settings({ classes_mapping: Mapping, min_points_cnt: Type.Integer({ minimum: 2 }), approx_epsilon: Type.Optional(Type.Number({ minimum: 0, maximum: 1e6 })) }),
   split_masks: settings({ classes: Names }),

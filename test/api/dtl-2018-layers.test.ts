@@ -179,6 +179,8 @@ for (const dialect of dialects) {
         [layer('drop_lines_by_length', { lines_class: 'road' }), 'drop_lines_by_length', /min_length, max_length or both/, '/config/1/settings'],
         [layer('merge_bitmap_masks', { class: 'bus' }), 'merge_bitmap_masks', /no class "bus"/, '/config/1/settings/class'],
         [layer('bitwise_masks', { type: 'xor', class_mask: 'car', classes_to_correct: ['tree'] }), 'bitwise_masks', /settings\.type/, '/config/1/settings/type'],
+        [layer('generate_hints', { class: 'car', positive_class: 'pos', negative_class: 'neg', min_points_number: -1 }), 'generate_hints', /settings\.min_points_number/, '/config/1/settings/min_points_number'],
+        [layer('generate_hints', { class: 'car', positive_class: 'pos', negative_class: 'tree', min_points_number: 2 }), 'generate_hints', /both a polygon and a point/, '/config/1/settings/negative_class'],
         [[data, { action: 'save_masks', src: ['$data'], dst: 'out', settings: { gt_machine_color: { car: [10, 10] } } }], 'save_masks', /settings\.gt_machine_color\.car/, '/config/1/settings/gt_machine_color/car'],
         [[data, { action: 'save_masks', src: ['$data'], dst: 'out', settings: { gt_human_color: { car: [0, 0, 256] } } }], 'save_masks', /settings\.gt_human_color\.car\.2/, '/config/1/settings/gt_human_color/car/2'],
       ];

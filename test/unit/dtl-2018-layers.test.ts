@@ -11,6 +11,7 @@ import { bitmap2lines } from '../../src/dtl/layers/bitmap2lines.ts';
 import { bitwiseMasks } from '../../src/dtl/layers/bitwise-masks.ts';
 import { colorClass } from '../../src/dtl/layers/color-class.ts';
 import { dropLinesByLength } from '../../src/dtl/layers/drop-lines-by-length.ts';
+import { generateHints } from '../../src/dtl/layers/generate-hints.ts';
 import { ifLayer } from '../../src/dtl/layers/if.ts';
 import { processingLayer } from '../../src/dtl/layers/index.ts';
 import type { ProcessingLayer } from '../../src/dtl/layers/layer.ts';
@@ -164,7 +165,7 @@ describe('bitmap2lines', () => {
   });
 
   test('the layers are in the registry', () => {
-    for (const action of ['line2bitmap', 'skeletonize', 'bitmap2lines', 'color_class', 'drop_lines_by_length', 'merge_bitmap_masks', 'bitwise_masks']) assert.ok(processingLayer(action), action);
+    for (const action of ['line2bitmap', 'skeletonize', 'bitmap2lines', 'color_class', 'drop_lines_by_length', 'merge_bitmap_masks', 'bitwise_masks', 'generate_hints']) assert.ok(processingLayer(action), action);
   });
 });
 
@@ -238,16 +239,52 @@ describe('the layers the DTL documentation added later', () => {
   });
 });
 
+describe('generate_hints', () => {
+  // A car on the pixels 0–1 × 0–1 of a 10 × 8 image: 4 pixels on it, 76 off it.
+  const car = vector('car', [[0, 0], [2, 0], [2, 2], [0, 2]]);
+  const settings = { class: 'car', positive_class: 'pos', negative_class: 'neg', min_points_number: 3 };
+
+  test('positive points on the class’s pixels and negative ones off them, in two new point classes, after the objects', async () => {
+    // Every draw 0: the exponential part is 0, so 3 of each, and the first pixels of each kind.
+    const { output, objects } = await apply(generateHints, settings, item([car]));
+    assert.deepEqual(titles(output).slice(-2), ['pos:point', 'neg:point']);
+    assert.deepEqual(
+      objects.map((o) => [o.classTitle, ...o.points.exterior]),
+      [['car', [0, 0], [2, 0], [2, 2], [0, 2]], ['pos', [0, 0]], ['pos', [1, 0]], ['pos', [0, 1]], ['neg', [2, 0]], ['neg', [3, 0]], ['neg', [4, 0]]],
+    );
+  });
+
+  test('the number is min_points_number plus an exponential draw of mean 2, no more than the pixels of the kind; the points are distinct', async () => {
+    // u = 1 − e^−2 draws −2·ln(1 − u) = 4 more: 10 + 4 positives wanted, only 4 pixels; 14 negatives.
+    const u = 1 - Math.exp(-2);
+    let k = 0;
+    const random = () => (k++ < 2 ? u : ((k * 7919) % 1000) / 1000);
+    const { prepared } = generateHints.plan({ ...settings, min_points_number: 10 }, SET);
+    const [out] = await generateHints.run(item([car]), prepared, { random });
+    const points = out!.annotation.objects.slice(1);
+    const pos = points.filter((o) => o.classTitle === 'pos').map((o) => o.points.exterior[0]!.join(','));
+    const neg = points.filter((o) => o.classTitle === 'neg').map((o) => o.points.exterior[0]!.join(','));
+    assert.deepEqual(pos.sort(), ['0,0', '0,1', '1,0', '1,1']);
+    assert.equal(neg.length, 14);
+    assert.equal(new Set(neg).size, 14);
+    assert.ok(neg.every((p) => !pos.includes(p)));
+  });
+
+  test('a class that is not there is refused; a point class cannot take a title of another shape', () => {
+    assert.throws(() => generateHints.plan({ ...settings, class: 'bus' }, SET), ClassError);
+    assert.throws(() => generateHints.plan({ ...settings, negative_class: 'car' }, SET), /both a polygon and a point/);
+  });
+});
+
 describe('docs/dtl.md: the 2018 layers', () => {
-  test('every layer the table says is here is an action of ours, and generate_hints is not yet', () => {
+  test('every layer the table says is here is an action of ours', () => {
     const doc = fs.readFileSync(new URL('../../docs/dtl.md', import.meta.url), 'utf8');
     const table = doc.slice(doc.indexOf('### The 2018 layers'));
     const rows = [...table.matchAll(/^\| (`[^|]+) \| ([^|]+) \|$/gm)].map(([, names, here]) => ({ names: [...names!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!), here: here!.trim() }));
     const here = rows.filter((r) => r.here.startsWith('yes')).flatMap((r) => r.names);
-    // The 39 layers of the 2018 documentation (data-manipulation/dtl).
-    assert.equal(here.length, 39);
+    // The 39 layers of the 2018 documentation (data-manipulation/dtl), and generate_hints.
+    assert.equal(here.length, 40);
     for (const action of here) assert.ok(isAction(action) && (action === 'data' || action === 'if' || ['save', 'save_masks', 'supervisely'].includes(action) || processingLayer(action)), action);
-    assert.deepEqual(rows.filter((r) => !r.here.startsWith('yes')).flatMap((r) => r.names), ['generate_hints']);
-    assert.ok(!isAction('generate_hints'));
+    assert.deepEqual(rows.filter((r) => !r.here.startsWith('yes')), []);
   });
 });

@@ -18,6 +18,7 @@ import { dropObjByClass } from './drop-obj-by-class.ts';
 import { dummy } from './dummy.ts';
 import { duplicateObjects } from './duplicate-objects.ts';
 import { findContours } from './find-contours.ts';
+import { generateHints } from './generate-hints.ts';
 import { ifLayer } from './if.ts';
 import type { BranchLayer, ProcessingLayer } from './layer.ts';
 import { line2bitmap } from './line2bitmap.ts';
@@ -61,6 +62,7 @@ const ANNOTATION_LAYERS: Partial<Record<Action, AnyLayer>> = {
   drop_lines_by_length: dropLinesByLength,
   merge_bitmap_masks: mergeBitmapMasks,
   bitwise_masks: bitwiseMasks,
+  generate_hints: generateHints,
 };
 
 /** The processing layer of an action (not data, if, or an output); undefined when there is none (yet). */
