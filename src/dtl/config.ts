@@ -13,6 +13,7 @@ import { randomColorSettings } from './layers/pixels/random-color.ts';
 import { resizeSettings } from './layers/pixels/resize.ts';
 import { rotateSettings } from './layers/pixels/rotate.ts';
 import { slidingWindowSettings } from './layers/pixels/sliding-window.ts';
+import { SKELETON_METHODS } from './skeleton.ts';
 
 /** Layers a config may hold, and names, lists and numbers within one, at most. */
 export const MAX_LAYERS = 100;
@@ -38,10 +39,16 @@ const Condition = Type.Union([
   Type.Object({ min_height: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
   Type.Object({ min_width: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
   Type.Object({ min_area: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+  Type.Object({ sum_object_area: Type.Number({ minimum: 0 }), classes: Names }, { additionalProperties: false }),
 ]);
 
 /** The layout of a Supervisely project written by `save` and `save_masks` (formats/supervisely/writer.ts). */
 const SuperviselyLayout = Type.Optional(Type.Union([Type.Literal('current'), Type.Literal('2018')]));
+
+/** An RGB colour, three values 0–255, as the 2018 DTL gave colours. */
+const Color = Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { minItems: 3, maxItems: 3 });
+/** Class title → colour. */
+const ColorMap = Type.Record(Type.String({ minLength: 1, maxLength: MAX_NAME }), Color, { maxProperties: MAX_LIST });
 
 /** Settings of the data, annotation and output layers, by action. */
 export const LAYER_SETTINGS = {
@@ -55,6 +62,20 @@ export const LAYER_SETTINGS = {
   poly2bitmap: settings({ classes_mapping: Mapping }),
   rasterize: settings({ classes_mapping: Mapping }),
   find_contours: settings({ classes_mapping: Mapping }),
+  line2bitmap: settings({ classes_mapping: Mapping, width: Type.Integer({ minimum: 1, maximum: 1000 }) }),
+  skeletonize: settings({ classes: Names, method: Type.Union(SKELETON_METHODS.map((m) => Type.Literal(m))) }),
+  color_class: settings({ classes_color_mapping: Type.Record(Type.String({ minLength: 1, maxLength: MAX_NAME }), Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' }), { maxProperties: MAX_LIST }) }),
+  drop_lines_by_length: settings({
+    lines_class: Name,
+    min_length: Type.Optional(Type.Number({ minimum: 0 })),
+    max_length: Type.Optional(Type.Number({ minimum: 0 })),
+    invert: Type.Optional(Type.Boolean()),
+    resolution_compensation: Type.Optional(Type.Boolean()),
+  }),
+  merge_bitmap_masks: settings({ class: Name }),
+  generate_hints: settings({ class: Name, positive_class: Name, negative_class: Name, min_points_number: Type.Integer({ minimum: 0, maximum: 10_000 }) }),
+  bitwise_masks: settings({ type: Type.Union([Type.Literal('and'), Type.Literal('or'), Type.Literal('nor')]), class_mask: Name, classes_to_correct: Names }),
+  bitmap2lines: settings({ classes_mapping: Mapping, min_points_cnt: Type.Integer({ minimum: 2 }), approx_epsilon: Type.Optional(Type.Number({ minimum: 0, maximum: 1e6 })) }),
   split_masks: settings({ classes: Names }),
   drop_noise: settings({ classes: Names, min_area: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?(px|%)$', maxLength: 32 }), src_type: Type.Union([Type.Literal('image'), Type.Literal('bbox')]) }),
   objects_filter: settings({
@@ -98,7 +119,15 @@ export const LAYER_SETTINGS = {
     { additionalProperties: false },
   ),
   save_masks: Type.Object(
-    { images: Type.Optional(Type.Boolean()), masks_machine: Type.Optional(Type.Boolean()), masks_human: Type.Optional(Type.Boolean()), only_annotated: Type.Optional(Type.Boolean()), layout: SuperviselyLayout },
+    {
+      images: Type.Optional(Type.Boolean()),
+      masks_machine: Type.Optional(Type.Boolean()),
+      masks_human: Type.Optional(Type.Boolean()),
+      only_annotated: Type.Optional(Type.Boolean()),
+      gt_machine_color: Type.Optional(ColorMap),
+      gt_human_color: Type.Optional(ColorMap),
+      layout: SuperviselyLayout,
+    },
     { additionalProperties: false },
   ),
   supervisely: Type.Object({ only_annotated: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),

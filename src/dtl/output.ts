@@ -37,7 +37,15 @@ export function outputWriterOptions(action: OutputAction, settings: Settings, te
     case 'save':
       return { format: 'supervisely', includeImages, layout };
     case 'save_masks':
-      return { format: 'masks', includeImages, machine: flag(settings, 'masks_machine', true), human: flag(settings, 'masks_human', true), layout };
+      return {
+        format: 'masks',
+        includeImages,
+        machine: flag(settings, 'masks_machine', true),
+        human: flag(settings, 'masks_human', true),
+        layout,
+        ...(settings.gt_machine_color ? { machineColors: settings.gt_machine_color as Record<string, number[]> } : {}),
+        ...(settings.gt_human_color ? { humanColors: settings.gt_human_color as Record<string, number[]> } : {}),
+      };
     case 'coco':
       return { format: 'coco', includeImages, tempDir, now: DTL_ARCHIVE_TIME };
     case 'yolo':

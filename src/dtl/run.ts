@@ -38,7 +38,7 @@ export async function runItem(plan: Plan, dataLayer: number, item: DtlItem): Pro
         for (const n of layer.next[0]!) await visit(n, mappedItem(current, layer.prepared as 'default' | Mapping));
         return;
       case 'branch': {
-        const branch = branchLayer.route(current, layer.prepared, context(layer, current));
+        const branch = await branchLayer.route(current, layer.prepared, context(layer, current));
         for (const n of layer.next[branch]!) await visit(n, current);
         return;
       }

@@ -8,14 +8,21 @@ import { approxVector } from './approx-vector.ts';
 import { background } from './background.ts';
 import { bbox } from './bbox.ts';
 import { bbox2poly } from './bbox2poly.ts';
+import { bitmap2lines } from './bitmap2lines.ts';
+import { bitwiseMasks } from './bitwise-masks.ts';
+import { colorClass } from './color-class.ts';
 import { dataset } from './dataset.ts';
+import { dropLinesByLength } from './drop-lines-by-length.ts';
 import { dropNoise } from './drop-noise.ts';
 import { dropObjByClass } from './drop-obj-by-class.ts';
 import { dummy } from './dummy.ts';
 import { duplicateObjects } from './duplicate-objects.ts';
 import { findContours } from './find-contours.ts';
+import { generateHints } from './generate-hints.ts';
 import { ifLayer } from './if.ts';
 import type { BranchLayer, ProcessingLayer } from './layer.ts';
+import { line2bitmap } from './line2bitmap.ts';
+import { mergeBitmapMasks } from './merge-bitmap-masks.ts';
 import { multiply } from './multiply.ts';
 import { objectsFilter } from './objects-filter.ts';
 import { poly2bitmap } from './poly2bitmap.ts';
@@ -23,6 +30,7 @@ import { rasterize } from './rasterize.ts';
 // The pixel layers: an empty record until they are written; each entry added there is a layer here.
 import { pixelLayers } from './pixels/index.ts';
 import { rename } from './rename.ts';
+import { skeletonize } from './skeletonize.ts';
 import { splitMasks } from './split-masks.ts';
 import { tag } from './tag.ts';
 
@@ -47,6 +55,14 @@ const ANNOTATION_LAYERS: Partial<Record<Action, AnyLayer>> = {
   dataset,
   multiply,
   dummy,
+  line2bitmap,
+  skeletonize,
+  bitmap2lines,
+  color_class: colorClass,
+  drop_lines_by_length: dropLinesByLength,
+  merge_bitmap_masks: mergeBitmapMasks,
+  bitwise_masks: bitwiseMasks,
+  generate_hints: generateHints,
 };
 
 /** The processing layer of an action (not data, if, or an output); undefined when there is none (yet). */

@@ -21,7 +21,7 @@ export interface ProcessingLayer<S = unknown, P = unknown> {
 export interface BranchLayer<S = unknown, P = unknown> {
   plan(settings: S, input: ClassSet): LayerPlan<P>;
   /** 0: the first destination (the condition holds), 1: the second. */
-  route(item: DtlItem, prepared: P, context: LayerContext): 0 | 1;
+  route(item: DtlItem, prepared: P, context: LayerContext): 0 | 1 | Promise<0 | 1>;
 }
 
 /** The shape of each class of a class set, by title. */
