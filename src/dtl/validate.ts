@@ -25,8 +25,10 @@ export interface PlannedLayer {
   index: number;
   action: Action;
   kind: 'data' | 'processing' | 'branch' | 'output';
-  /** The layers each destination feeds, one list a destination (null destinations feed none). */
+  /** The layers each destination feeds, one list a destination; a dead end (null, or a name no layer reads) feeds none. */
   next: number[][];
+  /** The layer's destinations as the config names them (the output layer's: its output's name). */
+  dst: string[];
   /** What the layer's function takes (see ProcessingLayer.plan); the mapping of a data layer. */
   prepared: unknown;
   /** The seed of the layer's randomness. */
@@ -59,13 +61,48 @@ export function layerError(index: number, action: string, message: string, at = 
 const list = (value: string | string[]): string[] => (Array.isArray(value) ? value : [value]);
 const isStream = (name: string) => /^\$[A-Za-z0-9_.-]{1,200}$/.test(name);
 
+/** Whether some branch of the schema declares the member at `path` (through unions, objects and lists). */
+function declares(schema: TSchema, path: string[]): boolean {
+  const node = schema as { anyOf?: TSchema[]; properties?: Record<string, TSchema>; items?: TSchema };
+  if (node.anyOf) return node.anyOf.some((branch) => declares(branch, path));
+  if (path.length === 0) return true;
+  const [head, ...rest] = path as [string, ...string[]];
+  if (node.properties && Object.hasOwn(node.properties, head)) return declares(node.properties[head]!, rest);
+  if (node.items && /^\d+$/.test(head)) return declares(node.items, rest);
+  return false;
+}
+
+/**
+ * Settings members that no form of the layer's settings has (a 2018 condition or option we do not
+ * implement), said in words: "condition sum_object_area is not supported". Null when there are none.
+ */
+function unsupportedMembers(schema: TSchema, errors: { instancePath: string; keyword: string }[]): { message: string; at: string } | null {
+  const unknown = [...new Set(errors.filter((e) => e.keyword === 'boolean').map((e) => e.instancePath))]
+    .map((p) => p.split('/').slice(1).map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~')))
+    .filter((path) => !declares(schema, path));
+  if (unknown.length === 0) return null;
+  // The deepest object with unknown members: name them all (a 2018 condition may bring two).
+  const parent = unknown.reduce((deepest, path) => (path.length > deepest.length ? path : deepest)).slice(0, -1);
+  const keys = unknown.filter((path) => path.length === parent.length + 1 && path.every((s, i) => i === path.length - 1 || s === parent[i])).map((path) => path[path.length - 1]!);
+  const where = parent.length === 0 ? 'setting' : parent.filter((s) => !/^\d+$/.test(s)).join('.');
+  const first = unknown.find((path) => path[path.length - 1] === keys[0])!;
+  return {
+    message: keys.length === 1 ? `${where} ${keys[0]} is not supported` : `${where} ${keys.slice(0, -1).join(', ')} and ${keys[keys.length - 1]} are not supported`,
+    at: first.map((s) => `/${s.replaceAll('~', '~0').replaceAll('/', '~1')}`).join(''),
+  };
+}
+
 function checkSchema(schema: TSchema, value: unknown, index: number, action: string, at: string): void {
   if (Value.Check(schema, value)) return;
   const errors = [...Value.Errors(schema, value)];
+  const unsupported = unsupportedMembers(schema, errors);
+  if (unsupported) throw layerError(index, action, unsupported.message, `${at}${unsupported.at}`);
   // The deepest error says most; a union's own error only says that no branch fitted.
   const first = errors.sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
   const where = first?.instancePath ?? '';
-  const detail = first ? `${first.message}${first.keyword === 'additionalProperties' ? ` (${JSON.stringify(first.params)})` : ''}` : 'is not valid';
+  // "boolean schema is false" is how the schema says a member does not belong with the others.
+  const message = first?.keyword === 'boolean' ? 'is not allowed with the other settings given' : first?.message;
+  const detail = first ? `${message}${first.keyword === 'additionalProperties' ? ` (${JSON.stringify(first.params)})` : ''}` : 'is not valid';
   throw layerError(index, action, `settings${where.replaceAll('/', '.')} ${detail}`, `${at}${where}`);
 }
 
@@ -133,7 +170,7 @@ function wire(config: DtlConfigT, defaultSeed: string | number): { layers: Plann
       } else if (!isStream(s)) throw fail(`"${s}" is not a name: a layer reads names that start with $`, at);
     });
     const seed = (layer.settings as { seed?: string | number } | undefined)?.seed ?? defaultSeed;
-    return { index, action, kind, next: [], prepared: undefined, seed };
+    return { index, action, kind, next: [], dst, prepared: undefined, seed };
   });
   const outputs = layers.filter((l) => l.kind === 'output');
   if (outputs.length !== 1) {
@@ -149,14 +186,11 @@ function wire(config: DtlConfigT, defaultSeed: string | number): { layers: Plann
       readers.set(s, [...(readers.get(s) ?? []), layer.index]);
     });
   }
+  // A name no layer reads is a dead end, as null is: the 2018 engine dropped what went there, and
+  // published graphs rely on it (an if's unwanted branch named `$skip` and read by nobody).
   for (const layer of layers) {
     if (layer.kind === 'output') continue;
-    layer.next = list(config[layer.index]!.dst).map((d, k) => {
-      if (d === 'null') return [];
-      const read = readers.get(d);
-      if (!read) throw layerError(layer.index, layer.action, `no layer reads ${d}; name a dead end null`, Array.isArray(config[layer.index]!.dst) ? `/dst/${k}` : '/dst');
-      return [...new Set(read)];
-    });
+    layer.next = layer.dst.map((d) => (d === 'null' ? [] : [...new Set(readers.get(d) ?? [])]));
   }
   return { layers, output: outputs[0]!.index };
 }
