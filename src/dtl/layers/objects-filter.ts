@@ -3,7 +3,6 @@
 // pixels, or 2018's {percent} of the image's area), or its box's width or height (width, height, or
 // 2018's area_size {width, height}); with several bounds, one passed is enough.
 import type { CanonicalObject, ClassShape } from '../../formats/canonical.ts';
-import { requireClasses } from '../classes.ts';
 import { objectArea, objectBox } from '../geometry.ts';
 import { withAnnotation } from '../item.ts';
 import { type ProcessingLayer, shapesOf } from './layer.ts';
@@ -38,7 +37,8 @@ async function matches(o: CanonicalObject, p: Prepared, imageArea: number): Prom
 export const objectsFilter: ProcessingLayer<{ filter_by: { polygon_sizes: Sizes } }, Prepared> = {
   plan(settings, input) {
     const sizes = settings.filter_by.polygon_sizes;
-    requireClasses(input, sizes.filtering_classes, '/filter_by/polygon_sizes/filtering_classes');
+    // A filtering class not at the input filters nothing, as in 2018: published graphs name classes
+    // their data layer's mapping has already merged away (the smart tool's `obj_Car`).
     return { output: input, prepared: { ...sizes, classes: new Set(sizes.filtering_classes), shapes: shapesOf(input) } };
   },
   async run(item, prepared) {
