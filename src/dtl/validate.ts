@@ -278,7 +278,7 @@ async function resolveData(
 /** The data layer's classes after its mapping. */
 function mappedData(set: ClassSet, mapping: 'default' | Mapping): ClassSet {
   if (mapping === 'default') return set;
-  requireClasses(set, Object.keys(mapping), '/classes_mapping');
+  requireClasses(set, Object.keys(mapping), '/classes_mapping', 'keys');
   const out = new ClassListBuilder('/classes_mapping');
   for (const c of set.classes) {
     const title = mapTitle(mapping, c.title);

@@ -251,7 +251,7 @@ for (const dialect of dialects) {
       const data = { action: 'data', src: [`${title}/*`], dst: '$data', settings: { classes_mapping: 'default' } };
       const save = (src: string) => ({ action: 'save', src: [src], dst: 'out', settings: {} });
       const cases: [unknown[], number, string, RegExp, string][] = [
-        [[data, { action: 'drop_obj_by_class', src: ['$data'], dst: '$x', settings: { classes: ['nope'] } }, save('$x')], 1, 'drop_obj_by_class', /no class "nope"/, '/config/1/settings/classes'],
+        [[data, { action: 'drop_obj_by_class', src: ['$data'], dst: '$x', settings: { classes: ['nope'] } }, save('$x')], 1, 'drop_obj_by_class', /no class "nope"/, '/config/1/settings/classes/0'],
         [[data, { action: 'bbox', src: ['$data'], dst: '$x', settings: { classes_mapping: 3 } }, save('$x')], 1, 'bbox', /settings/, '/config/1/settings/classes_mapping'],
         [[data, { action: 'dummy', src: ['$data', '$y'], dst: '$x', settings: {} }, { action: 'dummy', src: ['$x'], dst: '$y', settings: {} }, save('$x')], 1, 'dummy', /cycle/, '/config/1'],
         [[data, save('$data'), save('$data')], 2, 'save', /exactly one output/, '/config/2'],
@@ -262,7 +262,8 @@ for (const dialect of dialects) {
         [[data, { action: 'save_masks', src: ['$data'], dst: 'out', settings: { masks_machine: true, palette: 'voc' } }], 1, 'save_masks', /^layer 1 \(save_masks\): setting palette is not supported$/, '/config/1/settings/palette'],
         [[data, { action: 'sharpen', src: ['$data'], dst: '$x', settings: {} }, save('$x')], 1, 'sharpen', /unknown action/, '/config/1/action'],
         [[data, { action: 'rename', src: ['$data'], dst: '$x', settings: { classes_mapping: { a: '__new__' } } }, save('$x')], 1, 'rename', /not a target/, '/config/1/settings/classes_mapping/a'],
-        [[data, { action: 'instances_crop', src: ['$data'], dst: '$x', settings: { classes: ['zebra'], pad: { sides: { top: '0px', left: '0px', right: '0px', bottom: '0px' } } } }, save('$x')], 1, 'instances_crop', /no class "zebra"/, '/config/1/settings/classes'],
+        [[data, { action: 'instances_crop', src: ['$data'], dst: '$x', settings: { classes: ['zebra'], pad: { sides: { top: '0px', left: '0px', right: '0px', bottom: '0px' } } } }, save('$x')], 1, 'instances_crop', /no class "zebra"/, '/config/1/settings/classes/0'],
+        [[data, { action: 'rename', src: ['$data'], dst: '$x', settings: { classes_mapping: { a: 'alpha', 'no/such': 'x' } } }, save('$x')], 1, 'rename', /no class "no\/such"/, '/config/1/settings/classes_mapping/no~1such'],
       ];
       for (const [config, layer, action, reason, pointer] of cases) {
         const res = await post({ config });

@@ -190,6 +190,12 @@ describe('DTL annotation layers', () => {
     assert.deepEqual(await run({ width: 5, height: 5 }, 'greater', [small, large, wide]), [small, large]);
   });
 
+  test('objects_filter: a filtering class not at its input filters nothing, as in 2018', async () => {
+    const small = poly('car', [[0, 0], [2, 0], [2, 2], [0, 2]]);
+    const { items } = await apply(objectsFilter, { filter_by: { polygon_sizes: { filtering_classes: ['obj_Car'], comparator: 'less', area_size: 10, action: 'delete' as const } } }, item([small]));
+    assert.deepEqual(items[0]!.annotation.objects, [small]);
+  });
+
   test('background: a rectangle of the whole image, first, ending at its last column and row', async () => {
     const { output, items } = await apply(background, { class: 'bg' }, item([rect('box', 0, 0, 1, 1)]));
     assert.ok(titles(output).includes('bg:rectangle'));
