@@ -13,6 +13,7 @@ import * as exportRepo from '../repositories/export.repository.ts';
 import { CLONE, ClassError, ClassListBuilder, type ClassSet, DEFAULT, IGNORE, type Mapping, NEW, OTHER, mapTitle, mergeSets, requireClasses } from './classes.ts';
 import { type Action, DtlConfig, type DtlConfigT, LAYER_SETTINGS, type LayerT, type OutputAction, PIXEL_ACTIONS, isAction, isOutput } from './config.ts';
 import { branchLayer, pixelSettings, processingLayer } from './layers/index.ts';
+import { unsupportedMembers } from './unsupported-settings.ts';
 
 /** A data layer's images: its project and datasets, resolved to ids. */
 export interface DataSource {
@@ -60,37 +61,6 @@ export function layerError(index: number, action: string, message: string, at = 
 
 const list = (value: string | string[]): string[] => (Array.isArray(value) ? value : [value]);
 const isStream = (name: string) => /^\$[A-Za-z0-9_.-]{1,200}$/.test(name);
-
-/** Whether some branch of the schema declares the member at `path` (through unions, objects and lists). */
-function declares(schema: TSchema, path: string[]): boolean {
-  const node = schema as { anyOf?: TSchema[]; properties?: Record<string, TSchema>; items?: TSchema };
-  if (node.anyOf) return node.anyOf.some((branch) => declares(branch, path));
-  if (path.length === 0) return true;
-  const [head, ...rest] = path as [string, ...string[]];
-  if (node.properties && Object.hasOwn(node.properties, head)) return declares(node.properties[head]!, rest);
-  if (node.items && /^\d+$/.test(head)) return declares(node.items, rest);
-  return false;
-}
-
-/**
- * Settings members that no form of the layer's settings has (a 2018 condition or option we do not
- * implement), said in words: "condition sum_object_area is not supported". Null when there are none.
- */
-function unsupportedMembers(schema: TSchema, errors: { instancePath: string; keyword: string }[]): { message: string; at: string } | null {
-  const unknown = [...new Set(errors.filter((e) => e.keyword === 'boolean').map((e) => e.instancePath))]
-    .map((p) => p.split('/').slice(1).map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~')))
-    .filter((path) => !declares(schema, path));
-  if (unknown.length === 0) return null;
-  // The deepest object with unknown members: name them all (a 2018 condition may bring two).
-  const parent = unknown.reduce((deepest, path) => (path.length > deepest.length ? path : deepest)).slice(0, -1);
-  const keys = unknown.filter((path) => path.length === parent.length + 1 && path.every((s, i) => i === path.length - 1 || s === parent[i])).map((path) => path[path.length - 1]!);
-  const where = parent.length === 0 ? 'setting' : parent.filter((s) => !/^\d+$/.test(s)).join('.');
-  const first = unknown.find((path) => path[path.length - 1] === keys[0])!;
-  return {
-    message: keys.length === 1 ? `${where} ${keys[0]} is not supported` : `${where} ${keys.slice(0, -1).join(', ')} and ${keys[keys.length - 1]} are not supported`,
-    at: first.map((s) => `/${s.replaceAll('~', '~0').replaceAll('/', '~1')}`).join(''),
-  };
-}
 
 function checkSchema(schema: TSchema, value: unknown, index: number, action: string, at: string): void {
   if (Value.Check(schema, value)) return;
