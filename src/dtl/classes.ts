@@ -54,12 +54,14 @@ export class ClassError extends Error {
 }
 
 /** Titles a layer's settings name that must be classes of its input. */
-export function requireClasses(input: ClassSet, titles: Iterable<string>, at: string): void {
+export function requireClasses(input: ClassSet, titles: readonly string[], at: string, entries: 'indexes' | 'keys' = 'indexes'): void {
   const known = new Set(input.classes.map((c) => c.title));
-  for (const title of titles) {
-    if (title === OTHER) continue;
-    if (!known.has(title)) throw new ClassError(`there is no class "${title}" at this layer's input`, at);
-  }
+  titles.forEach((title, i) => {
+    if (title === OTHER || known.has(title)) return;
+    // The pointer names the entry: `/classes/0` of a list, `/classes_mapping/car` of a mapping.
+    const entry = entries === 'keys' ? title.replaceAll('~', '~0').replaceAll('/', '~1') : String(i);
+    throw new ClassError(`there is no class "${title}" at this layer's input`, `${at}/${entry}`);
+  });
 }
 
 /** Classes in order with titles kept apart: a later class of a title already there joins it (same shape) or is an error. */
@@ -101,7 +103,7 @@ export function reshapedClasses(
   shape: (from: ClassShape) => ClassShape,
   keepSource = false,
 ): { set: ClassSet; targets: Map<string, string> } {
-  requireClasses(input, Object.keys(mapping), '/classes_mapping');
+  requireClasses(input, Object.keys(mapping), '/classes_mapping', 'keys');
   const out = new ClassListBuilder('/classes_mapping');
   const targets = new Map<string, string>();
   for (const c of input.classes) {

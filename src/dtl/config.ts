@@ -86,7 +86,14 @@ export const LAYER_SETTINGS = {
             filtering_classes: Names,
             action: Type.Union([Type.Literal('delete'), Type.Literal('keep')]),
             comparator: Type.Union([Type.Literal('less'), Type.Literal('greater')]),
-            area_size: Type.Optional(Type.Number({ minimum: 0 })),
+            // A number of pixels; or, as in 2018, {percent} of the image's area or {width, height} of the box.
+            area_size: Type.Optional(
+              Type.Union([
+                Type.Number({ minimum: 0 }),
+                Type.Object({ percent: Type.Number({ minimum: 0, maximum: 100 }) }, { additionalProperties: false }),
+                Type.Object({ width: Type.Number({ minimum: 0 }), height: Type.Number({ minimum: 0 }) }, { additionalProperties: false }),
+              ]),
+            ),
             width: Type.Optional(Type.Number({ minimum: 0 })),
             height: Type.Optional(Type.Number({ minimum: 0 })),
           },

@@ -35,6 +35,17 @@ export function objectBox(object: CanonicalObject): Box | null {
   return { left, top, right, bottom };
 }
 
+/**
+ * The object's bounding box as a Supervisely rectangle, which includes its last column and row: a
+ * bitmap's ends at its last pixel (origin + size - 1), a vector object's at its largest coordinates
+ * (as Supervisely's SDK boxes them since 2019; the 2018 engine ended a bitmap's one pixel further).
+ */
+export function rectangleOf(object: CanonicalObject): Box | null {
+  const box = objectBox(object);
+  if (!box || !object.bitmap) return box;
+  return { ...box, right: box.right - 1, bottom: box.bottom - 1 };
+}
+
 /** The rectangle's two corners. */
 export const boxPoints = (box: Box): Point[] => [
   [box.left, box.top],

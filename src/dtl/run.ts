@@ -25,9 +25,17 @@ function context(layer: PlannedLayer, item: DtlItem): LayerContext {
   return { random: () => (random ??= seededRandom(layer.seed, layer.index, item.name))() };
 }
 
+/** Called for each item that reaches a dead end: destination `dst` (its index) of layer `layer`. */
+export type DeadEndCounter = (layer: number, dst: number) => void;
+
 /** Every item one image of a data layer becomes at the output, in depth-first order. */
-export async function runItem(plan: Plan, dataLayer: number, item: DtlItem): Promise<DtlItem[]> {
+export async function runItem(plan: Plan, dataLayer: number, item: DtlItem, deadEnd: DeadEndCounter = () => undefined): Promise<DtlItem[]> {
   const out: DtlItem[] = [];
+  const onward = async (layer: PlannedLayer, dst: number, current: DtlItem): Promise<void> => {
+    const next = layer.next[dst]!;
+    if (next.length === 0) deadEnd(layer.index, dst);
+    for (const n of next) await visit(n, current);
+  };
   const visit = async (index: number, current: DtlItem): Promise<void> => {
     const layer = plan.layers[index]!;
     switch (layer.kind) {
@@ -35,16 +43,14 @@ export async function runItem(plan: Plan, dataLayer: number, item: DtlItem): Pro
         out.push(current);
         return;
       case 'data':
-        for (const n of layer.next[0]!) await visit(n, mappedItem(current, layer.prepared as 'default' | Mapping));
+        await onward(layer, 0, mappedItem(current, layer.prepared as 'default' | Mapping));
         return;
-      case 'branch': {
-        const branch = await branchLayer.route(current, layer.prepared, context(layer, current));
-        for (const n of layer.next[branch]!) await visit(n, current);
+      case 'branch':
+        await onward(layer, await branchLayer.route(current, layer.prepared, context(layer, current)), current);
         return;
-      }
       case 'processing': {
         const results = await processingLayer(layer.action)!.run(current, layer.prepared, context(layer, current));
-        for (const result of results) for (const n of layer.next[0]!) await visit(n, result);
+        for (const result of results) await onward(layer, 0, result);
         return;
       }
     }

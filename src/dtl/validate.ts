@@ -13,6 +13,7 @@ import * as exportRepo from '../repositories/export.repository.ts';
 import { CLONE, ClassError, ClassListBuilder, type ClassSet, DEFAULT, IGNORE, type Mapping, NEW, OTHER, mapTitle, mergeSets, requireClasses } from './classes.ts';
 import { type Action, DtlConfig, type DtlConfigT, LAYER_SETTINGS, type LayerT, type OutputAction, PIXEL_ACTIONS, isAction, isOutput } from './config.ts';
 import { branchLayer, pixelSettings, processingLayer } from './layers/index.ts';
+import { unsupportedMembers } from './unsupported-settings.ts';
 
 /** A data layer's images: its project and datasets, resolved to ids. */
 export interface DataSource {
@@ -25,8 +26,10 @@ export interface PlannedLayer {
   index: number;
   action: Action;
   kind: 'data' | 'processing' | 'branch' | 'output';
-  /** The layers each destination feeds, one list a destination (null destinations feed none). */
+  /** The layers each destination feeds, one list a destination; a dead end (null, or a name no layer reads) feeds none. */
   next: number[][];
+  /** The layer's destinations as the config names them (the output layer's: its output's name). */
+  dst: string[];
   /** What the layer's function takes (see ProcessingLayer.plan); the mapping of a data layer. */
   prepared: unknown;
   /** The seed of the layer's randomness. */
@@ -62,10 +65,14 @@ const isStream = (name: string) => /^\$[A-Za-z0-9_.-]{1,200}$/.test(name);
 function checkSchema(schema: TSchema, value: unknown, index: number, action: string, at: string): void {
   if (Value.Check(schema, value)) return;
   const errors = [...Value.Errors(schema, value)];
+  const unsupported = unsupportedMembers(schema, errors);
+  if (unsupported) throw layerError(index, action, unsupported.message, `${at}${unsupported.at}`);
   // The deepest error says most; a union's own error only says that no branch fitted.
   const first = errors.sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
   const where = first?.instancePath ?? '';
-  const detail = first ? `${first.message}${first.keyword === 'additionalProperties' ? ` (${JSON.stringify(first.params)})` : ''}` : 'is not valid';
+  // "boolean schema is false" is how the schema says a member does not belong with the others.
+  const message = first?.keyword === 'boolean' ? 'is not allowed with the other settings given' : first?.message;
+  const detail = first ? `${message}${first.keyword === 'additionalProperties' ? ` (${JSON.stringify(first.params)})` : ''}` : 'is not valid';
   throw layerError(index, action, `settings${where.replaceAll('/', '.')} ${detail}`, `${at}${where}`);
 }
 
@@ -133,7 +140,7 @@ function wire(config: DtlConfigT, defaultSeed: string | number): { layers: Plann
       } else if (!isStream(s)) throw fail(`"${s}" is not a name: a layer reads names that start with $`, at);
     });
     const seed = (layer.settings as { seed?: string | number } | undefined)?.seed ?? defaultSeed;
-    return { index, action, kind, next: [], prepared: undefined, seed };
+    return { index, action, kind, next: [], dst, prepared: undefined, seed };
   });
   const outputs = layers.filter((l) => l.kind === 'output');
   if (outputs.length !== 1) {
@@ -149,14 +156,11 @@ function wire(config: DtlConfigT, defaultSeed: string | number): { layers: Plann
       readers.set(s, [...(readers.get(s) ?? []), layer.index]);
     });
   }
+  // A name no layer reads is a dead end, as null is: the 2018 engine dropped what went there, and
+  // published graphs rely on it (an if's unwanted branch named `$skip` and read by nobody).
   for (const layer of layers) {
     if (layer.kind === 'output') continue;
-    layer.next = list(config[layer.index]!.dst).map((d, k) => {
-      if (d === 'null') return [];
-      const read = readers.get(d);
-      if (!read) throw layerError(layer.index, layer.action, `no layer reads ${d}; name a dead end null`, Array.isArray(config[layer.index]!.dst) ? `/dst/${k}` : '/dst');
-      return [...new Set(read)];
-    });
+    layer.next = layer.dst.map((d) => (d === 'null' ? [] : [...new Set(readers.get(d) ?? [])]));
   }
   return { layers, output: outputs[0]!.index };
 }
@@ -244,7 +248,7 @@ async function resolveData(
 /** The data layer's classes after its mapping. */
 function mappedData(set: ClassSet, mapping: 'default' | Mapping): ClassSet {
   if (mapping === 'default') return set;
-  requireClasses(set, Object.keys(mapping), '/classes_mapping');
+  requireClasses(set, Object.keys(mapping), '/classes_mapping', 'keys');
   const out = new ClassListBuilder('/classes_mapping');
   for (const c of set.classes) {
     const title = mapTitle(mapping, c.title);

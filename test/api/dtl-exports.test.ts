@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import { objectBox } from '../../src/dtl/geometry.ts';
+import { rectangleOf } from '../../src/dtl/geometry.ts';
 import { readMaskSize } from '../../src/formats/supervisely/bitmap.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
@@ -108,7 +108,7 @@ for (const dialect of dialects) {
         for (const o of record.objects) {
           if (o.classTitle === 'c') continue;
           const bitmap = o.bitmap && { ...o.bitmap, ...readMaskSize(o.bitmap.data) };
-          const box = objectBox({ ...o, bitmap })!;
+          const box = rectangleOf({ ...o, bitmap })!;
           const cls = o.classTitle === 'a' ? 'alpha' : o.classTitle;
           const k = 20 / record.width;
           expected.push(`${record.name} ${cls} ${box.left * k},${box.top * k},${box.right * k},${box.bottom * k}`);
@@ -155,9 +155,10 @@ for (const dialect of dialects) {
       for (const file of files) {
         const coco = JSON.parse(fs.readFileSync(path.join(dir, 'annotations', file), 'utf8')) as { categories: { name: string }[]; annotations: { category_id: number; bbox: number[] }[]; images: { width: number; height: number }[] };
         assert.deepEqual(coco.categories.map((c) => c.name), expected);
-        // Every image's first object is its background: the whole image, in class bg.
+        // Every image's first object is its background: the whole image, in class bg, a Supervisely
+        // rectangle to its last column and row (COCO boxes it from corner to corner).
         const bg = expected.indexOf('bg') + 1;
-        assert.deepEqual(coco.annotations.filter((a) => a.category_id === bg).map((a) => a.bbox), coco.images.map((i) => [0, 0, i.width, i.height]));
+        assert.deepEqual(coco.annotations.filter((a) => a.category_id === bg).map((a) => a.bbox), coco.images.map((i) => [0, 0, i.width - 1, i.height - 1]));
       }
     });
 
@@ -250,17 +251,19 @@ for (const dialect of dialects) {
       const data = { action: 'data', src: [`${title}/*`], dst: '$data', settings: { classes_mapping: 'default' } };
       const save = (src: string) => ({ action: 'save', src: [src], dst: 'out', settings: {} });
       const cases: [unknown[], number, string, RegExp, string][] = [
-        [[data, { action: 'drop_obj_by_class', src: ['$data'], dst: '$x', settings: { classes: ['nope'] } }, save('$x')], 1, 'drop_obj_by_class', /no class "nope"/, '/config/1/settings/classes'],
+        [[data, { action: 'drop_obj_by_class', src: ['$data'], dst: '$x', settings: { classes: ['nope'] } }, save('$x')], 1, 'drop_obj_by_class', /no class "nope"/, '/config/1/settings/classes/0'],
         [[data, { action: 'bbox', src: ['$data'], dst: '$x', settings: { classes_mapping: 3 } }, save('$x')], 1, 'bbox', /settings/, '/config/1/settings/classes_mapping'],
         [[data, { action: 'dummy', src: ['$data', '$y'], dst: '$x', settings: {} }, { action: 'dummy', src: ['$x'], dst: '$y', settings: {} }, save('$x')], 1, 'dummy', /cycle/, '/config/1'],
         [[data, save('$data'), save('$data')], 2, 'save', /exactly one output/, '/config/2'],
         [[data, { action: 'resize', src: ['$data'], dst: '$x', settings: { width: 'wide', height: 10, aspect_ratio: { keep: false } } }, save('$x')], 1, 'resize', /settings\.width/, '/config/1/settings/width'],
         [[{ ...data, src: ['no such project/*'] }, save('$data')], 0, 'data', /no project/, '/config/0/src'],
         [[data, { action: 'if', src: ['$data'], dst: '$x', settings: { condition: { min_width: 3 } } }, save('$x')], 1, 'if', /two entries/, '/config/1/dst'],
-        [[data, { action: 'dummy', src: ['$data'], dst: '$x', settings: {} }, save('$data')], 1, 'dummy', /no layer reads \$x/, '/config/1/dst'],
+        [[data, { action: 'if', src: ['$data'], dst: ['$x', 'null'], settings: { condition: { colour: 'red' } } }, save('$x')], 1, 'if', /^layer 1 \(if\): condition colour is not supported$/, '/config/1/settings/condition/colour'],
+        [[data, { action: 'save_masks', src: ['$data'], dst: 'out', settings: { masks_machine: true, palette: 'voc' } }], 1, 'save_masks', /^layer 1 \(save_masks\): setting palette is not supported$/, '/config/1/settings/palette'],
         [[data, { action: 'sharpen', src: ['$data'], dst: '$x', settings: {} }, save('$x')], 1, 'sharpen', /unknown action/, '/config/1/action'],
         [[data, { action: 'rename', src: ['$data'], dst: '$x', settings: { classes_mapping: { a: '__new__' } } }, save('$x')], 1, 'rename', /not a target/, '/config/1/settings/classes_mapping/a'],
-        [[data, { action: 'instances_crop', src: ['$data'], dst: '$x', settings: { classes: ['zebra'], pad: { sides: { top: '0px', left: '0px', right: '0px', bottom: '0px' } } } }, save('$x')], 1, 'instances_crop', /no class "zebra"/, '/config/1/settings/classes'],
+        [[data, { action: 'instances_crop', src: ['$data'], dst: '$x', settings: { classes: ['zebra'], pad: { sides: { top: '0px', left: '0px', right: '0px', bottom: '0px' } } } }, save('$x')], 1, 'instances_crop', /no class "zebra"/, '/config/1/settings/classes/0'],
+        [[data, { action: 'rename', src: ['$data'], dst: '$x', settings: { classes_mapping: { a: 'alpha', 'no/such': 'x' } } }, save('$x')], 1, 'rename', /no class "no\/such"/, '/config/1/settings/classes_mapping/no~1such'],
       ];
       for (const [config, layer, action, reason, pointer] of cases) {
         const res = await post({ config });

@@ -98,7 +98,7 @@ describe('DTL annotation layers', () => {
     assert.deepEqual(items[0]!.annotation.objects[2]!.points, items[0]!.annotation.objects[0]!.points);
   });
 
-  test('bbox: polygons, lines and bitmaps become their boxes in rectangle classes', async () => {
+  test('bbox: polygons, lines and bitmaps become their boxes in rectangle classes, which include their last column and row', async () => {
     const input = item([poly('car', [[1, 2], [5, 3], [3, 7]]), mask('mask', [2, 1], ['.#', '##', '#.']), poly('road', [[0, 0], [4, 1]])]);
     const { output, items } = await apply(bbox, { classes_mapping: { car: 'car_box', mask: '__default__' } }, input);
     assert.deepEqual(titles(output), ['car_box:rectangle', 'box:rectangle', 'mask:rectangle', 'road:line']);
@@ -106,7 +106,8 @@ describe('DTL annotation layers', () => {
       items[0]!.annotation.objects.map((o) => [o.classTitle, o.points.exterior]),
       [
         ['car_box', [[1, 2], [5, 7]]],
-        ['mask', [[2, 1], [4, 4]]],
+        // The mask's pixels span columns 2..3 and rows 1..3.
+        ['mask', [[2, 1], [3, 3]]],
         ['road', [[0, 0], [4, 1]]],
       ],
     );
@@ -174,10 +175,32 @@ describe('DTL annotation layers', () => {
     assert.deepEqual(kept.items[0]!.annotation.objects, [small]);
   });
 
-  test('background: a rectangle of the whole image, first', async () => {
+  test('objects_filter: 2018 area_size, {percent} of the image area or {width, height} of the box', async () => {
+    // A 10 × 8 image (80 pixels): 4 pixels are 5%, 25 are 31.25%.
+    const small = poly('car', [[0, 0], [2, 0], [2, 2], [0, 2]]);
+    const large = poly('car', [[0, 0], [5, 0], [5, 5], [0, 5]]);
+    const wide = poly('car', [[0, 0], [6, 0], [6, 1], [0, 1]]);
+    const run = async (area_size: object, comparator: 'less' | 'greater', objects: CanonicalObject[]) =>
+      (await apply(objectsFilter, { filter_by: { polygon_sizes: { filtering_classes: ['car'], comparator, area_size, action: 'delete' as const } } } as never, item(objects))).items[0]!.annotation.objects;
+    assert.deepEqual(await run({ percent: 10 }, 'less', [small, large]), [large]);
+    assert.deepEqual(await run({ percent: 10 }, 'greater', [small, large]), [small]);
+    assert.deepEqual(await run({ percent: 5 }, 'less', [small]), [small]);
+    // Either side below its bound is enough: the 6 × 1 box is one row short of 2.
+    assert.deepEqual(await run({ width: 2, height: 2 }, 'less', [small, large, wide]), [small, large]);
+    assert.deepEqual(await run({ width: 5, height: 5 }, 'greater', [small, large, wide]), [small, large]);
+  });
+
+  test('objects_filter: a filtering class not at its input filters nothing, as in 2018', async () => {
+    const small = poly('car', [[0, 0], [2, 0], [2, 2], [0, 2]]);
+    const { items } = await apply(objectsFilter, { filter_by: { polygon_sizes: { filtering_classes: ['obj_Car'], comparator: 'less', area_size: 10, action: 'delete' as const } } }, item([small]));
+    assert.deepEqual(items[0]!.annotation.objects, [small]);
+  });
+
+  test('background: a rectangle of the whole image, first, ending at its last column and row', async () => {
     const { output, items } = await apply(background, { class: 'bg' }, item([rect('box', 0, 0, 1, 1)]));
     assert.ok(titles(output).includes('bg:rectangle'));
-    assert.deepEqual(items[0]!.annotation.objects[0]!.points.exterior, [[0, 0], [10, 8]]);
+    // A 10 × 8 image.
+    assert.deepEqual(items[0]!.annotation.objects[0]!.points.exterior, [[0, 0], [9, 7]]);
     assert.equal(items[0]!.annotation.objects.length, 2);
   });
 
@@ -214,7 +237,9 @@ describe('DTL annotation layers', () => {
     const route = (condition: object, random: number[] = []) => ifLayer.route(input, ifLayer.plan({ condition } as never, SET).prepared, context(random));
     assert.equal(route({ probability: 0.3 }, [0.2]), 0);
     assert.equal(route({ probability: 0.3 }, [0.3]), 1);
-    assert.equal(route({ regex_names: ['^frame_\\d+\\.png$'] }), 0);
+    // The name without its extension, as 2018 names were.
+    assert.equal(route({ regex_names: ['^frame_\\d+$'] }), 0);
+    assert.equal(route({ regex_names: ['^frame_\\d+\\.png$'] }), 1);
     assert.equal(route({ regex_names: ['^img'] }), 1);
     assert.equal(route({ project_datasets: ['p/ds'] }), 0);
     assert.equal(route({ project_datasets: ['p/*'] }), 0);

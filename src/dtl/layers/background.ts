@@ -14,7 +14,8 @@ export const background: ProcessingLayer<{ class: string }, string> = {
   },
   run(item, title) {
     const { width, height } = item.annotation.size;
-    const object = { classTitle: title, description: '', tags: [], bitmap: null, points: { exterior: [[0, 0], [width, height]] as [number, number][], interior: [] } };
+    // A Supervisely rectangle includes its last column and row: the whole image ends at W-1, H-1.
+    const object = { classTitle: title, description: '', tags: [], bitmap: null, points: { exterior: [[0, 0], [width - 1, height - 1]] as [number, number][], interior: [] } };
     return [withAnnotation(item, { ...item.annotation, objects: [object, ...item.annotation.objects] })];
   },
 };

@@ -1,6 +1,7 @@
-// bbox: objects of the named classes become their bounding boxes, in rectangle classes.
+// bbox: objects of the named classes become their bounding boxes, in rectangle classes (Supervisely
+// rectangles, which include their last column and row).
 import { type Mapping, reshapedClasses } from '../classes.ts';
-import { boxPoints, objectBox, reshaped } from '../geometry.ts';
+import { boxPoints, rectangleOf, reshaped } from '../geometry.ts';
 import { withAnnotation } from '../item.ts';
 import type { ProcessingLayer } from './layer.ts';
 
@@ -17,7 +18,7 @@ export const bbox: ProcessingLayer<{ classes_mapping: Mapping }, Map<string, str
         objects.push(o);
         continue;
       }
-      const box = objectBox(o);
+      const box = rectangleOf(o);
       if (box) objects.push(reshaped(o, title, { bitmap: null, points: { exterior: boxPoints(box), interior: [] } }));
     }
     return [withAnnotation(item, { ...item.annotation, objects })];

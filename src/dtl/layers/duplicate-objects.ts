@@ -6,7 +6,7 @@ import type { ProcessingLayer } from './layer.ts';
 
 export const duplicateObjects: ProcessingLayer<{ classes_mapping: Mapping }, Mapping> = {
   plan(settings, input) {
-    requireClasses(input, Object.keys(settings.classes_mapping), '/classes_mapping');
+    requireClasses(input, Object.keys(settings.classes_mapping), '/classes_mapping', 'keys');
     const out = new ClassListBuilder('/classes_mapping');
     for (const c of input.classes) out.clone(c, c.title);
     for (const c of input.classes) {

@@ -1,4 +1,5 @@
 // if: each item goes to the first destination when the condition holds, to the second when not.
+import { stemOf } from '../../formats/archive-names.ts';
 import type { ClassShape } from '../../formats/canonical.ts';
 import { ClassError, requireClasses } from '../classes.ts';
 import { objectArea } from '../geometry.ts';
@@ -23,8 +24,10 @@ type Test = (item: DtlItem, random: () => number) => boolean | Promise<boolean>;
 function compile(condition: Condition, shapes: ReadonlyMap<string, ClassShape>): Test {
   if ('probability' in condition) return (_item, random) => random() < condition.probability;
   if ('regex_names' in condition) {
+    // Matched against the name without its extension: the 2018 engine's image names had none, and
+    // its published patterns end with `$` (`^austin[0-9]+$`).
     const patterns = condition.regex_names.map((p) => new RegExp(p));
-    return (item) => patterns.some((p) => p.test(item.name));
+    return (item) => patterns.some((p) => p.test(stemOf(item.name)));
   }
   if ('project_datasets' in condition) {
     const pairs = condition.project_datasets.map((pd) => pd.split('/') as [string, string]);

@@ -5,7 +5,7 @@ import type { ProcessingLayer } from './layer.ts';
 
 export const rename: ProcessingLayer<{ classes_mapping: Mapping }, Mapping> = {
   plan(settings, input) {
-    requireClasses(input, Object.keys(settings.classes_mapping), '/classes_mapping');
+    requireClasses(input, Object.keys(settings.classes_mapping), '/classes_mapping', 'keys');
     const out = new ClassListBuilder('/classes_mapping');
     for (const c of input.classes) {
       const title = mapTitle(settings.classes_mapping, c.title);

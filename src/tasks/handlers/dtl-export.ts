@@ -5,7 +5,8 @@
 // output) writes it into a new project.
 //
 // An image whose processing fails is skipped: the task counts it in `meta.skipped` with the first
-// few reasons, and goes on.
+// few reasons, and goes on. Items that reach a dead end (null, or a name no layer reads) are counted
+// in `meta.deadEnds`; a graph whose output receives nothing says so in `meta.warnings`.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { DtlItem } from '../../dtl/item.ts';
@@ -32,6 +33,33 @@ export interface Skipped {
   first: { image: string; message: string }[];
 }
 
+/** Items that went nowhere: in all, and by the layer and destination they went to. */
+export interface DeadEnds {
+  count: number;
+  at: { layer: number; dst: string; count: number }[];
+}
+
+/** What the graph's run tells the task's meta beside its progress. */
+interface Tally {
+  skipped: Skipped;
+  deadEnds: DeadEnds;
+  /** Items that reached the output layer. */
+  output: number;
+}
+
+const newTally = (): Tally => ({ skipped: { count: 0, first: [] }, deadEnds: { count: 0, at: [] }, output: 0 });
+
+/** The meta a finished run records: skips, dead ends and the warning of an empty output. */
+function tallyMeta(plan: Plan, tally: Tally): Record<string, unknown> {
+  const warnings: string[] = [];
+  if (tally.output === 0) {
+    const output = plan.layers[plan.output.index]!;
+    const nowhere = tally.deadEnds.count > 0 ? `; ${tally.deadEnds.count} went to dead ends (meta.deadEnds)` : '';
+    warnings.push(`the output is empty: no item reached layer ${output.index} (${output.action})${nowhere}`);
+  }
+  return { skipped: tally.skipped, deadEnds: tally.deadEnds, warnings };
+}
+
 /** Where the items of the graph go. */
 interface Sink<T> {
   /** A page of source images starts; `sizes` are their blobs' byte sizes. */
@@ -54,9 +82,11 @@ async function planOf(run: TaskRun, input: DtlExportInput): Promise<Plan> {
   }
 }
 
-/** Every image of every data layer through the graph into the sink, with progress and skips in the task's meta. */
-async function runImages<T>(run: TaskRun, plan: Plan, skipped: Skipped, sink: Sink<T>): Promise<void> {
+/** Every image of every data layer through the graph into the sink, with progress, skips and dead ends in the task's meta. */
+async function runImages<T>(run: TaskRun, plan: Plan, tally: Tally, sink: Sink<T>): Promise<void> {
   const total = (run.meta.progress as { total?: number } | undefined)?.total ?? 0;
+  const { skipped, deadEnds } = tally;
+  const deadEndAt = new Map<string, DeadEnds['at'][number]>();
   let done = 0;
   for (const dataLayer of plan.data) {
     const source = plan.layers[dataLayer]!.source!;
@@ -66,14 +96,31 @@ async function runImages<T>(run: TaskRun, plan: Plan, skipped: Skipped, sink: Si
       const count = page.items.length;
       for (const item of takeItems(page)) {
         let prepared: T;
+        // An image's dead ends count once it has run: a skipped image counts as skipped only.
+        const nowhere: [number, number][] = [];
+        let items: DtlItem[];
         try {
-          prepared = await sink.prepare(await runItem(plan, dataLayer, item));
+          items = await runItem(plan, dataLayer, item, (layer, dst) => nowhere.push([layer, dst]));
+          prepared = await sink.prepare(items);
         } catch (error) {
           skipped.count += 1;
           if (skipped.first.length < REASONS_KEPT) skipped.first.push({ image: `${source.project}/${item.source.dataset}/${item.name}`, message: error instanceof Error ? error.message : String(error) });
           continue;
         }
         await sink.commit(prepared);
+        tally.output += items.length;
+        for (const [layer, dst] of nowhere) {
+          const key = `${layer}/${dst}`;
+          let entry = deadEndAt.get(key);
+          if (!entry) {
+            entry = { layer, dst: plan.layers[layer]!.dst[dst]!, count: 0 };
+            deadEndAt.set(key, entry);
+            deadEnds.at.push(entry);
+            deadEnds.at.sort((a, b) => a.layer - b.layer || a.dst.localeCompare(b.dst));
+          }
+          entry.count += 1;
+          deadEnds.count += 1;
+        }
       }
       await sink.pageEnd();
       done += count;
@@ -88,14 +135,14 @@ export async function dtlExport(run: TaskRun, input: DtlExportInput): Promise<vo
   const spool = await exportSpool(run);
   const temp = await fsp.mkdtemp(path.join(spool, 'dtl-'));
   const output = new ArchiveOutput(plan, input.dtl.seed, temp);
-  const skipped: Skipped = { count: 0, first: [] };
+  const tally = newTally();
   try {
     await intoArchive(run, input.key, spool, { mtime: DTL_ARCHIVE_TIME }, async (archive) => {
       const sizes = new Map<string, number>();
       const emit = (entries: ArchiveEntry[]) => addEntries(archive, entries, run.ctx.blobs, sizes, () => run.checkpoint());
       let entries: ArchiveEntry[] = [];
       let held = 0;
-      await runImages<Prepared[]>(run, plan, skipped, {
+      await runImages<Prepared[]>(run, plan, tally, {
         page(pageSizes) {
           sizes.clear();
           for (const [hash, size] of pageSizes) sizes.set(hash, size);
@@ -123,7 +170,7 @@ export async function dtlExport(run: TaskRun, input: DtlExportInput): Promise<vo
         await emit(batch);
       });
       await archive.end();
-      return () => ({ notices: output.notices(), skipped });
+      return () => ({ notices: output.notices(), ...tallyMeta(plan, tally) });
     });
   } finally {
     await output.close();
@@ -143,13 +190,13 @@ export const dtlProjectHandler: TaskHandler = async (run) => {
   if (earlier !== undefined) await projects.deleteProject(db, run.teamId, earlier);
   const output = await ProjectOutput.create(db, run.ctx.blobs, run.teamId, run.userId, plan, input.dtl.seed);
   await run.updateMeta({ project: { id: output.projectId, title: plan.output.name } });
-  const skipped: Skipped = { count: 0, first: [] };
-  await runImages<void>(run, plan, skipped, {
+  const tally = newTally();
+  await runImages<void>(run, plan, tally, {
     page: () => undefined,
     // An image is written in its own transactions: one that fails is skipped like a layer's failure.
     prepare: async (items) => void (await output.add(db, items)),
     commit: async () => undefined,
     pageEnd: async () => undefined,
   });
-  await run.updateMeta({ skipped });
+  await run.updateMeta(tallyMeta(plan, tally));
 };
