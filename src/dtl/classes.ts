@@ -64,6 +64,12 @@ export function requireClasses(input: ClassSet, titles: readonly string[], at: s
   });
 }
 
+/** The one title a setting names (`class`, `lines_class`) that must be a class of the input; the pointer is the setting's. */
+export function requireClass(input: ClassSet, title: string, at: string): void {
+  if (title === OTHER || input.classes.some((c) => c.title === title)) return;
+  throw new ClassError(`there is no class "${title}" at this layer's input`, at);
+}
+
 /** Classes in order with titles kept apart: a later class of a title already there joins it (same shape) or is an error. */
 export class ClassListBuilder {
   private readonly byTitle = new Map<string, ClassDefinition>();

@@ -169,12 +169,12 @@ for (const dialect of dialects) {
       const layer = (action: string, settings: object, dst: string | string[] = '$x') => [data, { action, src: ['$data'], dst, settings }, save];
       const cases: [unknown[], string, RegExp, string][] = [
         [layer('line2bitmap', { classes_mapping: { road: 'band' }, width: 0 }), 'line2bitmap', /settings\.width/, '/config/1/settings/width'],
-        [layer('line2bitmap', { classes_mapping: { lane: 'band' }, width: 2 }), 'line2bitmap', /no class "lane"/, '/config/1/settings/classes_mapping'],
+        [layer('line2bitmap', { classes_mapping: { lane: 'band' }, width: 2 }), 'line2bitmap', /no class "lane"/, '/config/1/settings/classes_mapping/lane'],
         [layer('skeletonize', { classes: ['car'], method: 'erosion' }), 'skeletonize', /settings\.method/, '/config/1/settings/method'],
-        [layer('skeletonize', { classes: ['bus'], method: 'thinning' }), 'skeletonize', /no class "bus"/, '/config/1/settings/classes'],
+        [layer('skeletonize', { classes: ['bus'], method: 'thinning' }), 'skeletonize', /no class "bus"/, '/config/1/settings/classes/0'],
         [layer('bitmap2lines', { classes_mapping: { car: 'x' }, min_points_cnt: 1 }), 'bitmap2lines', /settings\.min_points_cnt/, '/config/1/settings/min_points_cnt'],
         [layer('bitmap2lines', { classes_mapping: { car: 'x' }, min_points_cnt: 2, approx_epsilon: -1 }), 'bitmap2lines', /settings\.approx_epsilon/, '/config/1/settings/approx_epsilon'],
-        [layer('if', { condition: { sum_object_area: 10, classes: ['bus'] } }, ['$x', 'null']), 'if', /no class "bus"/, '/config/1/settings/condition/classes'],
+        [layer('if', { condition: { sum_object_area: 10, classes: ['bus'] } }, ['$x', 'null']), 'if', /no class "bus"/, '/config/1/settings/condition/classes/0'],
         [layer('color_class', { classes_color_mapping: { car: 'red' } }), 'color_class', /settings\.classes_color_mapping\.car/, '/config/1/settings/classes_color_mapping/car'],
         [layer('drop_lines_by_length', { lines_class: 'road' }), 'drop_lines_by_length', /min_length, max_length or both/, '/config/1/settings'],
         [layer('merge_bitmap_masks', { class: 'bus' }), 'merge_bitmap_masks', /no class "bus"/, '/config/1/settings/class'],

@@ -191,7 +191,7 @@ describe('if: sum_object_area', () => {
   });
 
   test('a class that is not at the input is refused', () => {
-    assert.throws(() => ifLayer.plan({ condition: { sum_object_area: 1, classes: ['bus'] } }, SET), (e: unknown) => e instanceof ClassError && e.at === '/condition/classes');
+    assert.throws(() => ifLayer.plan({ condition: { sum_object_area: 1, classes: ['bus'] } }, SET), (e: unknown) => e instanceof ClassError && e.at === '/condition/classes/0');
   });
 });
 

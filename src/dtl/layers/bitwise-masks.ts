@@ -3,7 +3,7 @@
 // exclusive or: the pixels set in one of the two only). An image without a `class_mask` bitmap is
 // left as it is; a bitmap left with no pixel is dropped.
 import type { CanonicalObject } from '../../formats/canonical.ts';
-import { requireClasses } from '../classes.ts';
+import { requireClass, requireClasses } from '../classes.ts';
 import { bitmapRaster, rasterBitmap, reshaped } from '../geometry.ts';
 import { withAnnotation } from '../item.ts';
 import { type ProcessingLayer, shapesOf } from './layer.ts';
@@ -19,7 +19,7 @@ const OPERATIONS: Record<Operation, (a: number, b: number) => number> = { and: (
 
 export const bitwiseMasks: ProcessingLayer<Settings, { mask: string; corrected: Set<string>; op: (a: number, b: number) => number } | null> = {
   plan(settings, input) {
-    requireClasses(input, [settings.class_mask], '/class_mask');
+    requireClass(input, settings.class_mask, '/class_mask');
     requireClasses(input, settings.classes_to_correct, '/classes_to_correct');
     const shapes = shapesOf(input);
     if (shapes.get(settings.class_mask) !== 'bitmap') return { output: input, prepared: null };

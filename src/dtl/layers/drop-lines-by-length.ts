@@ -1,7 +1,7 @@
 // drop_lines_by_length: lines of `lines_class` are kept when their length (the sum of their
 // segments) is at least `min_length` and at most `max_length`, and dropped otherwise; `invert` turns
 // that round. With `resolution_compensation` the bounds are per 1000 pixels of the image's width.
-import { ClassError, requireClasses } from '../classes.ts';
+import { ClassError, requireClass } from '../classes.ts';
 import { withAnnotation } from '../item.ts';
 import { type ProcessingLayer, shapesOf } from './layer.ts';
 
@@ -15,7 +15,7 @@ interface Settings {
 
 export const dropLinesByLength: ProcessingLayer<Settings, Settings & { isLine: boolean }> = {
   plan(settings, input) {
-    requireClasses(input, [settings.lines_class], '/lines_class');
+    requireClass(input, settings.lines_class, '/lines_class');
     if (settings.min_length === undefined && settings.max_length === undefined) throw new ClassError('give min_length, max_length or both');
     return { output: input, prepared: { ...settings, isLine: shapesOf(input).get(settings.lines_class) === 'line' } };
   },

@@ -6,7 +6,7 @@
 // every random layer) and go after the image's objects, positives first.
 import type { CanonicalObject, ClassShape } from '../../formats/canonical.ts';
 import { newRaster, paintObject } from '../../formats/raster.ts';
-import { ClassListBuilder, requireClasses } from '../classes.ts';
+import { ClassListBuilder, requireClass } from '../classes.ts';
 import { withAnnotation } from '../item.ts';
 import { type ProcessingLayer, shapesOf } from './layer.ts';
 
@@ -44,7 +44,7 @@ function distinctPixels(count: number, total: number, wanted: (p: number) => boo
 
 export const generateHints: ProcessingLayer<Settings, Prepared> = {
   plan(settings, input) {
-    requireClasses(input, [settings.class], '/class');
+    requireClass(input, settings.class, '/class');
     const out = new ClassListBuilder('/positive_class');
     for (const c of input.classes) out.clone(c, c.title);
     out.create(settings.positive_class, 'point');

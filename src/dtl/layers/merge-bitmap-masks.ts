@@ -1,14 +1,14 @@
 // merge_bitmap_masks: the bitmaps of `class` in an image become one bitmap, their union, after the
 // image's other objects (as the 2018 layer placed it); it keeps the first one's description and tags.
 import type { CanonicalObject } from '../../formats/canonical.ts';
-import { requireClasses } from '../classes.ts';
+import { requireClass } from '../classes.ts';
 import { bitmapRaster, rasterBitmap, reshaped } from '../geometry.ts';
 import { withAnnotation } from '../item.ts';
 import { type ProcessingLayer, shapesOf } from './layer.ts';
 
 export const mergeBitmapMasks: ProcessingLayer<{ class: string }, string | null> = {
   plan(settings, input) {
-    requireClasses(input, [settings.class], '/class');
+    requireClass(input, settings.class, '/class');
     return { output: input, prepared: shapesOf(input).get(settings.class) === 'bitmap' ? settings.class : null };
   },
   async run(item, title) {
