@@ -2,6 +2,7 @@
 // Bytes are already on local disk (hashed while they streamed in); nothing here holds a whole file in
 // memory: annotation and class files that are parsed to be checked are parsed on annotation threads.
 import { randomBytes } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import type { Context } from '../context.ts';
 import { type Sharp, loadSharp } from '../sharp.ts';
 import type { Principal } from './keys.service.ts';
@@ -195,6 +196,9 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
       result.hash = file.hash;
       accepted.push({ index, metadata: m, type, format, file, image: facts });
     } else {
+      // A file kept in memory is parsed on this thread: one at a time, each after a turn of the event
+      // loop, so that 100 of them never hold up other requests together.
+      if (file.bytes) await setImmediate();
       const problem = checkUploadedDocument(type, format, file, offThread);
       // Handled until it is awaited below, so a failed read cannot go unhandled meanwhile.
       problem.catch(() => {});
