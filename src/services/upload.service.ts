@@ -1,7 +1,8 @@
 // POST /tasks/import/files: checks each uploaded file and stores the good ones as staged uploads.
 // Bytes are already on local disk (hashed while they streamed in); nothing here holds a whole file in
-// memory except annotation and class files, which are parsed to be checked.
+// memory: annotation and class files that are parsed to be checked are parsed on annotation threads.
 import { randomBytes } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import type { Context } from '../context.ts';
 import { type Sharp, loadSharp } from '../sharp.ts';
 import type { Principal } from './keys.service.ts';
@@ -9,7 +10,8 @@ import * as images from '../repositories/images.repository.ts';
 import * as staging from '../repositories/staging.repository.ts';
 import type { ReceivedFile } from '../storage/staging.ts';
 import { isValidHash } from './identifiers.ts';
-import { checkUploadedDocument } from './upload-documents.ts';
+import { type DocumentProblem, type OffThreadCheck, checkUploadedDocument } from './upload-documents.ts';
+import { annotationThreads } from '../tasks/handlers/annotation-threads.ts';
 import { queueThumbnails } from './thumbnail-tasks.ts';
 
 export type UploadErrorCode =
@@ -114,6 +116,15 @@ async function inspectImage(sharp: Sharp, file: ReceivedFile, maxPixels: number)
 
 const newFileId = (): string => `f_${randomBytes(16).toString('base64url')}`;
 
+/**
+ * Large annotation and class files are parsed on the process's annotation threads (IMPORT_THREADS of
+ * them, at least one even where imports keep their work on the task's thread), which an import's
+ * batches share: one upload's checks never stop a server's other requests.
+ */
+function checkOnThreads(ctx: Context): OffThreadCheck {
+  return (type, format, path) => annotationThreads(Math.max(1, ctx.config.tasks.importThreads)).checkDocument(type, format, path);
+}
+
 interface Accepted {
   index: number;
   metadata: Metadata;
@@ -140,6 +151,9 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
 
   const results: UploadResult[] = [];
   const accepted: Accepted[] = [];
+  /** Documents being checked, all of the request's at once; their answers are awaited after the loop. */
+  const checking: { accepted: Accepted; problem: Promise<DocumentProblem | null> }[] = [];
+  const offThread = checkOnThreads(ctx);
   const seenIds = new Set<string>();
   for (let index = 0; index < entries.length; index += 1) {
     const entry = entries[index]!;
@@ -182,15 +196,25 @@ export async function completeUpload(ctx: Context, principal: Principal, entries
       result.hash = file.hash;
       accepted.push({ index, metadata: m, type, format, file, image: facts });
     } else {
-      const problem = await checkUploadedDocument(type, format, file);
-      if (problem) {
-        result.errors.push(problem);
-        continue;
-      }
-      result.fileId = newFileId();
-      accepted.push({ index, metadata: m, type, format, file, image: null });
+      // A file kept in memory is parsed on this thread: one at a time, each after a turn of the event
+      // loop, so that 100 of them never hold up other requests together.
+      if (file.bytes) await setImmediate();
+      const problem = checkUploadedDocument(type, format, file, offThread);
+      // Handled until it is awaited below, so a failed read cannot go unhandled meanwhile.
+      problem.catch(() => {});
+      checking.push({ accepted: { index, metadata: m, type, format, file, image: null }, problem });
     }
   }
+  const problems = await Promise.all(checking.map((c) => c.problem));
+  checking.forEach((c, k) => {
+    const problem = problems[k];
+    if (problem) results[c.accepted.index]!.errors.push(problem);
+    else {
+      results[c.accepted.index]!.fileId = newFileId();
+      accepted.push(c.accepted);
+    }
+  });
+  accepted.sort((a, b) => a.index - b.index);
 
   await storeAccepted(ctx, principal, accepted, results, now);
   return results;

@@ -1,15 +1,19 @@
 // Runs inside an annotation thread (see annotation-threads.ts): reads annotation files from the blob
 // store the request names and prepares each one, and on SQLite looks up the facts of the batch's image
 // blobs, a query that would otherwise hold up the task's thread. One store and one database connection
-// per location, kept for the thread's life.
+// per location, kept for the thread's life. It also checks large uploaded annotation and class files
+// (upload-documents.ts), whose parse would otherwise hold up a server's requests.
+import fsp from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import { mapLimited } from '../../concurrency.ts';
 import type { Config } from '../../config.ts';
+import { collectGarbage } from '../../heap-growth.ts';
 import { SqliteBlobFacts } from '../../db/sqlite-blob-facts.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { createBlobStore } from '../../storage/create-blob-store.ts';
 import { FsBlobStore } from '../../storage/fs-blob-store.ts';
+import { type DocumentProblem, type DocumentType, checkUploadedDocument } from '../../services/upload-documents.ts';
 import { type Preparation, prepareAnnotation } from './annotation-preparation.ts';
 import { type PackedPreparations, packFacts, packPreparations } from './thread-replies.ts';
 
@@ -23,11 +27,20 @@ export interface ThreadRequest {
   blobHashes: string[];
 }
 
+/** An uploaded file to check, staged at `path`. */
+export interface CheckRequest {
+  id: number;
+  check: { type: DocumentType; format: string; path: string };
+}
+
 /**
  * A part of the answer to request `id`: the preparations of its next files, and in the first part the
  * facts of `blobHashes` (packed, see thread-replies.ts); `last` ends the answer. Or why it failed.
  */
-export type ThreadReply = { id: number; preparations: PackedPreparations; blobs: Float64Array; last: boolean } | { id: number; error: string };
+export type ThreadReply =
+  | { id: number; preparations: PackedPreparations; blobs: Float64Array; last: boolean }
+  | { id: number; problem: DocumentProblem | null }
+  | { id: number; error: string };
 
 /** Files read at once by one thread from a store that is not a local folder. */
 const READS_AT_ONCE = 16;
@@ -86,8 +99,31 @@ async function answer(request: ThreadRequest, post: (reply: ThreadReply) => void
   }
 }
 
-parentPort!.on('message', (request: ThreadRequest) => {
-  answer(request, (reply) => parentPort!.postMessage(reply)).catch((error: unknown) =>
-    parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies ThreadReply),
-  );
+/**
+ * Uploaded files are checked one after another: a file is read whole to be parsed, and a request of
+ * 100 files of 60 MB, its checks all sent at once, must not have them all in memory together.
+ */
+let checks: Promise<void> = Promise.resolve();
+
+/**
+ * Files from which a check ends with a full collection. What a file's parse made (four or five times
+ * its size) is garbage once it is checked, but V8 lets the heap grow to a multiple of what it last
+ * kept before it collects in full: ten uploaded files of 60 MB took a server to 1.4 GB.
+ */
+const COLLECT_AFTER_BYTES = 8 * 1024 * 1024;
+
+function check({ id, check }: CheckRequest): Promise<void> {
+  const done = checks.then(async () => {
+    const problem = await checkUploadedDocument(check.type, check.format, { path: check.path });
+    parentPort!.postMessage({ id, problem } satisfies ThreadReply);
+    if ((await fsp.stat(check.path)).size >= COLLECT_AFTER_BYTES) collectGarbage();
+  });
+  // A file that could not be read fails its own check only.
+  checks = done.catch(() => {});
+  return done;
+}
+
+parentPort!.on('message', (request: ThreadRequest | CheckRequest) => {
+  const work = 'check' in request ? check(request) : answer(request, (reply) => parentPort!.postMessage(reply));
+  work.catch((error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies ThreadReply));
 });

@@ -2,13 +2,15 @@
 // serialising them (most of an import's CPU time) runs beside the task's own thread, which meanwhile
 // commits the previous batch. One shared set per process, started at the first large import and
 // kept (unreferenced: it never keeps the process alive); a thread that dies takes the set with it and
-// the next import starts a new one.
+// the next import starts a new one. A server's uploads use the same set to check large annotation and
+// class files off the thread that answers requests.
 import type { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.ts';
 import { startModuleThread } from '../../threads.ts';
 import type { ProjectMeta } from '../../formats/supervisely/index.ts';
 import type { Preparation } from './annotation-preparation.ts';
-import type { ThreadReply, ThreadRequest } from './annotation-thread.ts';
+import type { CheckRequest, ThreadReply, ThreadRequest } from './annotation-thread.ts';
+import type { DocumentProblem, DocumentType } from '../../services/upload-documents.ts';
 import type { ImageFacts } from '../../repositories/staging.repository.ts';
 import { type PackedPreparations, unpackFacts, unpackPreparations } from './thread-replies.ts';
 
@@ -33,15 +35,28 @@ interface Waiting {
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
+interface WaitingCheck {
+  resolve(problem: DocumentProblem | null): void;
+  reject(error: Error): void;
+}
+
 class AnnotationThread {
   readonly #worker: Worker;
   readonly #waiting = new Map<number, Waiting>();
+  readonly #checks = new Map<number, WaitingCheck>();
   #nextId = 0;
   failure: Error | null = null;
 
   constructor() {
     this.#worker = startModuleThread(new URL('./annotation-thread.ts', import.meta.url), { resourceLimits: THREAD_LIMITS });
     this.#worker.on('message', (reply: ThreadReply) => {
+      const check = this.#checks.get(reply.id);
+      if (check) {
+        this.#checks.delete(reply.id);
+        if ('error' in reply) check.reject(new Error(reply.error));
+        else if ('problem' in reply) check.resolve(reply.problem);
+        return;
+      }
       const waiting = this.#waiting.get(reply.id);
       if (!waiting) return;
       if ('error' in reply) {
@@ -49,6 +64,7 @@ class AnnotationThread {
         waiting.reject(new Error(reply.error));
         return;
       }
+      if (!('preparations' in reply)) return;
       waiting.parts.push(reply.preparations);
       waiting.blobs ??= reply.blobs;
       if (!reply.last) return;
@@ -70,6 +86,20 @@ class AnnotationThread {
     });
   }
 
+  /** Uploaded files sent to this thread and not answered yet. */
+  get pendingChecks(): number {
+    return this.#checks.size;
+  }
+
+  check(type: DocumentType, format: string, path: string): Promise<DocumentProblem | null> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#checks.set(id, { resolve, reject });
+      this.#worker.postMessage({ id, check: { type, format, path } } satisfies CheckRequest);
+    });
+  }
+
   terminate(): void {
     void this.#worker.terminate();
   }
@@ -78,6 +108,8 @@ class AnnotationThread {
     this.failure ??= error;
     for (const waiting of this.#waiting.values()) waiting.reject(error);
     this.#waiting.clear();
+    for (const check of this.#checks.values()) check.reject(error);
+    this.#checks.clear();
   }
 }
 
@@ -111,6 +143,12 @@ export class AnnotationThreads {
       this.#threads.map((thread, i) => thread.prepare(config, meta, hashes.slice(i * share, (i + 1) * share), i === 0 ? blobHashes : [])),
     );
     return { preparations: parts.flatMap((p) => p.preparations), blobs: parts[0]!.blobs };
+  }
+
+  /** Checks the uploaded file at `path` (see checkUploadedDocument) on the thread with the fewest waiting. */
+  checkDocument(type: DocumentType, format: string, path: string): Promise<DocumentProblem | null> {
+    const idlest = this.#threads.reduce((best, thread) => (thread.pendingChecks < best.pendingChecks ? thread : best));
+    return idlest.check(type, format, path);
   }
 }
 
