@@ -8,6 +8,7 @@ import { answerError, answerUnreadableRequest, registerErrorHandling } from './h
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { registerRateLimits } from './http/plugins/rate-limits.ts';
 import { registerValidation } from './http/plugins/validation.ts';
+import { guardConnections } from './http/connections.ts';
 import { registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
 import { type AnswerObserver, requestLogOptions } from './http/plugins/request-log.ts';
@@ -50,6 +51,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     },
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  guardConnections(app, ctx.config.connections);
   answeredOutsideRoutes = registerOperations(app, ctx);
   registerValidation(app);
   registerErrorHandling(app);
