@@ -103,7 +103,7 @@ export interface WebhookSettings {
    */
   readonly allowedHosts: readonly string[];
   /**
-   * Whether a webhook may reach loopback, private, link-local, unique-local and CGNAT addresses
+   * Whether a webhook may reach loopback, private, link-local, unique-local, site-local and CGNAT addresses
    * (WEBHOOK_ALLOW_PRIVATE); off, the server cannot be used to reach internal services.
    */
   readonly allowPrivate: boolean;
