@@ -78,6 +78,7 @@ for (const dialect of dialects) {
       assert.equal(download.statusCode, 200);
       assert.equal(download.headers['content-type'], 'application/zip');
       assert.equal(download.headers['accept-ranges'], 'bytes');
+      assert.equal(download.headers['x-content-type-options'], 'nosniff');
       assert.equal(
         download.headers['content-disposition'],
         `attachment; filename="${projectTitle}-${format}.zip"; filename*=UTF-8''${encodeURIComponent(`${projectTitle}-${format}.zip`)}`,
