@@ -151,7 +151,8 @@ describe('timeouts of a connection', () => {
     const answer = await connection.answer;
     const elapsed = Date.now() - started;
     assert.equal(parseAnswer(answer)?.status, 200);
-    assert.ok(elapsed >= 300 && elapsed < 5000, `closed after ${elapsed} ms`);
+    // Node closes it a second after the keep-alive timeout it announced.
+    assert.ok(elapsed >= 500 && elapsed < 6500, `closed after ${elapsed} ms`);
   });
 
   test('a client that stops reading a large answer is cut after the idle timeout', async () => {
