@@ -7,7 +7,9 @@ import { deprecationHeaders, isV1Url, registerDeprecationHeaders } from './http/
 import { answerError, answerUnreadableRequest, registerErrorHandling } from './http/plugins/error-handler.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { registerRateLimits } from './http/plugins/rate-limits.ts';
+import { NOSNIFF, registerSecurityHeaders } from './http/plugins/security-headers.ts';
 import { registerValidation } from './http/plugins/validation.ts';
+import { guardConnections } from './http/connections.ts';
 import { registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
 import { type AnswerObserver, requestLogOptions } from './http/plugins/request-log.ts';
@@ -44,12 +46,15 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     // id, the log line and the metrics are seen to.
     frameworkErrors: (error, request, reply) => {
       answeredOutsideRoutes(request, reply);
+      void reply.headers(NOSNIFF);
       if (isV1Url(request.url)) void reply.headers(v1Headers);
       if (isV2Url(request.url)) answerProblem(error, request, reply);
       else answerError(error, request, reply);
     },
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  guardConnections(app, ctx.config.connections);
+  registerSecurityHeaders(app);
   answeredOutsideRoutes = registerOperations(app, ctx);
   registerValidation(app);
   registerErrorHandling(app);

@@ -77,6 +77,23 @@ export interface Config {
   readonly operations: OperationsSettings;
   /** Token buckets per API key and per signing-in address (docs/rate-limits.md). */
   readonly rateLimits: RateLimitSettings;
+  /** How long a connection may keep the server waiting, and how many may be open (src/http/connections.ts). */
+  readonly connections: ConnectionSettings;
+}
+
+export interface ConnectionSettings {
+  /** How long a request's line and headers may take to arrive in full (HEADERS_TIMEOUT_MS). */
+  readonly headersTimeoutMs: number;
+  /**
+   * How long a connection may go without a byte while the server waits on its client: a request body
+   * that stopped coming, an answer the client stopped reading (IDLE_TIMEOUT_MS). No limit on a
+   * request's total time: a large upload that keeps moving is never cut.
+   */
+  readonly idleTimeoutMs: number;
+  /** How long a connection with no request in progress waits for the next one (KEEP_ALIVE_TIMEOUT_MS). */
+  readonly keepAliveTimeoutMs: number;
+  /** Connections open at once (MAX_CONNECTIONS); past it the one waiting longest on its client makes way, or the new one is refused. */
+  readonly maxConnections: number;
 }
 
 export interface WebhookSettings {
@@ -86,7 +103,7 @@ export interface WebhookSettings {
    */
   readonly allowedHosts: readonly string[];
   /**
-   * Whether a webhook may reach loopback, private, link-local, unique-local and CGNAT addresses
+   * Whether a webhook may reach loopback, private, link-local, unique-local, site-local and CGNAT addresses
    * (WEBHOOK_ALLOW_PRIVATE); off, the server cannot be used to reach internal services.
    */
   readonly allowPrivate: boolean;
@@ -349,6 +366,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       auditRetentionMs: parseCount('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 90, 3650) * DAY_MS,
     },
     rateLimits: parseRateLimits(env),
+    connections: {
+      headersTimeoutMs: parseMs('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 30_000),
+      idleTimeoutMs: parseMs('IDLE_TIMEOUT_MS', env.IDLE_TIMEOUT_MS, 60_000),
+      keepAliveTimeoutMs: parseMs('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, 72_000),
+      maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 4096, 1_000_000, 2),
+    },
     ...overrides,
   };
   return Object.freeze(config);

@@ -2,12 +2,13 @@
 // apart within a folder.
 
 /**
- * `name` as one path segment: slashes, backslashes and control characters become `_`, and a name of
- * dots only (or none) is written with underscores, so no segment climbs out or vanishes.
+ * `name` as one path segment: slashes, backslashes and control characters become `_`, a name of
+ * dots only (or none) is written with underscores, and so is the colon of a drive letter (`C:`), so
+ * no segment climbs out, vanishes, or is read by an unzip tool on Windows as a path on another drive.
  */
 export function pathSegment(name: string): string {
   // eslint-disable-next-line no-control-regex
-  const cleaned = name.replace(/[/\\\u0000-\u001f]/g, '_');
+  const cleaned = name.replace(/[/\\\u0000-\u001f]/g, '_').replace(/^([A-Za-z]):/, '$1_');
   return /^\.*$/.test(cleaned) ? cleaned.replace(/\./g, '_') || '_' : cleaned;
 }
 

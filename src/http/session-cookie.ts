@@ -1,32 +1,48 @@
 // The session cookie of the web interface: its name, how it is read from a request, and how it is set
 // and cleared. HttpOnly keeps it from the page's scripts; SameSite=Strict keeps other sites' pages
 // from sending it; Secure when the request came over HTTPS (directly, or through a trusted proxy).
+// Over HTTPS its name takes the __Host- prefix: a browser then keeps it only as Secure, for Path=/
+// and without Domain, so neither a page of a sibling domain nor one served over plain HTTP can set
+// or overwrite it. Both names are read, so that a session opened before the prefix still holds.
 import type { FastifyRequest } from 'fastify';
 
+/** The cookie's name over plain HTTP (and over HTTPS before the prefix). */
 export const SESSION_COOKIE = 'annostore_session';
+/** Its name over HTTPS. */
+export const HOST_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
-/** The session token the request's Cookie header carries, if any. */
+const overHttps = (request: FastifyRequest): boolean => request.protocol === 'https';
+
+/** The session token the request's Cookie header carries, if any: the __Host- one first. */
 export function sessionTokenOf(request: FastifyRequest): string | undefined {
   const header = request.headers.cookie;
   if (!header) return undefined;
+  let plain: string | undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (name === HOST_SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (name === SESSION_COOKIE) plain ??= part.slice(eq + 1).trim();
   }
-  return undefined;
+  return plain;
 }
 
 function attributes(request: FastifyRequest): string {
-  return `Path=/; HttpOnly; SameSite=Strict${request.protocol === 'https' ? '; Secure' : ''}`;
+  return `Path=/; HttpOnly; SameSite=Strict${overHttps(request) ? '; Secure' : ''}`;
 }
 
-export function sessionCookie(request: FastifyRequest, token: string, expiresAt: string): string {
+/** The Set-Cookie values of a sign-in: over HTTPS the prefixed cookie, and the plain one cleared. */
+export function sessionCookie(request: FastifyRequest, token: string, expiresAt: string): string[] {
   const maxAge = Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000));
-  return `${SESSION_COOKIE}=${token}; Max-Age=${maxAge}; ${attributes(request)}`;
+  if (!overHttps(request)) return [`${SESSION_COOKIE}=${token}; Max-Age=${maxAge}; ${attributes(request)}`];
+  return [`${HOST_SESSION_COOKIE}=${token}; Max-Age=${maxAge}; ${attributes(request)}`, `${SESSION_COOKIE}=; Max-Age=0; ${attributes(request)}`];
 }
 
-export function clearedSessionCookie(request: FastifyRequest): string {
-  return `${SESSION_COOKIE}=; Max-Age=0; ${attributes(request)}`;
+/** The Set-Cookie values of a sign-out: every name the session may have been kept under here. */
+export function clearedSessionCookie(request: FastifyRequest): string[] {
+  const names = overHttps(request) ? [SESSION_COOKIE, HOST_SESSION_COOKIE] : [SESSION_COOKIE];
+  return names.map((name) => `${name}=; Max-Age=0; ${attributes(request)}`);
 }
 
 /** The request's Origin header names this server (as the request reached it: scheme and Host). */

@@ -9,7 +9,7 @@ import net from 'node:net';
 export interface TargetPolicy {
   /** Host patterns (`name`, `*.domain`); empty: any host. */
   readonly allowedHosts: readonly string[];
-  /** Whether private, loopback, link-local, unique-local and CGNAT addresses may be reached. */
+  /** Whether private, loopback, link-local, unique-local, site-local and CGNAT addresses may be reached. */
   readonly allowPrivate: boolean;
 }
 
@@ -66,7 +66,8 @@ const PRIVATE = ranges(
     '198.51.100.0/24',
     '203.0.113.0/24',
   ],
-  ['::1/128', '100::/64', '2001:db8::/32', 'fc00::/7', 'fe80::/10'],
+  // fec0::/10, site-local, is deprecated (RFC 3879) but still routed inside some networks.
+  ['::1/128', '100::/64', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'fec0::/10'],
 );
 
 export type AddressClass = 'public' | 'private' | 'never';

@@ -78,6 +78,7 @@ for (const dialect of dialects) {
       assert.equal(download.statusCode, 200);
       assert.equal(download.headers['content-type'], 'application/zip');
       assert.equal(download.headers['accept-ranges'], 'bytes');
+      assert.equal(download.headers['x-content-type-options'], 'nosniff');
       assert.equal(
         download.headers['content-disposition'],
         `attachment; filename="${projectTitle}-${format}.zip"; filename*=UTF-8''${encodeURIComponent(`${projectTitle}-${format}.zip`)}`,
@@ -288,6 +289,21 @@ for (const dialect of dialects) {
       assert.match(plain, /^[\x20-\x7e]+$/, 'the plain name is printable ASCII without quotes');
       assert.match(extended, /^[A-Za-z0-9%!#$&+.^_`|~-]+$/, 'filename* holds only RFC 5987 attribute characters');
       assert.equal(decodeURIComponent(extended), `${title}-coco.zip`);
+    });
+
+    test('a title with slashes, backslashes or a drive letter names the file without them', async () => {
+      for (const [title, expected] of [['../../etc/passwd', '.._.._etc_passwd-coco.zip'], ['C:\\x\\..\\y', 'C__x_.._y-coco.zip']]) {
+        const project = await newProject(t.ctx, { title: title!, classes: [{ title: 'car', shape: 'rectangle' }] });
+        await newImage(t.ctx, await newDataset(t.ctx, project), { name: 'a.png' });
+        const res = await post({ projectId: project, format: 'coco' });
+        assert.equal(res.statusCode, 201, res.body);
+        const id = json<ExportAnswer>(res).task.id;
+        assert.equal((await waitForExport(id)).task.status, 'finished');
+        const header = (await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` })).headers['content-disposition'] as string;
+        const [, plain, extended] = /^attachment; filename="([^"]*)"; filename\*=UTF-8''(.*)$/.exec(header) ?? [];
+        assert.equal(decodeURIComponent(extended!), expected, header);
+        assert.doesNotMatch(plain!, /[/\\:]/, header);
+      }
     });
 
     test('a stopped export leaves no archive; its archive route is a 409', async () => {

@@ -142,6 +142,7 @@ for (const dialect of dialects) {
       const whole = await t.request({ method: 'GET', url: `/v2/models/${model.id}/weights` });
       assert.equal(whole.statusCode, 200);
       assert.equal(whole.headers['content-type'], 'application/octet-stream');
+      assert.equal(whole.headers['x-content-type-options'], 'nosniff', 'no browser takes the bytes for a page or a script');
       assert.equal(Number(whole.headers['content-length']), bytes.length);
       assert.ok(whole.rawPayload.equals(bytes), 'the same bytes come back');
       const part = await t.request({ method: 'GET', url: `/v2/models/${model.id}/weights`, headers: { range: 'bytes=1000-1999' } });

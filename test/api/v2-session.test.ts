@@ -20,11 +20,12 @@ interface Session {
 const HOST = 'annostore.test:8080';
 const ORIGIN = `http://${HOST}`;
 
+/** The cookie a sign-in set (under either name) and its token. */
 function cookieOf(res: LightMyRequestResponse): { header: string; token: string } {
-  const header = String(res.headers['set-cookie']);
-  const token = /^annostore_session=([^;]*);/.exec(header)?.[1];
-  assert.ok(token !== undefined, header);
-  return { header, token };
+  const values = [res.headers['set-cookie'] ?? []].flat().map(String);
+  const header = values.find((value) => /^(__Host-)?annostore_session=[^;]+;/.test(value));
+  assert.ok(header !== undefined, values.join('\n'));
+  return { header, token: /=([^;]+);/.exec(header)![1]! };
 }
 
 for (const dialect of dialects) {
@@ -166,6 +167,39 @@ for (const dialect of dialects) {
       // Without the setting the header is not believed.
       const direct = await signIn(t.key, { 'x-forwarded-proto': 'https' });
       assert.doesNotMatch(cookieOf(direct).header, /Secure/);
+    });
+
+    test('over HTTPS the cookie is named with the __Host- prefix; a cookie of the plain name still signs in, and signing out clears both', async () => {
+      const proxied = await startTestApp(dialect, { trustProxy: 1 });
+      try {
+        const https = { host: HOST, origin: `https://${HOST}`, 'x-forwarded-proto': 'https' };
+        const res = await proxied.request({ method: 'POST', url: '/v2/session', key: null, headers: https, payload: { key: proxied.key } });
+        assert.equal(res.statusCode, 201, res.body);
+        const [set, clearPlain] = res.headers['set-cookie'] as string[];
+        const token = /^__Host-annostore_session=([^;]+); /.exec(set!)?.[1];
+        assert.ok(token, set);
+        // What a browser demands of a __Host- cookie: Secure, Path=/, no Domain.
+        assert.match(set!, /; Path=\/;/);
+        assert.match(set!, /; Secure/);
+        assert.doesNotMatch(set!, /Domain=/i);
+        assert.match(clearPlain!, /^annostore_session=; Max-Age=0;/);
+
+        const read = (cookie: string) => proxied.request({ method: 'GET', url: '/v2/session', key: null, headers: { ...https, cookie } });
+        assert.equal((await read(`__Host-annostore_session=${token}`)).statusCode, 200);
+        // A session opened before the prefix (or over plain HTTP) is read under its old name.
+        const { token: older } = cookieOf(await proxied.request({ method: 'POST', url: '/v2/session', key: null, headers: { host: HOST, origin: ORIGIN }, payload: { key: proxied.key } }));
+        assert.equal((await read(`annostore_session=${older}`)).statusCode, 200);
+        assert.equal((await read(`annostore_session=${'A'.repeat(43)}; __Host-annostore_session=${token}`)).statusCode, 200, 'the __Host- cookie comes first');
+
+        const out = await proxied.request({ method: 'DELETE', url: '/v2/session', key: null, headers: { ...https, cookie: `__Host-annostore_session=${token}` } });
+        assert.equal(out.statusCode, 204, out.body);
+        const cleared = (out.headers['set-cookie'] as string[]).map((c) => c.split('=')[0]).sort();
+        assert.deepEqual(cleared, ['__Host-annostore_session', 'annostore_session']);
+        assert.ok((out.headers['set-cookie'] as string[]).every((c) => /=; Max-Age=0; .*Secure/.test(c)));
+        assert.equal((await read(`__Host-annostore_session=${token}`)).statusCode, 401);
+      } finally {
+        await proxied.close();
+      }
     });
   });
 }

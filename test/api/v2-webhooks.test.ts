@@ -55,7 +55,7 @@ const settings = (overrides: Partial<WebhookSettings>): WebhookSettings => ({ ..
 
 test('addresses are told apart: public, internal, and never', () => {
   for (const address of ['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111']) assert.equal(classifyAddress(address), 'public', address);
-  for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '100.64.0.1', '169.254.10.10', '::1', 'fd12::1', 'fe80::1']) {
+  for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '100.64.0.1', '169.254.10.10', '::1', 'fd12::1', 'fe80::1', 'fec0::1', 'feff::1']) {
     assert.equal(classifyAddress(address), 'private', address);
   }
   for (const address of ['0.0.0.0', '169.254.169.254', '224.0.0.1', '255.255.255.255', '::', '::ffff:127.0.0.1', '::ffff:8.8.8.8', '::127.0.0.1', '::10.0.0.1', '::8.8.8.8', '::ffff:0:127.0.0.1', '::ffff:0:8.8.8.8', 'ff02::1', 'fd00:ec2::254', 'not-an-ip']) {

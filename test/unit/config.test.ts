@@ -85,3 +85,12 @@ test('METRICS_TOKEN: off by default, a token a Bearer header can carry, never ec
     assert.throws(() => loadConfig({ AUDIT_RETENTION_DAYS: bad }), (error: unknown) => error instanceof ConfigError && /AUDIT_RETENTION_DAYS/.test(error.message));
   }
 });
+
+test('connection timeouts and limit: defaults, values from the environment, and what is refused', () => {
+  assert.deepEqual(loadConfig({}).connections, { headersTimeoutMs: 30_000, idleTimeoutMs: 60_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096 });
+  const set = loadConfig({ HEADERS_TIMEOUT_MS: '5000', IDLE_TIMEOUT_MS: '120000', KEEP_ALIVE_TIMEOUT_MS: '10000', MAX_CONNECTIONS: '100' }).connections;
+  assert.deepEqual(set, { headersTimeoutMs: 5000, idleTimeoutMs: 120_000, keepAliveTimeoutMs: 10_000, maxConnections: 100 });
+  for (const [name, bad] of [['HEADERS_TIMEOUT_MS', '0'], ['IDLE_TIMEOUT_MS', '1.5'], ['KEEP_ALIVE_TIMEOUT_MS', 'soon'], ['MAX_CONNECTIONS', '1'], ['MAX_CONNECTIONS', 'many']] as const) {
+    assert.throws(() => loadConfig({ [name]: bad }), (error: unknown) => error instanceof ConfigError && error.message.includes(name), `${name}=${bad}`);
+  }
+});

@@ -37,6 +37,20 @@ async function pixels(file: string, channels: 1 | 3): Promise<{ width: number; h
 const countOf = (data: Uint8Array, value: number) => data.reduce((n, v) => n + (v === value ? 1 : 0), 0);
 
 describe('masks writer', () => {
+  test('titles that name a drive or climb out stay inside the archive', async () => {
+    const [a] = sampleRecords();
+    const titles = ['C:\\drive', 'c:', '..\\x', '../x'];
+    const records = titles.map((title) => ({ ...a!, dataset: title, name: `${title}.jpg` }));
+    const writer = new MasksWriter(SAMPLE_PROJECT, { includeImages: false, machine: true, human: true });
+    const paths = (await writeAll(writer, records)).map((e) => e.path);
+    await writer.close();
+    assert.ok(paths.includes('C__drive/masks_machine/C__drive.png'), paths.join(' '));
+    assert.ok(paths.includes('c_/masks_human/c_.png'), paths.join(' '));
+    for (const p of paths) {
+      assert.ok(p.split('/').every((segment) => !/^[A-Za-z]:/.test(segment) && !/^\.+$/.test(segment) && !segment.includes('\\')), p);
+    }
+  });
+
   test('the project, a machine and a human mask per image, the colour map', async () => {
     const records = sampleRecords();
     const { dir, notices } = await writeFolder(records, sampleImages(records));

@@ -79,6 +79,21 @@ describe('Supervisely writer', () => {
     assert.deepEqual(writer.notices().map((n) => [n.count, n.first]), [[2, 'x/y/a.jpg']]);
   });
 
+  test('titles that name a drive or climb out stay inside the archive', async () => {
+    const [a] = sampleRecords();
+    const titles = ['C:\\drive', 'c:', '..\\x', '../x'];
+    const records = titles.map((title) => ({ ...a!, dataset: title, name: `${title}.jpg` }));
+    const entries = await writeAll(new SuperviselyWriter(SAMPLE_PROJECT, { includeImages: false }), records);
+    const paths = entries.map((e) => e.path).filter((p) => p !== 'meta.json');
+    const folders = paths.map((p) => p.split('/')[0]);
+    assert.deepEqual(folders.slice(0, 3), ['C__drive', 'c_', '.._x']);
+    assert.equal(new Set(folders).size, 4, 'the two titles made alike stay apart');
+    for (const p of paths) {
+      assert.ok(p.split('/').every((segment) => !/^[A-Za-z]:/.test(segment) && !/^\.+$/.test(segment) && !segment.includes('\\')), p);
+    }
+    assert.equal(paths[0], 'C__drive/ann/C__drive.jpg.json');
+  });
+
   describe('through the app', () => {
     const [sqlite] = dialects;
     let t: TestApp;

@@ -97,7 +97,7 @@ export function answerUnreadableRequest(this: FastifyInstance, error: NodeJS.Err
   if (socket.writable && !inFlight?.headersSent) {
     socket.write(
       `HTTP/1.1 ${fault.status} ${STATUS_CODES[fault.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Connection: close\r\n\r\n${body}`,
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);

@@ -36,6 +36,14 @@ function v2Document(document: Document): Record<string, unknown> {
   };
 }
 
+/**
+ * /docs runs Swagger UI's own scripts and styles from this server and reads the documents from it;
+ * no other site may frame it. Swagger UI sets style attributes as it renders, hence 'unsafe-inline'
+ * for styles (never for scripts); its icons are data: URLs.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -53,7 +61,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { urls: [{ url: '/v2/openapi.json', name: 'v2' }, { url: '/openapi.json', name: 'v1 (deprecated)' }] },
+    // No validator badge: it would send the document's address to validator.swagger.io.
+    uiConfig: { urls: [{ url: '/v2/openapi.json', name: 'v2' }, { url: '/openapi.json', name: 'v1 (deprecated)' }], validatorUrl: null },
+    staticCSP: DOCS_CONTENT_SECURITY_POLICY,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => {
     const document = app.swagger() as Document;

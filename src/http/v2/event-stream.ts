@@ -2,6 +2,7 @@
 // Fastify, events written as they come, and a comment line now and then so that proxies and load
 // balancers do not close a connection that is quiet only because nothing happened.
 import type { FastifyReply } from 'fastify';
+import { NOSNIFF } from '../plugins/security-headers.ts';
 
 /** How often a quiet stream sends a comment; well under the usual proxy idle timeouts (60 s). */
 export const HEARTBEAT_MS = 15_000;
@@ -24,6 +25,7 @@ export function openEventStream(reply: FastifyReply, options: { heartbeatMs?: nu
     'cache-control': 'no-cache, no-transform',
     // nginx buffers answers unless told not to.
     'x-accel-buffering': 'no',
+    ...NOSNIFF,
   });
   raw.flushHeaders();
   let nextId = 1;

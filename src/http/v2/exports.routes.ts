@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
+import { pathSegment } from '../../formats/archive-names.ts';
 import { deleteExport, describeExport, exportArchive, exportView, startExport } from '../../services/export.service.ts';
 import { IfMatchHeaders, Problem, problemResponses } from '../schemas/v2.ts';
 import { ExportAnswer, ExportBody, ExportParams } from '../schemas/exports.ts';
@@ -15,7 +16,9 @@ const rfc5987 = (text: string): string => encodeURIComponent(text).replace(/['()
 function attachmentName(task: { meta: Record<string, unknown> }): string {
   const name = typeof task.meta.name === 'string' ? task.meta.name : 'export';
   const ascii = name.replace(/[^A-Za-z0-9._ -]+/g, '_').trim() || 'export';
-  return `attachment; filename="${ascii}.zip"; filename*=UTF-8''${rfc5987(`${name}.zip`)}`;
+  // A browser strips a path from the name it is given, but a script saving to `filename*` as told
+  // would climb out of its folder: the name is one path segment, as inside the archive.
+  return `attachment; filename="${ascii}.zip"; filename*=UTF-8''${rfc5987(pathSegment(`${name}.zip`))}`;
 }
 
 export const exportRoutes =
