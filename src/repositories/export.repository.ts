@@ -4,8 +4,9 @@ import type { Kysely } from 'kysely';
 import type { CanonicalTag, ClassShape, TagScope, TagValueType } from '../formats/canonical.ts';
 import type { ExportObject, ExportProject, ExportRecord } from '../formats/writer.ts';
 import type { Database } from '../db/types.ts';
+import { parseObjectTagValues, tagsWithValues } from '../formats/object-tag-values.ts';
 
-/** An object as images.objects_json stores it: object tags by title, without values. */
+/** An object as images.objects_json stores it: object tags by title; their values are in images.object_tag_values. */
 type StoredObject = Omit<ExportObject, 'tags'> & { tags: string[] };
 
 /**
@@ -69,7 +70,7 @@ export async function imagePage(
 ): Promise<{ id: number; size: number; record: ExportRecord }[]> {
   const rows = await db
     .selectFrom('images')
-    .select(['id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json'])
+    .select(['id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json', 'object_ids', 'object_tag_values'])
     .where('dataset_id', '=', dataset.id)
     .where('id', '>', afterId)
     .orderBy('id')
@@ -95,24 +96,30 @@ export async function imagePage(
     if (list) list.push(tag);
     else tagsOf.set(t.image_id, [tag]);
   }
-  return rows.map((r) => ({
-    id: r.id,
-    size: Number(r.size),
-    record: {
-      dataset: dataset.title,
-      name: r.name,
-      width: r.width,
-      height: r.height,
-      hash: r.hash,
-      description: r.description,
-      tags: tagsOf.get(r.id) ?? [],
-      objects: (JSON.parse(r.objects_json) as StoredObject[]).map((o) => ({
-        classTitle: o.classTitle,
-        description: o.description,
-        tags: o.tags.map((name) => ({ name, value: null })),
-        bitmap: o.bitmap,
-        points: o.points,
-      })),
-    },
-  }));
+  return rows.map((r) => {
+    const objects = JSON.parse(r.objects_json) as StoredObject[];
+    const values = parseObjectTagValues(r.object_tag_values);
+    // The objects' ids (images.object_ids, null for 1..n) find their values.
+    const ids = r.object_tag_values === null ? null : r.object_ids === null ? objects.map((_, k) => k + 1) : (JSON.parse(r.object_ids) as number[]);
+    return {
+      id: r.id,
+      size: Number(r.size),
+      record: {
+        dataset: dataset.title,
+        name: r.name,
+        width: r.width,
+        height: r.height,
+        hash: r.hash,
+        description: r.description,
+        tags: tagsOf.get(r.id) ?? [],
+        objects: objects.map((o, k) => ({
+          classTitle: o.classTitle,
+          description: o.description,
+          tags: ids ? tagsWithValues(o.tags, values, ids[k]!) : o.tags.map((name) => ({ name, value: null })),
+          bitmap: o.bitmap,
+          points: o.points,
+        })),
+      },
+    };
+  });
 }

@@ -137,6 +137,7 @@ export async function ensureTag(db: Kysely<Database>, tag: NewTag): Promise<{ id
       scope: tag.scope,
       title: tag.title,
       hotkey: tag.hotkey,
+      value_type: tag.valueType ?? 'none',
       created_by: tag.createdBy,
       created_at: now,
       updated_at: now,
