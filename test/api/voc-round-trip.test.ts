@@ -137,6 +137,34 @@ for (const dialect of dialects) {
       });
     }
 
+    test('an edit keeps the values of the objects that keep their ids; a new object has only what it is given', async () => {
+      const source = await outsideFixtureCopy('roboflow-python/voc/chess');
+      let projectId: number;
+      try {
+        ({ projectId } = await importFolder(t, source, 'pascal_voc'));
+      } finally {
+        fs.rmSync(path.dirname(source), { recursive: true, force: true });
+      }
+      const image = await t.ctx.db.kysely.selectFrom('images').select('id').where('project_id', '=', projectId).where('name', '=', '1be.jpg').executeTakeFirstOrThrow();
+      const read = await t.request({ method: 'GET', url: `/v2/images/${image.id}/annotation` });
+      assert.equal(read.statusCode, 200, read.body);
+      const annotation = json<{ objects: { id: number; classTitle: string; tags: unknown[]; points: unknown }[] }>(read);
+      // The first object removed, a new one added with a flag only: the others keep id and values.
+      const [first, ...others] = annotation.objects;
+      const fresh = { classTitle: first!.classTitle, description: '', tags: ['difficult'], points: first!.points };
+      const put = await t.request({ method: 'PUT', url: `/v2/images/${image.id}/annotation`, payload: { ...annotation, objects: [...others, fresh] } });
+      assert.equal(put.statusCode, 200, put.body);
+      const dir = await exportVoc(projectId);
+      try {
+        const objects = annotations(path.join(dir, 'Annotations')).get('1be')!;
+        assert.equal(objects.length, annotation.objects.length);
+        for (const o of objects.slice(0, -1)) assert.deepEqual(o.fields, { pose: 'Unspecified', truncated: 0, difficult: 0, occluded: 0 });
+        assert.deepEqual(objects.at(-1)!.fields, { difficult: 1 });
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     test('the fields are tags with values: v1 lists their titles, v2 their value types', async () => {
       const source = await outsideFixtureCopy('roboflow-python/voc/chess');
       let projectId: number;
