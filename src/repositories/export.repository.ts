@@ -9,16 +9,21 @@ import { parseObjectTagValues, tagsWithValues } from '../formats/object-tag-valu
 /** An object as images.objects_json stores it: object tags by title; their values are in images.object_tag_values. */
 type StoredObject = Omit<ExportObject, 'tags'> & { tags: string[] };
 
+/** Value types kept as given: `oneof_string` is not, as its list of values is not stored. */
+const GIVEN_TYPES = new Set(['any_number', 'any_string']);
+
 /**
- * The project as a writer knows it before the first record: classes and tags in id order. An image
- * tag's value type is what its stored values are (any string among them: strings; else numbers; none
- * when it has no value anywhere). Undefined when the project is gone.
+ * The project as a writer knows it before the first record: classes and tags in id order. A tag's
+ * value type is the one it was given (by a meta.json, a client, or an import from the values it
+ * read) when that is `any_number` or `any_string`; otherwise an image tag's is what its stored values
+ * are (any string among them: strings; else numbers; none when it has no value anywhere). Undefined
+ * when the project is gone.
  */
 export async function exportProject(db: Kysely<Database>, projectId: number): Promise<ExportProject | undefined> {
   const project = await db.selectFrom('projects').select('title').where('id', '=', projectId).executeTakeFirst();
   if (!project) return undefined;
   const classes = await db.selectFrom('classes').select(['title', 'shape', 'color']).where('project_id', '=', projectId).orderBy('id').execute();
-  const tags = await db.selectFrom('project_tags').select(['id', 'title', 'scope']).where('project_id', '=', projectId).orderBy('id').execute();
+  const tags = await db.selectFrom('project_tags').select(['id', 'title', 'scope', 'value_type']).where('project_id', '=', projectId).orderBy('id').execute();
   // Values are stored as JSON text: a string value starts with a quote.
   const kinds = await db
     .selectFrom('image_tags')
@@ -39,7 +44,7 @@ export async function exportProject(db: Kysely<Database>, projectId: number): Pr
   return {
     title: project.title,
     classes: classes.map((c) => ({ title: c.title, shape: c.shape as ClassShape, color: c.color })),
-    tags: tags.map((t) => ({ title: t.title, scope: t.scope as TagScope, valueType: valueType(t.id) })),
+    tags: tags.map((t) => ({ title: t.title, scope: t.scope as TagScope, valueType: GIVEN_TYPES.has(t.value_type) ? (t.value_type as TagValueType) : valueType(t.id) })),
   };
 }
 

@@ -79,8 +79,8 @@ for (const dialect of dialects) {
       await t?.close();
     });
 
-    async function exportVoc(projectId: number): Promise<string> {
-      const res = await t.request({ method: 'POST', url: '/v2/exports', payload: { projectId, format: 'pascal_voc', options: {} } });
+    async function exportVoc(projectId: number, format = 'pascal_voc'): Promise<string> {
+      const res = await t.request({ method: 'POST', url: '/v2/exports', payload: { projectId, format, options: {} } });
       assert.equal(res.statusCode, 201, res.body);
       const id = json<{ task: TaskBody }>(res).task.id;
       const deadline = Date.now() + 60_000;
@@ -165,7 +165,7 @@ for (const dialect of dialects) {
       }
     });
 
-    test('the fields are tags with values: v1 lists their titles, v2 their value types', async () => {
+    test('the fields are tags with values: v1 lists their titles, v2 and a Supervisely export their value types', async () => {
       const source = await outsideFixtureCopy('roboflow-python/voc/chess');
       let projectId: number;
       try {
@@ -183,6 +183,23 @@ for (const dialect of dialects) {
       assert.equal(tags.statusCode, 200, tags.body);
       const types = Object.fromEntries(json<{ items: { title: string; valueType: string }[] }>(tags).items.map((tag) => [tag.title, tag.valueType]));
       assert.deepEqual(types, { pose: 'any_string', truncated: 'any_number', difficult: 'any_number', occluded: 'any_number' });
+
+      // A Supervisely export carries them too: the value types in meta.json, the values on the objects.
+      const dir = await exportVoc(projectId, 'supervisely');
+      try {
+        const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { tags: { name: string; value_type: string }[] };
+        assert.deepEqual(Object.fromEntries(meta.tags.map((tag) => [tag.name, tag.value_type])), types);
+        const annotation = listFiles(dir).find((p) => p.endsWith('/1be.jpg.json'))!;
+        const objects = (JSON.parse(fs.readFileSync(path.join(dir, ...annotation.split('/')), 'utf8')) as { objects: { tags: unknown[] }[] }).objects;
+        assert.deepEqual(objects[0]!.tags, [
+          { name: 'pose', value: 'Unspecified' },
+          { name: 'truncated', value: 0 },
+          { name: 'difficult', value: 0 },
+          { name: 'occluded', value: 0 },
+        ]);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 }
