@@ -29,6 +29,17 @@ export function tagsWithValues(titles: readonly string[], values: ObjectTagValue
   return titles.map((name) => ({ name, value: own && Object.hasOwn(own, name) ? own[name]! : null }));
 }
 
+/** The stored text with the tag `from` renamed `to`; an object that had both keeps the value of `to`. */
+export function renameTagInValues(text: string, from: string, to: string): string {
+  const values = parseObjectTagValues(text);
+  for (const own of Object.values(values)) {
+    if (!Object.hasOwn(own, from)) continue;
+    if (!Object.hasOwn(own, to)) own[to] = own[from]!;
+    delete own[from];
+  }
+  return JSON.stringify(values);
+}
+
 /**
  * The stored text for a copy of the objects, whose ids become 1..n: the values of the object of id
  * `ids[k]` go to id k + 1.

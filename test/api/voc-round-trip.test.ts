@@ -165,6 +165,30 @@ for (const dialect of dialects) {
       }
     });
 
+    test('a renamed field keeps its values, as a CVAT attribute of its new name', async () => {
+      const source = await outsideFixtureCopy('roboflow-python/voc/chess');
+      let projectId: number;
+      try {
+        ({ projectId } = await importFolder(t, source, 'pascal_voc'));
+      } finally {
+        fs.rmSync(path.dirname(source), { recursive: true, force: true });
+      }
+      const tag = await t.ctx.db.kysely.selectFrom('project_tags').select('id').where('project_id', '=', projectId).where('scope', '=', 'figures').where('title', '=', 'difficult').executeTakeFirstOrThrow();
+      const rename = await t.request({ method: 'PUT', url: `/v1/projects/${projectId}/tags/${tag.id}`, payload: { type: 'figures', title: 'hard', hotkey: '' } });
+      assert.equal(rename.statusCode, 200, rename.body);
+      const dir = await exportVoc(projectId);
+      try {
+        const objects = annotations(path.join(dir, 'Annotations')).get('1be')!;
+        assert.ok(objects.length > 0);
+        for (const o of objects) {
+          assert.deepEqual(o.fields, { pose: 'Unspecified', truncated: 0, occluded: 0 });
+          assert.deepEqual(o.attributes, { hard: 0 });
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     test('the fields are tags with values: v1 lists their titles, v2 and a Supervisely export their value types', async () => {
       const source = await outsideFixtureCopy('roboflow-python/voc/chess');
       let projectId: number;
