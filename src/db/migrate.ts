@@ -18,6 +18,7 @@ import * as sessions from './migrations/0013_sessions.ts';
 import * as webhooks from './migrations/0014_webhooks.ts';
 import * as audit from './migrations/0015_audit.ts';
 import * as rateLimits from './migrations/0016_rate_limits.ts';
+import * as objectTagValues from './migrations/0017_object_tag_values.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -36,6 +37,7 @@ const migrations = {
   '0014_webhooks': webhooks,
   '0015_audit': audit,
   '0016_rate_limits': rateLimits,
+  '0017_object_tag_values': objectTagValues,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -121,6 +121,11 @@ export interface ImagesTable {
   object_ids: ColumnType<string | null, string | null | undefined, string | null>;
   /** The id the next new object gets; null means n + 1 (with `object_ids` null). */
   next_object_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /**
+   * The values of object tags by object id, `{"<id>": {"<tag title>": value}}`, for the tags that have
+   * one; null when none has (see src/formats/object-tag-values.ts).
+   */
+  object_tag_values: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
 }

@@ -4,20 +4,26 @@ import type { Kysely } from 'kysely';
 import type { CanonicalTag, ClassShape, TagScope, TagValueType } from '../formats/canonical.ts';
 import type { ExportObject, ExportProject, ExportRecord } from '../formats/writer.ts';
 import type { Database } from '../db/types.ts';
+import { parseObjectTagValues, tagsWithValues } from '../formats/object-tag-values.ts';
 
-/** An object as images.objects_json stores it: object tags by title, without values. */
+/** An object as images.objects_json stores it: object tags by title; their values are in images.object_tag_values. */
 type StoredObject = Omit<ExportObject, 'tags'> & { tags: string[] };
 
+/** Value types kept as given: `oneof_string` is not, as its list of values is not stored. */
+const GIVEN_TYPES = new Set(['any_number', 'any_string']);
+
 /**
- * The project as a writer knows it before the first record: classes and tags in id order. An image
- * tag's value type is what its stored values are (any string among them: strings; else numbers; none
- * when it has no value anywhere). Undefined when the project is gone.
+ * The project as a writer knows it before the first record: classes and tags in id order. A tag's
+ * value type is the one it was given (by a meta.json, a client, or an import from the values it
+ * read) when that is `any_number` or `any_string`; otherwise an image tag's is what its stored values
+ * are (any string among them: strings; else numbers; none when it has no value anywhere). Undefined
+ * when the project is gone.
  */
 export async function exportProject(db: Kysely<Database>, projectId: number): Promise<ExportProject | undefined> {
   const project = await db.selectFrom('projects').select('title').where('id', '=', projectId).executeTakeFirst();
   if (!project) return undefined;
   const classes = await db.selectFrom('classes').select(['title', 'shape', 'color']).where('project_id', '=', projectId).orderBy('id').execute();
-  const tags = await db.selectFrom('project_tags').select(['id', 'title', 'scope']).where('project_id', '=', projectId).orderBy('id').execute();
+  const tags = await db.selectFrom('project_tags').select(['id', 'title', 'scope', 'value_type']).where('project_id', '=', projectId).orderBy('id').execute();
   // Values are stored as JSON text: a string value starts with a quote.
   const kinds = await db
     .selectFrom('image_tags')
@@ -38,7 +44,7 @@ export async function exportProject(db: Kysely<Database>, projectId: number): Pr
   return {
     title: project.title,
     classes: classes.map((c) => ({ title: c.title, shape: c.shape as ClassShape, color: c.color })),
-    tags: tags.map((t) => ({ title: t.title, scope: t.scope as TagScope, valueType: valueType(t.id) })),
+    tags: tags.map((t) => ({ title: t.title, scope: t.scope as TagScope, valueType: GIVEN_TYPES.has(t.value_type) ? (t.value_type as TagValueType) : valueType(t.id) })),
   };
 }
 
@@ -69,7 +75,7 @@ export async function imagePage(
 ): Promise<{ id: number; size: number; record: ExportRecord }[]> {
   const rows = await db
     .selectFrom('images')
-    .select(['id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json'])
+    .select(['id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json', 'object_ids', 'object_tag_values'])
     .where('dataset_id', '=', dataset.id)
     .where('id', '>', afterId)
     .orderBy('id')
@@ -95,24 +101,30 @@ export async function imagePage(
     if (list) list.push(tag);
     else tagsOf.set(t.image_id, [tag]);
   }
-  return rows.map((r) => ({
-    id: r.id,
-    size: Number(r.size),
-    record: {
-      dataset: dataset.title,
-      name: r.name,
-      width: r.width,
-      height: r.height,
-      hash: r.hash,
-      description: r.description,
-      tags: tagsOf.get(r.id) ?? [],
-      objects: (JSON.parse(r.objects_json) as StoredObject[]).map((o) => ({
-        classTitle: o.classTitle,
-        description: o.description,
-        tags: o.tags.map((name) => ({ name, value: null })),
-        bitmap: o.bitmap,
-        points: o.points,
-      })),
-    },
-  }));
+  return rows.map((r) => {
+    const objects = JSON.parse(r.objects_json) as StoredObject[];
+    const values = parseObjectTagValues(r.object_tag_values);
+    // The objects' ids (images.object_ids, null for 1..n) find their values.
+    const ids = r.object_tag_values === null ? null : r.object_ids === null ? objects.map((_, k) => k + 1) : (JSON.parse(r.object_ids) as number[]);
+    return {
+      id: r.id,
+      size: Number(r.size),
+      record: {
+        dataset: dataset.title,
+        name: r.name,
+        width: r.width,
+        height: r.height,
+        hash: r.hash,
+        description: r.description,
+        tags: tagsOf.get(r.id) ?? [],
+        objects: objects.map((o, k) => ({
+          classTitle: o.classTitle,
+          description: o.description,
+          tags: ids ? tagsWithValues(o.tags, values, ids[k]!) : o.tags.map((name) => ({ name, value: null })),
+          bitmap: o.bitmap,
+          points: o.points,
+        })),
+      },
+    };
+  });
 }

@@ -4,6 +4,7 @@ import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database, ImageRow } from '../db/types.ts';
+import { renumberObjectTagValues } from '../formats/object-tag-values.ts';
 import { addToSizes, insertImage } from './images.repository.ts';
 import { countClassTitles } from './stored-objects.ts';
 
@@ -151,6 +152,8 @@ export async function copyImage(
     height: image.height,
     description: image.description,
     objectsJson: image.objects_json,
+    // The copy's objects are numbered 1..n: their tag values follow them from the source's ids.
+    objectTagValues: image.object_ids === null ? image.object_tag_values : renumberObjectTagValues(image.object_tag_values, JSON.parse(image.object_ids) as number[]),
   });
   if (tags) {
     await replaceTags(db, id, tags);

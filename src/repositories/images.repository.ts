@@ -14,6 +14,8 @@ export interface NewImageInput {
   height: number;
   description?: string;
   objectsJson?: string;
+  /** images.object_tag_values: the objects' tag values by object id (1..n here), or null. */
+  objectTagValues?: string | null;
 }
 
 /** Adds `delta` bytes to a dataset and its project. Call inside the transaction that changes images. */
@@ -34,6 +36,7 @@ const toRow = (image: NewImageInput, now: string) => ({
   height: image.height,
   description: image.description ?? '',
   objects_json: image.objectsJson ?? '[]',
+  object_tag_values: image.objectTagValues ?? null,
   created_at: now,
   updated_at: now,
 });
@@ -50,7 +53,7 @@ export async function insertImage(db: Kysely<Database>, image: NewImageInput): P
   return row.id;
 }
 
-const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json', 'created_at', 'updated_at'] as const;
+const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json', 'object_tag_values', 'created_at', 'updated_at'] as const;
 
 /**
  * Inserts many image rows in one statement per 500 and counts their bytes (one update per dataset and

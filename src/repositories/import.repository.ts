@@ -154,7 +154,7 @@ export async function imagesOfDatasets(db: Kysely<Database>, datasetIds: number[
 export async function imagesToCopy(db: Kysely<Database>, imageIds: number[]) {
   const rows = await db
     .selectFrom('images')
-    .select(['id', 'size', 'width', 'height', 'description', 'objects_json'])
+    .select(['id', 'size', 'width', 'height', 'description', 'objects_json', 'object_ids', 'object_tag_values'])
     .where('id', 'in', imageIds)
     .execute();
   const imageTags = await db

@@ -4,6 +4,7 @@ import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database, ProjectTagRow } from '../db/types.ts';
 import type { TagValueType } from '../formats/canonical.ts';
+import { renameTagInValues } from '../formats/object-tag-values.ts';
 
 /** `images` tags go on whole images, `figures` tags on the objects inside an annotation. */
 export type TagScope = 'images' | 'figures';
@@ -137,6 +138,7 @@ export async function ensureTag(db: Kysely<Database>, tag: NewTag): Promise<{ id
       scope: tag.scope,
       title: tag.title,
       hotkey: tag.hotkey,
+      value_type: tag.valueType ?? 'none',
       created_by: tag.createdBy,
       created_at: now,
       updated_at: now,
@@ -168,6 +170,25 @@ export async function deleteTag(db: Kysely<Database>, tagId: number): Promise<vo
 export async function imagesCarryingTag(db: Kysely<Database>, tagId: number, limit: number): Promise<number[]> {
   const rows = await db.selectFrom('image_tags').select('image_id').where('tag_id', '=', tagId).orderBy('image_id').limit(limit).execute();
   return rows.map((r) => r.image_id);
+}
+
+/**
+ * Renames the figure tag `from` to `to` in the stored object tag values of the images whose objects
+ * use the tag (so the values follow the rename the objects' titles get). Call inside the rename's
+ * transaction.
+ */
+export async function renameObjectTagValues(db: Kysely<Database>, tagId: number, from: string, to: string): Promise<void> {
+  const rows = await db
+    .selectFrom('object_tag_refs')
+    .innerJoin('images', 'images.id', 'object_tag_refs.image_id')
+    .select(['images.id', 'images.object_tag_values'])
+    .where('object_tag_refs.tag_id', '=', tagId)
+    .where('images.object_tag_values', 'is not', null)
+    .execute();
+  for (const row of rows) {
+    const next = renameTagInValues(row.object_tag_values!, from, to);
+    if (next !== row.object_tag_values) await db.updateTable('images').set({ object_tag_values: next }).where('id', '=', row.id).execute();
+  }
 }
 
 /** The images whose objects use the figure tag, with their stored objects. */

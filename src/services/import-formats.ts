@@ -8,7 +8,7 @@
 // all the objects of a file of hundreds of MB are held. VOC and YOLO files are small, one per image.
 import type { Readable } from 'node:stream';
 import type { Context } from '../context.ts';
-import { type ClassDefinition, type ClassShape, type FormatWarning, type ShapedObject, type TagDefinition, settleClassShapes } from '../formats/canonical.ts';
+import { type ClassDefinition, type ClassShape, type FormatWarning, type ShapedObject, type TagDefinition, type TagValue, type TagValueType, settleClassShapes } from '../formats/canonical.ts';
 import {
   type ByteSource,
   CocoFormatError,
@@ -145,14 +145,15 @@ export async function planForeignImport(
     entries.push(entry);
   }
 
-  const tagTitles = new Set<string>();
+  // Each object tag's value type is what its values are: any string among them makes it a string tag.
+  const tagTypes = new Map<string, TagValueType>();
   const writer = new AnnotationBlobWriter(ctx, teamId);
   await reading.objects(async (index, objects) => {
     const entry = entries[index];
     if (!entry || objects.length === 0) return;
     for (const o of objects) {
       settle(o);
-      for (const t of o.tags) tagTitles.add(t.name);
+      for (const t of o.tags) tagTypes.set(t.name, widerValueType(tagTypes.get(t.name) ?? 'none', t.value));
     }
     const bytes = Buffer.from(
       JSON.stringify({
@@ -171,8 +172,14 @@ export async function planForeignImport(
     entry.annotationHash = await writer.add(bytes, entry.imagePath);
   });
   await writer.flush();
-  const tags: TagDefinition[] = [...tagTitles].map((title) => ({ title, scope: 'figures', valueType: 'none' }));
+  const tags: TagDefinition[] = [...tagTypes].map(([title, valueType]) => ({ title, scope: 'figures', valueType }));
   return { format, classes, tags, datasets: [...datasets.values()].map(({ title, images }) => ({ title, images })), warnings: r.warnings.map(shown) };
+}
+
+/** The value type of a tag whose values so far make `type`, once it has also had `value`. */
+function widerValueType(type: TagValueType, value: TagValue): TagValueType {
+  if (value === null || type === 'any_string') return type;
+  return typeof value === 'string' ? 'any_string' : 'any_number';
 }
 
 /**

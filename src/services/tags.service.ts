@@ -111,6 +111,7 @@ export async function changeTag(
       await tags.updateTag(trx, tagId, { title, hotkey: change.hotkey ?? tag.hotkey });
       if (scope === 'figures' && tag.title !== title) {
         await recordAnnotationsRewritten(trx, teamId, await rewriteFigureTag(trx, tagId, (titles) => titles.map((t) => (t === tag.title ? title : t))));
+        await tags.renameObjectTagValues(trx, tagId, tag.title, title);
       }
       // An image tag's title is part of the annotation of every image it is attached to.
       if (scope === 'images' && tag.title !== title) await recordAnnotationsRewritten(trx, teamId, await tags.imagesCarryingTag(trx, tagId, MAX_REWRITE_EVENTS));

@@ -3,7 +3,7 @@
 // preset, exported in the same format (POST /v2/exports, the archive downloaded and unpacked), and
 // imported again with that preset. Supervisely comes back exactly; COCO keeps polygons exactly and
 // masks pixel for pixel; YOLO keeps coordinates within 1e-6 of the image size; Pascal VOC keeps boxes
-// moved to its 1-based convention (left and top one pixel on). Each project exported as Supervisely
+// exactly (its numbers are written and read as they are). Each project exported as Supervisely
 // comes back exactly, and what a format cannot hold is named in the task's notices.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -223,7 +223,7 @@ async function assertYoloRoundTrip(second: Project, first: Project, task: 'detec
   }
 }
 
-/** Pascal VOC: each object as its box, one pixel on at the left and top (VOC's 1-based xmin, ymin). */
+/** Pascal VOC: each object as its box, the same numbers (written and read as they are). */
 async function assertVocRoundTrip(second: Project, first: Project): Promise<void> {
   assertSameImages(second.records, first.records);
   const shapes = shapesOf(first);
@@ -234,7 +234,7 @@ async function assertVocRoundTrip(second: Project, first: Project): Promise<void
     assert.deepEqual(other.objects.map((o) => o.classTitle), kept.map((o) => o.classTitle), keyOf(r));
     for (const [i, o] of kept.entries()) {
       const [[left, top], [right, bottom]] = await boxOf(shapes.get(o.classTitle)!, o, r.width, r.height);
-      assert.deepEqual(other.objects[i]!.points.exterior, [[left + 1, top + 1], [right, bottom]], `${keyOf(r)} object ${i}`);
+      assert.deepEqual(other.objects[i]!.points.exterior, [[left, top], [right, bottom]], `${keyOf(r)} object ${i}`);
     }
   }
 }
@@ -339,7 +339,7 @@ for (const dialect of dialects) {
         assert.equal(renamedCount(notices), 1);
       });
 
-      test('pascal_voc: every box one pixel on at the left and top; shapes kept as boxes and the line and point counted', async () => {
+      test('pascal_voc: every box the same; shapes kept as boxes and the line and point counted', async () => {
         const { second, notices } = await roundTrip(projectId, 'pascal_voc');
         await assertVocRoundTrip(second, renamed);
         assert.deepEqual(noticeCounts(notices), { [VOC_BOXES_ONLY]: 4, [VOC_SKIPPED]: 2 });

@@ -44,8 +44,9 @@ export async function importFolder(t: TestApp, dir: string, format: ImportFormat
 
 /**
  * A project as an export hands it to a writer: classes and tags in id order, datasets in id order,
- * each dataset's images in id order. Tags on objects are stored without values; a project tag's
- * value type is what its image values are (numbers, strings) or `none`.
+ * each dataset's images in id order. Object tags are read by title, without the values kept in
+ * images.object_tag_values; a project tag's value type is what its image values are (numbers,
+ * strings) or `none`.
  */
 export async function readExport(t: TestApp, projectId: number): Promise<{ project: ExportProject; records: ExportRecord[] }> {
   const db = t.ctx.db.kysely;

@@ -1,4 +1,4 @@
-// The Pascal VOC writer: layout, XML, 1-based boxes, split lists, labelmap and palette masks, read
+// The Pascal VOC writer: layout, XML, boxes as they are, split lists, labelmap and palette masks, read
 // back by our readers and by a real import, and a peer dataset through a round trip.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -26,11 +26,11 @@ async function writeFolder(records: ExportRecord[], imageBytes: (hash: string) =
   return { dir, notices: writer.notices() };
 }
 
-/** The box VOC keeps of an object, as our reader reads it back: 1-based at the left and top. */
+/** The box VOC keeps of an object, as our reader reads it back: the same numbers. */
 function vocBox(points: Point[]): Point[] {
   const xs = points.map((p) => p[0]);
   const ys = points.map((p) => p[1]);
-  return [[Math.min(...xs) + 1, Math.min(...ys) + 1], [Math.max(...xs), Math.max(...ys)]];
+  return [[Math.min(...xs), Math.min(...ys)], [Math.max(...xs), Math.max(...ys)]];
 }
 
 async function pixelsOf(bitmap: { origin: [number, number]; data: string }, width: number, height: number): Promise<Uint8Array> {
@@ -58,7 +58,7 @@ describe('Pascal VOC writer', () => {
     assert.ok(!withMasks.notices.some((n) => n.message === BOXES_ONLY));
   });
 
-  test('layout, split lists, labelmap, and XML with 1-based boxes and tags', async () => {
+  test('layout, split lists, labelmap, and XML with boxes as they are and tags', async () => {
     const records = sampleRecords();
     const { dir, notices } = await writeFolder(records, sampleImages(records));
     assert.deepEqual(listFiles(dir), [
@@ -96,17 +96,16 @@ describe('Pascal VOC writer', () => {
       ['person', vocBox(source[0]!.points.exterior)],
       ['car', vocBox(source[1]!.points.exterior)],
       ['lake', vocBox(source[4]!.points.exterior)],
-      ['stain', [[5, 31], [19, 43]]],
+      ['stain', [[4, 30], [19, 43]]],
     ]);
+    // The flag `occluded` is written as 1; no pose, truncated or difficult the object did not have.
     assert.deepEqual(a.objects[0]!.tags, [
-      { name: 'pose', value: 'Unspecified' },
-      { name: 'truncated', value: 0 },
-      { name: 'difficult', value: 0 },
       { name: 'occluded', value: 1 },
       { name: 'score', value: 0.5 },
     ]);
+    assert.doesNotMatch(xml, /<(pose|truncated|difficult)>/);
     assert.deepEqual(readVocXml(readText(dir, 'Annotations/a_1.xml'), 'a_1.xml').filename, 'a_1.png');
-    assert.deepEqual(readVocXml(readText(dir, 'Annotations/c.xml'), 'c.xml').objects[0]!.points.exterior, [[1, 1], [50, 40]]);
+    assert.deepEqual(readVocXml(readText(dir, 'Annotations/c.xml'), 'c.xml').objects[0]!.points.exterior, [[0, 0], [50, 40]]);
     assert.match(readText(dir, 'Annotations/c.xml'), /<segmented>0<\/segmented>/);
     assert.deepEqual(readVocXml(readText(dir, 'Annotations/empty.xml'), 'empty.xml').objects, []);
     assert.deepEqual(notices.filter((n) => n.message === SKIPPED_LINE_OR_POINT).map((n) => n.count), [2]);
@@ -155,7 +154,7 @@ describe('Pascal VOC writer', () => {
     let t: TestApp;
     withImportRunner(sqlite!, (app) => (t = app));
 
-    test('the sample project: boxes 1-based, masks pixel for pixel, datasets from the split lists, colours from the labelmap', async () => {
+    test('the sample project: boxes as they are, masks pixel for pixel, datasets from the split lists, colours from the labelmap', async () => {
       const records = sampleRecords();
       const { dir } = await writeFolder(records, sampleImages(records));
       const { projectId } = await importFolder(t, dir, 'pascal_voc');
@@ -173,7 +172,7 @@ describe('Pascal VOC writer', () => {
         ['person', vocBox(source[0]!.points.exterior)],
         ['car', vocBox(source[1]!.points.exterior)],
         ['lake', vocBox(source[4]!.points.exterior)],
-        ['stain', [[5, 31], [19, 43]]],
+        ['stain', [[4, 30], [19, 43]]],
       ]);
       const masks = a.objects.slice(4);
       assert.deepEqual(masks.map((o) => o.classTitle), ['person (bitmap)', 'lake (bitmap)', 'stain (bitmap)']);
@@ -182,7 +181,7 @@ describe('Pascal VOC writer', () => {
       assert.deepEqual(await pixelsOf(masks[2]!.bitmap!, 64, 48), await drawn('bitmap', source[5]!, 64, 48));
     });
 
-    test('the peer dataset voc_dataset1: imported, written, imported again; boxes moved to 1-based, masks the same', async () => {
+    test('the peer dataset voc_dataset1: imported, written, imported again; boxes and tags the same, masks the same', async () => {
       const { projectId } = await importFolder(t, path.join(PEER, 'datumaro/voc/voc_dataset1'), 'pascal_voc');
       const first = await readExport(t, projectId);
       const { dir, notices } = await writeFolder(first.records, storedImage(t), first.project);
@@ -192,13 +191,12 @@ describe('Pascal VOC writer', () => {
       assert.deepEqual(second.records.map((r) => [r.dataset, r.name]), first.records.map((r) => [r.dataset, r.name]));
       const shapes = new Map(first.project.classes.map((c) => [c.title, c.shape]));
       for (const [k, r] of first.records.entries()) {
-        // Every object comes back as its box (1-based), then each mask as a bitmap of `<class> (bitmap)`.
+        // Every object comes back as its box with its tags, then each mask as a bitmap of `<class> (bitmap)`.
         const expected: [string, string[], Point[] | Uint8Array][] = [];
         const masks: [string, string[], Uint8Array][] = [];
-        const memberTags = ['pose', 'truncated', 'difficult'];
         for (const o of r.objects) {
           const shape = shapes.get(o.classTitle)!;
-          const tags = [...memberTags, ...o.tags.map((t) => t.name).filter((n) => !memberTags.includes(n))];
+          const tags = o.tags.map((t) => t.name);
           const box = shape === 'bitmap' ? bitmapBox(o) : o.points.exterior;
           expected.push([o.classTitle, tags, vocBox(box)]);
           if (shape === 'bitmap') masks.push([`${o.classTitle} (bitmap)`, tags, await pixelsOf(o.bitmap!, r.width, r.height)]);

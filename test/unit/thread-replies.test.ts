@@ -6,11 +6,11 @@ import { packFacts, packPreparations, unpackFacts, unpackPreparations } from '..
 
 test('preparations of every kind come back as they went, in order', () => {
   const preparations: Preparation[] = [
-    { annotation: { description: '', objectsJson: '[]', imageTags: [], objectTags: [] } },
+    { annotation: { description: '', objectsJson: '[]', imageTags: [], objectTags: [], objectTagValues: null } },
     { problem: 'annotation: objects[0]: a polygon needs at least 3 points' },
-    { annotation: { description: 'snow ☃', objectsJson: '[{"classTitle":"car"}]', imageTags: [], objectTags: [] } },
-    { annotation: { description: 'tagged', objectsJson: '[]', imageTags: [{ title: 'weather', value: '"rain"' }], objectTags: [] } },
-    { annotation: { description: '', objectsJson: '[{"classTitle":"car","tags":["occluded"]}]', imageTags: [], objectTags: ['occluded'] } },
+    { annotation: { description: 'snow ☃', objectsJson: '[{"classTitle":"car"}]', imageTags: [], objectTags: [], objectTagValues: null } },
+    { annotation: { description: 'tagged', objectsJson: '[]', imageTags: [{ title: 'weather', value: '"rain"' }], objectTags: [], objectTagValues: null } },
+    { annotation: { description: '', objectsJson: '[{"classTitle":"car","tags":["occluded"]}]', imageTags: [], objectTags: ['occluded'], objectTagValues: '{"1":{"occluded":1}}' } },
   ];
   const packed = packPreparations(preparations);
   assert.equal(packed.others.size, 3);

@@ -3,11 +3,15 @@
 // `SegmentationObject/<stem>.png` and `ImageSets/Segmentation/<dataset>.txt`.
 //
 // - Every object with an area is an <object> with its box: a rectangle's, a polygon's or a
-//   bitmap's bounding box (a bitmap's is the box of its PNG), clipped to the image. Boxes are
-//   1-based inclusive pixel indices, as VOC and detectron2 read them: a box from x = l to x = r in
-//   our continuous coordinates covers pixels l+1 … r. Lines and points are left out.
-// - pose, truncated, difficult (and occluded) come from the object's tags of those names, else
-//   `Unspecified`, 0, 0; the other tags are written as CVAT's <attributes>.
+//   bitmap's bounding box (a bitmap's is the box of its PNG), clipped to the image. The box numbers
+//   are the object's coordinates as they are, as our import reads them (and CVAT, Datumaro and
+//   labelImg write and read them): a VOC file imported and exported keeps its boxes. Lines and
+//   points are left out.
+// - pose, truncated, difficult and occluded are written from the object's tags of those names, each
+//   with its value (a tag without one, a flag, as 1; pose as `Unspecified`), and only those the object
+//   has: an object without a `difficult` tag gets no <difficult>. The tags of VOC's action names
+//   are its <actions>; an object with the tag `part of` (as the import reads a <part>) right after
+//   its whole is that object's <part>; the other tags are CVAT's <attributes>.
 // - Segmentation masks are palette PNGs of the image's size: 0 is background, 255 the void colour
 //   (not drawn: the masks are exact). SegmentationClass holds the class's index in labelmap.txt,
 //   SegmentationObject the number of the object in the XML, in the VOC palette. Only polygons and
@@ -39,19 +43,23 @@ const UNPAINTED = 'objects past the 254th of an image, or of a class past the 25
 /** The void colour of VOC masks, index 255. */
 const VOID = vocColor(255);
 const VOC_PALETTE = Array.from({ length: 256 }, (_, i) => vocColor(i));
-const MEMBER_DEFAULTS: [string, string | null][] = [
+/** The object members written from tags, in VOC's order, each with what a tag without a value writes. */
+const MEMBER_FLAGS: [string, string][] = [
   ['pose', 'Unspecified'],
-  ['truncated', '0'],
-  ['difficult', '0'],
-  ['occluded', null],
+  ['truncated', '1'],
+  ['difficult', '1'],
+  ['occluded', '1'],
 ];
+/** The actions of VOC's action task (the children of <actions>). */
+const ACTIONS = new Set(['jumping', 'phoning', 'playinginstrument', 'reading', 'ridingbike', 'ridinghorse', 'running', 'takingphoto', 'usingcomputer', 'walking', 'other']);
+const PART_OF = 'part of';
 
 interface VocObject {
   object: ExportObject;
   classTitle: string;
   shape: ClassShape;
   classIndex: number;
-  /** [xmin, ymin, xmax, ymax], 1-based inclusive. */
+  /** [xmin, ymin, xmax, ymax]: the object's box in its own coordinates. */
   box: [number, number, number, number];
 }
 
@@ -118,7 +126,7 @@ export class VocWriter implements FormatWriter {
       return [];
     }
     if (!this.options.segmentation && (found.shape === 'polygon' || found.shape === 'bitmap')) this.notes.add(BOXES_ONLY, record);
-    return [{ object, classTitle: object.classTitle, shape: found.shape, classIndex: found.index, box: [left + 1, top + 1, right, bottom] }];
+    return [{ object, classTitle: object.classTitle, shape: found.shape, classIndex: found.index, box: [left, top, right, bottom] }];
   }
 
   /** The two masks of an image, or null when it has no polygon or bitmap. */
@@ -207,17 +215,22 @@ function annotationXml(record: ExportRecord, fileName: string, objects: VocObjec
     '  </size>',
     `  <segmented>${segmented ? 1 : 0}</segmented>`,
   ];
-  for (const { object, classTitle, box } of objects) {
+  for (const [k, { object, classTitle, box }] of objects.entries()) {
+    if (isPartOf(object, objects[k - 1])) continue;
     lines.push('  <object>', `    <name>${escape(classTitle)}</name>`);
-    const tags = new Map(object.tags.map((t) => [t.name, t.value]));
-    for (const [member, fallback] of MEMBER_DEFAULTS) {
-      // A member tag without a value says yes (truncated, difficult, occluded); pose has no yes.
-      const value = tags.has(member) ? (tags.get(member) ?? (member === 'pose' ? fallback : '1')) : fallback;
-      if (value !== null) lines.push(`    <${member}>${escape(String(value))}</${member}>`);
+    for (const [member, flag] of MEMBER_FLAGS) {
+      const tag = object.tags.find((t) => t.name === member);
+      if (tag) lines.push(`    <${member}>${escape(tag.value === null ? flag : String(tag.value))}</${member}>`);
     }
-    const [xmin, ymin, xmax, ymax] = box;
-    lines.push('    <bndbox>', `      <xmin>${xmin}</xmin>`, `      <ymin>${ymin}</ymin>`, `      <xmax>${xmax}</xmax>`, `      <ymax>${ymax}</ymax>`, '    </bndbox>');
-    const attributes = object.tags.filter((t) => !MEMBER_DEFAULTS.some(([m]) => m === t.name));
+    lines.push(...boxXml(box, '    '));
+    // The parts of the object follow it, as the import reads them.
+    for (let next = k + 1; next < objects.length && isPartOf(objects[next]!.object, objects[next - 1]); next += 1) {
+      const part = objects[next]!;
+      lines.push('    <part>', `      <name>${escape(part.classTitle)}</name>`, ...boxXml(part.box, '      '), '    </part>');
+    }
+    const actions = object.tags.filter((t) => ACTIONS.has(t.name) && t.value !== null);
+    if (actions.length > 0) lines.push('    <actions>', ...actions.map((t) => `      <${t.name}>${escape(String(t.value))}</${t.name}>`), '    </actions>');
+    const attributes = object.tags.filter((t) => !MEMBER_FLAGS.some(([m]) => m === t.name) && !actions.includes(t));
     if (attributes.length > 0) {
       lines.push('    <attributes>');
       for (const t of attributes) {
@@ -230,4 +243,19 @@ function annotationXml(record: ExportRecord, fileName: string, objects: VocObjec
   }
   lines.push('</annotation>');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Whether the object is a part (its only tag `part of`, valued) of the object before it: that one's
+ * class, or the whole a run of parts before it belongs to.
+ */
+function isPartOf(object: ExportObject, before: VocObject | undefined): boolean {
+  if (!before || object.tags.length !== 1 || object.tags[0]!.name !== PART_OF) return false;
+  const whole = object.tags[0]!.value;
+  const beforeWhole = before.object.tags.length === 1 && before.object.tags[0]!.name === PART_OF ? before.object.tags[0]!.value : before.classTitle;
+  return typeof whole === 'string' && whole === beforeWhole;
+}
+
+function boxXml([xmin, ymin, xmax, ymax]: [number, number, number, number], indent: string): string[] {
+  return [`${indent}<bndbox>`, `${indent}  <xmin>${xmin}</xmin>`, `${indent}  <ymin>${ymin}</ymin>`, `${indent}  <xmax>${xmax}</xmax>`, `${indent}  <ymax>${ymax}</ymax>`, `${indent}</bndbox>`];
 }

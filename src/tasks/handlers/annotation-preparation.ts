@@ -2,6 +2,7 @@
 // in record order, the image's tags and the object tag titles. Pure, so it runs the same on the task's
 // thread and on the annotation threads (annotation-threads.ts).
 import { serializeObjects, toAnnotationObject } from '../../formats/canonical.ts';
+import { objectTagValuesText } from '../../formats/object-tag-values.ts';
 import { ScanClasses, scanAnnotation } from '../../formats/supervisely/annotation-scanner.ts';
 import { type ProjectMeta, SuperviselyFormatError, parseAnnotation } from '../../formats/supervisely/index.ts';
 
@@ -10,6 +11,8 @@ export interface PreparedAnnotation {
   objectsJson: string;
   imageTags: { title: string; value: string | null }[];
   objectTags: string[];
+  /** images.object_tag_values of the objects (numbered 1..n), null when no object tag has a value. */
+  objectTagValues: string | null;
 }
 
 /** The annotation, or why its image cannot be imported. */
@@ -27,7 +30,7 @@ function scanClassesOf(meta: ProjectMeta): ScanClasses {
 export function prepareAnnotation(bytes: Uint8Array, meta: ProjectMeta): Preparation {
   // Most files take the scanner's way; the rest (tags, bitmaps, escapes, errors) the general one.
   const scanned = scanAnnotation(bytes, scanClassesOf(meta));
-  if (scanned) return { annotation: { ...scanned, imageTags: [], objectTags: [] } };
+  if (scanned) return { annotation: { ...scanned, imageTags: [], objectTags: [], objectTagValues: null } };
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
@@ -42,6 +45,7 @@ export function prepareAnnotation(bytes: Uint8Array, meta: ProjectMeta): Prepara
         objectsJson: serializeObjects(annotation.objects.map(toAnnotationObject)),
         imageTags: annotation.tags.map((t) => ({ title: t.name, value: t.value === null ? null : JSON.stringify(t.value) })),
         objectTags: [...new Set(annotation.objects.flatMap((o) => o.tags.map((t) => t.name)))],
+        objectTagValues: objectTagValuesText(annotation.objects),
       },
     };
   } catch (error) {
@@ -51,4 +55,4 @@ export function prepareAnnotation(bytes: Uint8Array, meta: ProjectMeta): Prepara
 }
 
 /** An image without an annotation file. */
-export const EMPTY_ANNOTATION: PreparedAnnotation = { description: '', objectsJson: '[]', imageTags: [], objectTags: [] };
+export const EMPTY_ANNOTATION: PreparedAnnotation = { description: '', objectsJson: '[]', imageTags: [], objectTags: [], objectTagValues: null };

@@ -17,6 +17,7 @@ import type { ImportInput } from '../../services/import.service.ts';
 import { queueImportThumbnails } from '../../services/thumbnail-tasks.ts';
 import { LARGE_IMPORT, collectGarbage, holdHeapGrowth } from '../../heap-growth.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
+import { renumberObjectTagValues } from '../../formats/object-tag-values.ts';
 import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
 import { type AnnotationThreads, annotationThreads } from './annotation-threads.ts';
 
@@ -52,6 +53,7 @@ interface Prepared {
     objectsJson: string;
     imageTags: { title: string; value: string | null }[];
     objectTags: string[];
+    objectTagValues: string | null;
   } | null;
   warning?: Warning;
 }
@@ -121,6 +123,8 @@ async function prepareCopies(run: TaskRun, slice: Slice): Promise<Prepared[]> {
         objectsJson: row.objects_json,
         imageTags: (imageTags.get(row.id) ?? []).map((t) => ({ title: t.title, value: t.value })),
         objectTags: (objectTags.get(row.id) ?? []).map((t) => t.title),
+        // The copy's objects are numbered 1..n: their values follow them from the source's ids.
+        objectTagValues: row.object_ids === null ? row.object_tag_values : renumberObjectTagValues(row.object_tag_values, JSON.parse(row.object_ids) as number[]),
       },
     };
   });
@@ -198,6 +202,7 @@ async function commitNewNames(trx: Kysely<Database>, run: TaskRun, input: Import
       height: p.image!.height,
       description: p.image!.description,
       objectsJson: p.image!.objectsJson,
+      objectTagValues: p.image!.objectTagValues,
     })),
   );
   const imageTagRows = [];
@@ -257,6 +262,7 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
         height: p.image.height,
         description: p.image.description,
         objectsJson: p.image.objectsJson,
+        objectTagValues: p.image.objectTagValues,
       });
       const imageTagRows = [];
       for (const t of p.image.imageTags) {

@@ -27,7 +27,7 @@ export function packPreparations(preparations: readonly Preparation[]): PackedPr
 }
 
 export function unpackPreparations({ objects, descriptions, others }: PackedPreparations): Preparation[] {
-  return objects.map((objectsJson, index) => others.get(index) ?? { annotation: { description: descriptions[index]!, objectsJson, imageTags: [], objectTags: [] } });
+  return objects.map((objectsJson, index) => others.get(index) ?? { annotation: { description: descriptions[index]!, objectsJson, imageTags: [], objectTags: [], objectTagValues: null } });
 }
 
 /** Size, width and height of each blob of `hashes` in one list of numbers, NaN for what is missing. */
