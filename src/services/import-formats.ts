@@ -4,8 +4,13 @@
 // it takes a Supervisely project: image by image, all or nothing, idempotent on resume.
 //
 // A COCO file is streamed from the store, several times (see formats/coco/stream-reader.ts), and the
-// objects of each image are written out as soon as the image is complete, so neither the text nor
-// all the objects of a file of hundreds of MB are held. VOC and YOLO files are small, one per image.
+// objects of each image are written out as soon as the image is complete (grouped on disk first when
+// the file does not list them image by image), so neither the text nor all the objects of a file of
+// hundreds of MB are held. VOC and YOLO files are small, one per image. Every reader ends an image's
+// file at its first object past MAX_OBJECTS_PER_ANNOTATION, and the warnings kept are the first
+// KEPT_WARNINGS, with a count of the rest.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Context } from '../context.ts';
 import { type ClassDefinition, type ClassShape, type FormatWarning, type ShapedObject, type TagDefinition, settleClassShapes } from '../formats/canonical.ts';
@@ -22,6 +27,7 @@ import {
 } from '../formats/coco/index.ts';
 import { type ForeignFormat, isForeignImagePath } from '../formats/detect-format.ts';
 import { JsonLocationError } from '../formats/json-members.ts';
+import { KeptWarnings } from '../formats/kept-warnings.ts';
 import {
   type LabelColor,
   VOC_LABELS,
@@ -61,7 +67,9 @@ export interface ForeignPlan {
   classes: ClassDefinition[];
   tags: TagDefinition[];
   datasets: { title: string; images: { name: string; imagePath: string; annotationPath: null; annotationHash: string | null }[] }[];
+  /** The first KEPT_WARNINGS warnings; `moreWarnings` counts the rest. */
   warnings: { path: string; message: string }[];
+  moreWarnings: number;
 }
 
 const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
@@ -85,7 +93,7 @@ interface Reading {
   stagedHash: Map<string, string>;
   sizes: Map<string, { width: number; height: number }>;
   imagePaths: string[];
-  warnings: FormatWarning[];
+  warnings: KeptWarnings<FormatWarning>;
 }
 
 const hashOf = (r: Reading, path: string): string => {
@@ -122,7 +130,7 @@ export async function planForeignImport(
     stagedHash: new Map([...staged].map(([id, s]) => [id, s.hash])),
     sizes,
     imagePaths,
-    warnings: [],
+    warnings: new KeptWarnings(),
   };
   const read = format === 'coco' ? readCoco : format === 'pascal_voc' ? readVoc : readYolo;
   const reading = await read(r);
@@ -172,7 +180,7 @@ export async function planForeignImport(
   });
   await writer.flush();
   const tags: TagDefinition[] = [...tagTitles].map((title) => ({ title, scope: 'figures', valueType: 'none' }));
-  return { format, classes, tags, datasets: [...datasets.values()].map(({ title, images }) => ({ title, images })), warnings: r.warnings.map(shown) };
+  return { format, classes, tags, datasets: [...datasets.values()].map(({ title, images }) => ({ title, images })), warnings: r.warnings.list.map(shown), moreWarnings: r.warnings.more };
 }
 
 /**
@@ -257,7 +265,8 @@ async function readCoco(r: Reading): Promise<ReadResult> {
       r.warnings.push({ path, message: `${error.message.slice(path.length + 2)}; the file is skipped` });
       continue;
     }
-    r.warnings.push(...file.warnings, ...survey.warnings);
+    r.warnings.addAll(file.warnings, file.moreWarnings);
+    r.warnings.addAll(survey.warnings, survey.moreWarnings);
     for (const l of file.index.labels) if (!labels.includes(l)) labels.push(l);
     for (const [label, set] of survey.shapes) {
       const all = shapes.get(label) ?? new Set();
@@ -284,8 +293,12 @@ async function readCoco(r: Reading): Promise<ReadResult> {
     labels,
     shapes,
     async objects(take) {
-      for (const { path, file, survey, indexOf } of read) {
-        await readCocoObjects(streamOf(r, path), file, survey, (image, objects) => take(indexOf.get(image.id)!, objects));
+      // Where a file not listed image by image is grouped: beside the process's other temporary
+      // files (DATA_DIR/tmp), not in the system's temporary folder, which may be a small RAM disk.
+      const tempDir = path.join(r.ctx.config.dataDir, 'tmp', 'imports');
+      await fsp.mkdir(tempDir, { recursive: true });
+      for (const { path: filePath, file, survey, indexOf } of read) {
+        await readCocoObjects(streamOf(r, filePath), file, survey, (image, objects) => take(indexOf.get(image.id)!, objects), tempDir);
       }
     },
   };
@@ -297,7 +310,7 @@ async function readVoc(r: Reading): Promise<ReadResult> {
   for (const path of paths.filter((p) => /\.xml$/i.test(p)).sort()) {
     try {
       const annotation = readVocXml((await bytesOf(r, path)).toString('utf8'), path);
-      r.warnings.push(...annotation.warnings);
+      r.warnings.addAll(annotation.warnings);
       xmls.push({ path, filename: annotation.filename, annotation });
     } catch (error) {
       if (!(error instanceof VocFormatError)) throw error;
@@ -315,13 +328,13 @@ async function readVoc(r: Reading): Promise<ReadResult> {
   const labelMapPath = labelMapFile(paths);
   if (labelMapPath) {
     const read = readLabelMap((await bytesOf(r, labelMapPath)).toString('utf8'), labelMapPath);
-    r.warnings.push(...read.warnings);
+    r.warnings.addAll(read.warnings);
     if (read.labels.length > 0) maskLabels = read.labels;
     for (const l of read.labels) colors.set(l.name, hexColor(l.color));
   }
   const annotationOf = new Map(xmls.map((x) => [x.path, x.annotation]));
   const { datasets, warnings } = planVoc(r.imagePaths, xmls, paths.filter(isMaskPath), splits);
-  r.warnings.push(...warnings);
+  r.warnings.addAll(warnings);
   const placed: Placed[] = [];
   const labels: string[] = [];
   for (const d of datasets) {
@@ -333,8 +346,8 @@ async function readVoc(r: Reading): Promise<ReadResult> {
       if (annotation && image.maskPath) {
         try {
           const masks = await readInstanceMask(await bytesOf(r, image.maskPath), image.maskPath, annotation.objects, annotation.objectIndex);
-          r.warnings.push(...masks.warnings);
-          objects.push(...masks.objects);
+          r.warnings.addAll(masks.warnings);
+          for (const o of masks.objects) objects.push(o);
         } catch (error) {
           r.warnings.push({ path: image.maskPath, message: `the mask cannot be read (${(error as Error).message}); it is ignored` });
         }
@@ -342,8 +355,8 @@ async function readVoc(r: Reading): Promise<ReadResult> {
         // No instance mask to tell objects apart: each class in the mask becomes one bitmap object.
         try {
           const masks = await readClassMask(await bytesOf(r, image.classMaskPath), image.classMaskPath, maskLabels, isBackgroundLabel);
-          r.warnings.push(...masks.warnings);
-          objects.push(...masks.objects);
+          r.warnings.addAll(masks.warnings);
+          for (const o of masks.objects) objects.push(o);
         } catch (error) {
           r.warnings.push({ path: image.classMaskPath, message: `the mask cannot be read (${(error as Error).message}); it is ignored` });
         }
@@ -371,7 +384,7 @@ async function readYolo(r: Reading): Promise<ReadResult> {
   const lists = new Map<string, string>();
   for (const path of splitListFiles(config, new Set(texts))) lists.set(path, await text(path));
   const planned = planYolo(r.imagePaths, texts, config, (p) => lists.get(p));
-  r.warnings.push(...planned.warnings);
+  r.warnings.addAll(planned.warnings);
   const placed: Placed[] = [];
   const labelFiles = new Set<string>();
   for (const d of planned.datasets) {
@@ -382,7 +395,7 @@ async function readYolo(r: Reading): Promise<ReadResult> {
       if (image.labelPath) {
         labelFiles.add(image.labelPath);
         const read = readLabelFile(await text(image.labelPath), image.labelPath, names, size.width, size.height);
-        r.warnings.push(...read.warnings);
+        r.warnings.addAll(read.warnings);
         objects = read.objects;
       }
       placed.push({ dataset: d.name, name: image.name, imagePath: image.imagePath, objects });
