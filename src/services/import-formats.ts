@@ -89,8 +89,8 @@ interface Reading {
   ctx: Context;
   /** Files by path. */
   files: Map<string, ForeignFile>;
-  /** Staged hash of each fileId. */
-  stagedHash: Map<string, string>;
+  /** Staged hash and size of each fileId. */
+  staged: ReadonlyMap<string, { hash: string; size: number }>;
   sizes: Map<string, { width: number; height: number }>;
   imagePaths: string[];
   warnings: KeptWarnings<FormatWarning>;
@@ -98,10 +98,30 @@ interface Reading {
 
 const hashOf = (r: Reading, path: string): string => {
   const f = r.files.get(path)!;
-  return f.fileId ? r.stagedHash.get(f.fileId)! : f.hash!;
+  return f.fileId ? r.staged.get(f.fileId)!.hash : f.hash!;
 };
 
+/**
+ * The most bytes of an annotation file read whole (a Pascal VOC XML, a YOLO label file: one image's
+ * each, a few MB at the objects limit); a larger one is not read, and its image not imported.
+ */
+export const MAX_WHOLE_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Why the file at `path` is not read whole, or null when it may be. */
+function tooLarge(r: Reading, path: string): string | null {
+  const f = r.files.get(path)!;
+  const size = f.fileId ? r.staged.get(f.fileId)!.size : 0;
+  return size > MAX_WHOLE_FILE_BYTES ? `the file is larger than ${MAX_WHOLE_FILE_BYTES / (1024 * 1024)} MiB, the limit for an annotation file of one image` : null;
+}
+
 const bytesOf = (r: Reading, path: string): Promise<Buffer> => r.ctx.blobs.readBytes(hashOf(r, path));
+
+/** A mask's bytes; throws (and the mask is ignored with a warning) when it is too large to read whole. */
+async function maskBytes(r: Reading, path: string): Promise<Buffer> {
+  const large = tooLarge(r, path);
+  if (large) throw new Error(large);
+  return bytesOf(r, path);
+}
 
 const streamOf = (r: Reading, path: string): ByteSource => async () => (await r.ctx.blobs.read(hashOf(r, path))) as Readable & AsyncIterable<Buffer>;
 
@@ -115,7 +135,7 @@ export async function planForeignImport(
   teamId: number,
   format: ForeignFormat,
   files: readonly ForeignFile[],
-  staged: ReadonlyMap<string, { hash: string }>,
+  staged: ReadonlyMap<string, { hash: string; size: number }>,
 ): Promise<ForeignPlan> {
   const imagePaths = files.filter((f) => f.hash && isForeignImagePath(f.path)).map((f) => f.path);
   const facts = await staging.blobsByHash(ctx.db.kysely, [...new Set(files.flatMap((f) => (f.hash ? [f.hash] : [])))]);
@@ -127,7 +147,7 @@ export async function planForeignImport(
   const r: Reading = {
     ctx,
     files: new Map(files.map((f) => [f.path, f])),
-    stagedHash: new Map([...staged].map(([id, s]) => [id, s.hash])),
+    staged,
     sizes,
     imagePaths,
     warnings: new KeptWarnings(),
@@ -308,6 +328,12 @@ async function readVoc(r: Reading): Promise<ReadResult> {
   const paths = [...r.files.keys()];
   const xmls: { path: string; filename: string | null; annotation: ReturnType<typeof readVocXml> | null }[] = [];
   for (const path of paths.filter((p) => /\.xml$/i.test(p)).sort()) {
+    const large = tooLarge(r, path);
+    if (large) {
+      r.warnings.push({ path, message: `${large}; its image is not imported` });
+      xmls.push({ path, filename: null, annotation: null });
+      continue;
+    }
     try {
       const annotation = readVocXml((await bytesOf(r, path)).toString('utf8'), path);
       r.warnings.addAll(annotation.warnings);
@@ -345,7 +371,7 @@ async function readVoc(r: Reading): Promise<ReadResult> {
       const objects = annotation?.objects.map((o) => ({ ...o, tags: o.tags.map((t) => ({ ...t })) })) ?? [];
       if (annotation && image.maskPath) {
         try {
-          const masks = await readInstanceMask(await bytesOf(r, image.maskPath), image.maskPath, annotation.objects, annotation.objectIndex);
+          const masks = await readInstanceMask(await maskBytes(r, image.maskPath), image.maskPath, annotation.objects, annotation.objectIndex);
           r.warnings.addAll(masks.warnings);
           for (const o of masks.objects) objects.push(o);
         } catch (error) {
@@ -354,7 +380,7 @@ async function readVoc(r: Reading): Promise<ReadResult> {
       } else if (image.classMaskPath) {
         // No instance mask to tell objects apart: each class in the mask becomes one bitmap object.
         try {
-          const masks = await readClassMask(await bytesOf(r, image.classMaskPath), image.classMaskPath, maskLabels, isBackgroundLabel);
+          const masks = await readClassMask(await maskBytes(r, image.classMaskPath), image.classMaskPath, maskLabels, isBackgroundLabel);
           r.warnings.addAll(masks.warnings);
           for (const o of masks.objects) objects.push(o);
         } catch (error) {
@@ -394,9 +420,20 @@ async function readYolo(r: Reading): Promise<ReadResult> {
       let objects: ShapedObject[] = [];
       if (image.labelPath) {
         labelFiles.add(image.labelPath);
-        const read = readLabelFile(await text(image.labelPath), image.labelPath, names, size.width, size.height);
-        r.warnings.addAll(read.warnings);
-        objects = read.objects;
+        const large = tooLarge(r, image.labelPath);
+        if (large) {
+          r.warnings.push({ path: image.labelPath, message: `${large}; its image is not imported` });
+          continue;
+        }
+        try {
+          const read = readLabelFile(await text(image.labelPath), image.labelPath, names, size.width, size.height);
+          r.warnings.addAll(read.warnings, read.moreWarnings);
+          objects = read.objects;
+        } catch (error) {
+          if (!(error instanceof YoloFormatError)) throw error;
+          r.warnings.push({ path: error.path, ...(error.line ? { line: error.line } : {}), message: `${error.message.slice(error.message.indexOf(': ') + 2)}; its image is not imported` });
+          continue;
+        }
       }
       placed.push({ dataset: d.name, name: image.name, imagePath: image.imagePath, objects });
     }

@@ -65,5 +65,44 @@ for (const dialect of dialects) {
       assert.equal(task.meta.moreWarnings, 200_000 - KEPT_WARNINGS);
       assert.match(task.meta.warnings[0].message, /^annotations\[1\] \(id 2\): image_id 2 is not in images; it is ignored$/);
     });
+  
+    /** Starts an import of `files` with `preset` through v1 and answers the refusal's message. */
+    async function refusal(files: Awaited<ReturnType<typeof upload>>, preset: number): Promise<string> {
+      const res = await t.request({ method: 'POST', url: '/v1/tasks/import', payload: { project: { id: null, title: 'refused' }, preset, files } });
+      assert.equal(res.statusCode, 400, res.body);
+      return res.body;
+    }
+
+    test(`Pascal VOC: an XML of more than ${MAX_OBJECTS_PER_ANNOTATION} objects is refused at the first past the limit, naming it`, async () => {
+      const object = '<object><name>dot</name><bndbox><xmin>1</xmin><ymin>1</ymin><xmax>2</xmax><ymax>2</ymax></bndbox></object>';
+      const xml = `<annotation><filename>a.png</filename>${object.repeat(MAX_OBJECTS_PER_ANNOTATION + 1)}</annotation>`;
+      const files = await upload([{ path: 'Annotations/a.xml', content: Buffer.from(xml), type: 'annotation', format: 'pascal_voc' }]);
+      assert.match(await refusal(files, 4), /Annotations\/a\.xml: more than 10000 objects \(<object> and <part> elements\); the limit is 10000 objects per image; its image is not imported/);
+    });
+
+    test(`YOLO: a label file of more than ${MAX_OBJECTS_PER_ANNOTATION} objects is refused at the first past the limit, naming it`, async () => {
+      const labels = '0 0.5 0.5 0.1 0.1\n'.repeat(MAX_OBJECTS_PER_ANNOTATION + 5);
+      const files = await upload([
+        { path: 'classes.txt', content: Buffer.from('dot\n'), type: 'annotation', format: 'yolo' },
+        { path: 'labels/a.txt', content: Buffer.from(labels), type: 'annotation', format: 'yolo' },
+      ]);
+      assert.match(await refusal(files, 5), /labels\/a\.txt:10001: more than 10000 objects; the limit is 10000 objects per image; its image is not imported/);
+    });
+
+    test(`Supervisely: an annotation of more than ${MAX_OBJECTS_PER_ANNOTATION} objects fails its image before it is parsed whole, naming the limit`, async () => {
+      const object = { classTitle: 'dot', description: 'a description long enough to make the file pass a megabyte', tags: [], points: { exterior: [[1, 1], [2, 2]], interior: [] } };
+      const annotation = { description: '', tags: [], size: { width: 32, height: 32 }, objects: Array.from({ length: MAX_OBJECTS_PER_ANNOTATION + 1 }, () => object) };
+      const meta = { classes: [{ title: 'dot', shape: 'rectangle', color: '#FF0000' }], tags: [] };
+      const files = await uploadProject(t, [
+        { path: 'meta.json', content: Buffer.from(JSON.stringify(meta)), type: 'class' },
+        { path: 'ds/img/a.png', content: await pngImage(32, 32), type: 'image' },
+        { path: 'ds/ann/a.png.json', content: Buffer.from(JSON.stringify(annotation)), type: 'annotation' },
+      ]);
+      const res = await t.request({ method: 'POST', url: '/v1/tasks/import', payload: { project: { id: null, title: 'supervisely too many' }, preset: 1, files } });
+      assert.equal(res.statusCode, 200, res.body);
+      const task = await waitForTask(t, json<{ taskId: number }>(res).taskId);
+      assert.equal(task.status, 'error');
+      assert.match(JSON.stringify(task.meta), /ds\/img\/a\.png: annotation: objects: more than 10000 objects; the limit is 10000 objects per image/);
+    });
   });
 }
