@@ -2,6 +2,8 @@
 // an image past the objects limit ends its file there (with the limit in the answer), and a file of
 // hundreds of thousands of warnings imports with the first ones kept and the rest counted.
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { KEPT_WARNINGS } from '../../src/formats/kept-warnings.ts';
 import { MAX_OBJECTS_PER_ANNOTATION } from '../../src/formats/supervisely/index.ts';
@@ -103,6 +105,50 @@ for (const dialect of dialects) {
       const task = await waitForTask(t, json<{ taskId: number }>(res).taskId);
       assert.equal(task.status, 'error');
       assert.match(JSON.stringify(task.meta), /ds\/img\/a\.png: annotation: objects: more than 10000 objects; the limit is 10000 objects per image/);
+    });
+  
+    test('Pascal VOC: an XML larger than 64 MiB is not read, and its image is left out', async () => {
+      const object = '<object><name>dot</name><bndbox><xmin>1</xmin><ymin>1</ymin><xmax>2</xmax><ymax>2</ymax></bndbox></object>';
+      const xml = Buffer.from(`<annotation><filename>a.png</filename>${object}<!--${' '.repeat(64 * 1024 * 1024)}--></annotation>`);
+      const files = await upload([{ path: 'Annotations/a.xml', content: xml, type: 'annotation', format: 'pascal_voc' }]);
+      assert.match(await refusal(files, 4), /Annotations\/a\.xml: the file is larger than 64 MiB, the limit for an annotation file of one image; its image is not imported/);
+    });
+
+    test('YOLO: a label file larger than 64 MiB is not read, and its image is left out', async () => {
+      const labels = Buffer.from(`0 0.5 0.5 0.1 0.1\n#${' '.repeat(64 * 1024 * 1024)}\n`);
+      const files = await upload([
+        { path: 'classes.txt', content: Buffer.from('dot\n'), type: 'annotation', format: 'yolo' },
+        { path: 'labels/a.txt', content: labels, type: 'annotation', format: 'yolo' },
+      ]);
+      assert.match(await refusal(files, 5), /labels\/a\.txt: the file is larger than 64 MiB, the limit for an annotation file of one image; its image is not imported/);
+    });
+
+    test('COCO listed by category: each image gets its objects, gathered on disk under DATA_DIR/tmp and removed after', async () => {
+      const second = await pngImage(32, 32, 1);
+      const doc = {
+        images: [
+          { id: 1, file_name: 'a.png', width: 32, height: 32 },
+          { id: 2, file_name: 'b.png', width: 32, height: 32 },
+        ],
+        annotations: [1, 2, 1, 2, 1].map((imageId, k) => ({ id: k + 1, image_id: imageId, category_id: 1, bbox: [k, k, 2, 2] })),
+        categories: [{ id: 1, name: 'dot' }],
+      };
+      const files = await uploadProject(t, [
+        { path: 'images/a.png', content: await pngImage(32, 32), type: 'image' },
+        { path: 'images/b.png', content: second, type: 'image' },
+        { path: 'annotations/instances_default.json', content: Buffer.from(JSON.stringify(doc)), type: 'annotation', format: 'coco' },
+      ]);
+      const res = await t.request({ method: 'POST', url: '/v1/tasks/import', payload: { project: { id: null, title: 'by category' }, preset: 3, files } });
+      assert.equal(res.statusCode, 200, res.body);
+      const task = await waitForTask(t, json<{ taskId: number }>(res).taskId);
+      assert.equal(task.status, 'finished', JSON.stringify(task.meta));
+      const [dataset] = task.meta.datasets as { id: number }[];
+      const records = json<{ data: { name: string; objects: { points: { exterior: number[][] } }[] } }[]>(
+        await t.request({ method: 'GET', url: `/v1/annotations?projectId=${task.meta.project.id}&datasetIds=${dataset!.id}` }),
+      );
+      const corners = new Map(records.map((r) => [r.data.name, r.data.objects.map((o) => o.points.exterior[0]![0])]));
+      assert.deepEqual(corners, new Map([['a.png', [0, 2, 4]], ['b.png', [1, 3]]]));
+      assert.deepEqual(readdirSync(path.join(t.ctx.config.dataDir, 'tmp', 'imports')), []);
     });
   });
 }
