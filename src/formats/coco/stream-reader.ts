@@ -11,7 +11,7 @@
 // knowing them before the annotations.
 import type { ClassShape, FormatWarning, ShapedObject } from '../canonical.ts';
 import { KeptWarnings } from '../kept-warnings.ts';
-import { MAX_OBJECTS_PER_ANNOTATION } from '../supervisely/annotation-reader.ts';
+import { MAX_OBJECTS_PER_ANNOTATION } from '../limits.ts';
 import { CocoFormatError } from './errors.ts';
 import type { CocoImage } from './image-index.ts';
 import { type ByteSource, type CocoIndexFile, readPass } from './index-reader.ts';

@@ -1,7 +1,7 @@
 // Reads one Pascal VOC annotation XML into canonical rectangles with their tags. The file is one
 // image's: the first object past MAX_OBJECTS_PER_ANNOTATION ends it as it is parsed.
 import type { CanonicalTag, FormatWarning, ShapedObject } from '../canonical.ts';
-import { MAX_OBJECTS_PER_ANNOTATION } from '../supervisely/annotation-reader.ts';
+import { MAX_OBJECTS_PER_ANNOTATION } from '../limits.ts';
 import { type XmlElement, XmlError, child, childText, parseXml } from './xml.ts';
 
 /** An XML file that cannot be read at all; `line` is 1-based where known. */

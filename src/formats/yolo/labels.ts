@@ -4,7 +4,7 @@
 // KEPT_WARNINGS and a count of the rest.
 import type { FormatWarning, Point, ShapedObject } from '../canonical.ts';
 import { KeptWarnings } from '../kept-warnings.ts';
-import { MAX_OBJECTS_PER_ANNOTATION } from '../supervisely/annotation-reader.ts';
+import { MAX_OBJECTS_PER_ANNOTATION } from '../limits.ts';
 import { YoloFormatError } from './config.ts';
 
 export interface LabelFile {

@@ -3,7 +3,7 @@
 // thread and on the annotation threads (annotation-threads.ts).
 import { serializeObjects, toAnnotationObject } from '../../formats/canonical.ts';
 import { scanMembers } from '../../formats/json-members.ts';
-import { MAX_OBJECTS_PER_ANNOTATION } from '../../formats/supervisely/annotation-reader.ts';
+import { MAX_OBJECTS_PER_ANNOTATION } from '../../formats/limits.ts';
 import { ScanClasses, scanAnnotation } from '../../formats/supervisely/annotation-scanner.ts';
 import { type ProjectMeta, SuperviselyFormatError, parseAnnotation } from '../../formats/supervisely/index.ts';
 
