@@ -7,11 +7,11 @@
 // Each case starts `annostore serve` (with its worker, as `npm start` runs it) on a fresh DATA_DIR
 // under /tmp, uploads the file through POST /v1/tasks/import/files and starts the import with
 // POST /v2/imports, sampling the server's VmRSS every 50 ms (and reading its VmHWM at the end):
-//   refused: one image with `--refused` tiny boxes on it (580 MB at 10,000,000): the import must be
+//   refused: one image with `--refused` tiny boxes on it (855 MB at 10,000,000): the import must be
 //            refused, naming the objects limit, and the server must answer /healthz after;
 //   real:    `--images` uploaded images (seeded into the database and blob folder before the
-//            server starts) and a COCO file of `--annotations` polygons over them (1 GiB at
-//            8,000,000), listed in rounds over the images as the COCO tools list them by category,
+//            server starts) and a COCO file of `--annotations` polygons over them (1.45 GiB
+//            at 8,000,000), listed in rounds over the images as the COCO tools list them by category,
 //            so no image's annotations come together: imported to the end.
 // Everything generated is removed at the end. SQLite only. See bench/README.md.
 import fs from 'node:fs';
