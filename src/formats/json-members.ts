@@ -309,3 +309,10 @@ export async function streamMembers(source: AsyncIterable<Uint8Array>, visitor: 
   scanner.finish();
   return scanner.top!;
 }
+
+/** streamMembers over bytes already in memory, at once (the visitor's afterChunk is not called). */
+export function scanMembers(bytes: Uint8Array, visitor: MemberVisitor): 'object' | 'array' | 'other' {
+  const scanner = new MemberScanner(visitor);
+  if (scanner.feed(bytes)) scanner.finish();
+  return scanner.top!;
+}

@@ -3,6 +3,7 @@
 import { createReadStream } from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 
 /** Appended text is written out in pieces of about this many characters. */
 const FLUSH_CHARS = 1 << 20;
@@ -16,21 +17,25 @@ export class TextSpool {
   private constructor(
     readonly path: string,
     handle: FileHandle,
+    private readonly flushChars: number,
   ) {
     this.handle = handle;
   }
 
-  /** A new, empty spool file in `dir` (which must exist), named `name`. */
-  static async create(dir: string, name: string): Promise<TextSpool> {
+  /**
+   * A new, empty spool file in `dir` (which must exist), named `name`. Text is written out in pieces
+   * of about `flushChars` characters: smaller where many spools fill at once.
+   */
+  static async create(dir: string, name: string, flushChars = FLUSH_CHARS): Promise<TextSpool> {
     const file = path.join(dir, name);
-    return new TextSpool(file, await fsp.open(file, 'wx'));
+    return new TextSpool(file, await fsp.open(file, 'wx'), flushChars);
   }
 
   async write(text: string): Promise<void> {
     if (!this.handle) throw new Error(`${this.path} was ended`);
     this.pending.push(text);
     this.pendingChars += text.length;
-    if (this.pendingChars >= FLUSH_CHARS) await this.flush();
+    if (this.pendingChars >= this.flushChars) await this.flush();
   }
 
   private async flush(): Promise<void> {
@@ -49,7 +54,7 @@ export class TextSpool {
   }
 
   /** The spooled bytes, in pieces. */
-  read(): AsyncIterable<Buffer> {
+  read(): Readable & AsyncIterable<Buffer> {
     if (this.handle) throw new Error(`${this.path} is read before it was ended`);
     if (this.removed) throw new Error(`${this.path} was removed`);
     return createReadStream(this.path, { highWaterMark: 1 << 20 });

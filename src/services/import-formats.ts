@@ -4,8 +4,13 @@
 // it takes a Supervisely project: image by image, all or nothing, idempotent on resume.
 //
 // A COCO file is streamed from the store, several times (see formats/coco/stream-reader.ts), and the
-// objects of each image are written out as soon as the image is complete, so neither the text nor
-// all the objects of a file of hundreds of MB are held. VOC and YOLO files are small, one per image.
+// objects of each image are written out as soon as the image is complete (grouped on disk first when
+// the file does not list them image by image), so neither the text nor all the objects of a file of
+// hundreds of MB are held. VOC and YOLO files are small, one per image. Every reader ends an image's
+// file at its first object past MAX_OBJECTS_PER_ANNOTATION, and the warnings kept are the first
+// KEPT_WARNINGS, with a count of the rest.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Context } from '../context.ts';
 import { type ClassDefinition, type ClassShape, type FormatWarning, type ShapedObject, type TagDefinition, type TagValue, type TagValueType, settleClassShapes } from '../formats/canonical.ts';
@@ -22,6 +27,7 @@ import {
 } from '../formats/coco/index.ts';
 import { type ForeignFormat, isForeignImagePath } from '../formats/detect-format.ts';
 import { JsonLocationError } from '../formats/json-members.ts';
+import { KeptWarnings } from '../formats/kept-warnings.ts';
 import {
   type LabelColor,
   VOC_LABELS,
@@ -61,7 +67,9 @@ export interface ForeignPlan {
   classes: ClassDefinition[];
   tags: TagDefinition[];
   datasets: { title: string; images: { name: string; imagePath: string; annotationPath: null; annotationHash: string | null }[] }[];
+  /** The first KEPT_WARNINGS warnings; `moreWarnings` counts the rest. */
   warnings: { path: string; message: string }[];
+  moreWarnings: number;
 }
 
 const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
@@ -81,19 +89,39 @@ interface Reading {
   ctx: Context;
   /** Files by path. */
   files: Map<string, ForeignFile>;
-  /** Staged hash of each fileId. */
-  stagedHash: Map<string, string>;
+  /** Staged hash and size of each fileId. */
+  staged: ReadonlyMap<string, { hash: string; size: number }>;
   sizes: Map<string, { width: number; height: number }>;
   imagePaths: string[];
-  warnings: FormatWarning[];
+  warnings: KeptWarnings<FormatWarning>;
 }
 
 const hashOf = (r: Reading, path: string): string => {
   const f = r.files.get(path)!;
-  return f.fileId ? r.stagedHash.get(f.fileId)! : f.hash!;
+  return f.fileId ? r.staged.get(f.fileId)!.hash : f.hash!;
 };
 
+/**
+ * The most bytes of an annotation file read whole (a Pascal VOC XML, a YOLO label file: one image's
+ * each, a few MB at the objects limit); a larger one is not read, and its image not imported.
+ */
+export const MAX_WHOLE_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Why the file at `path` is not read whole, or null when it may be. */
+function tooLarge(r: Reading, path: string): string | null {
+  const f = r.files.get(path)!;
+  const size = f.fileId ? r.staged.get(f.fileId)!.size : 0;
+  return size > MAX_WHOLE_FILE_BYTES ? `the file is larger than ${MAX_WHOLE_FILE_BYTES / (1024 * 1024)} MiB, the limit for an annotation file of one image` : null;
+}
+
 const bytesOf = (r: Reading, path: string): Promise<Buffer> => r.ctx.blobs.readBytes(hashOf(r, path));
+
+/** A mask's bytes; throws (and the mask is ignored with a warning) when it is too large to read whole. */
+async function maskBytes(r: Reading, path: string): Promise<Buffer> {
+  const large = tooLarge(r, path);
+  if (large) throw new Error(large);
+  return bytesOf(r, path);
+}
 
 const streamOf = (r: Reading, path: string): ByteSource => async () => (await r.ctx.blobs.read(hashOf(r, path))) as Readable & AsyncIterable<Buffer>;
 
@@ -107,7 +135,7 @@ export async function planForeignImport(
   teamId: number,
   format: ForeignFormat,
   files: readonly ForeignFile[],
-  staged: ReadonlyMap<string, { hash: string }>,
+  staged: ReadonlyMap<string, { hash: string; size: number }>,
 ): Promise<ForeignPlan> {
   const imagePaths = files.filter((f) => f.hash && isForeignImagePath(f.path)).map((f) => f.path);
   const facts = await staging.blobsByHash(ctx.db.kysely, [...new Set(files.flatMap((f) => (f.hash ? [f.hash] : [])))]);
@@ -119,10 +147,10 @@ export async function planForeignImport(
   const r: Reading = {
     ctx,
     files: new Map(files.map((f) => [f.path, f])),
-    stagedHash: new Map([...staged].map(([id, s]) => [id, s.hash])),
+    staged,
     sizes,
     imagePaths,
-    warnings: [],
+    warnings: new KeptWarnings(),
   };
   const read = format === 'coco' ? readCoco : format === 'pascal_voc' ? readVoc : readYolo;
   const reading = await read(r);
@@ -173,7 +201,7 @@ export async function planForeignImport(
   });
   await writer.flush();
   const tags: TagDefinition[] = [...tagTypes].map(([title, valueType]) => ({ title, scope: 'figures', valueType }));
-  return { format, classes, tags, datasets: [...datasets.values()].map(({ title, images }) => ({ title, images })), warnings: r.warnings.map(shown) };
+  return { format, classes, tags, datasets: [...datasets.values()].map(({ title, images }) => ({ title, images })), warnings: r.warnings.list.map(shown), moreWarnings: r.warnings.more };
 }
 
 /** The value type of a tag whose values so far make `type`, once it has also had `value`. */
@@ -264,7 +292,8 @@ async function readCoco(r: Reading): Promise<ReadResult> {
       r.warnings.push({ path, message: `${error.message.slice(path.length + 2)}; the file is skipped` });
       continue;
     }
-    r.warnings.push(...file.warnings, ...survey.warnings);
+    r.warnings.addAll(file.warnings, file.moreWarnings);
+    r.warnings.addAll(survey.warnings, survey.moreWarnings);
     for (const l of file.index.labels) if (!labels.includes(l)) labels.push(l);
     for (const [label, set] of survey.shapes) {
       const all = shapes.get(label) ?? new Set();
@@ -291,8 +320,12 @@ async function readCoco(r: Reading): Promise<ReadResult> {
     labels,
     shapes,
     async objects(take) {
-      for (const { path, file, survey, indexOf } of read) {
-        await readCocoObjects(streamOf(r, path), file, survey, (image, objects) => take(indexOf.get(image.id)!, objects));
+      // Where a file not listed image by image is grouped: beside the process's other temporary
+      // files (DATA_DIR/tmp), not in the system's temporary folder, which may be a small RAM disk.
+      const tempDir = path.join(r.ctx.config.dataDir, 'tmp', 'imports');
+      await fsp.mkdir(tempDir, { recursive: true });
+      for (const { path: filePath, file, survey, indexOf } of read) {
+        await readCocoObjects(streamOf(r, filePath), file, survey, (image, objects) => take(indexOf.get(image.id)!, objects), tempDir);
       }
     },
   };
@@ -302,9 +335,15 @@ async function readVoc(r: Reading): Promise<ReadResult> {
   const paths = [...r.files.keys()];
   const xmls: { path: string; filename: string | null; annotation: ReturnType<typeof readVocXml> | null }[] = [];
   for (const path of paths.filter((p) => /\.xml$/i.test(p)).sort()) {
+    const large = tooLarge(r, path);
+    if (large) {
+      r.warnings.push({ path, message: `${large}; its image is not imported` });
+      xmls.push({ path, filename: null, annotation: null });
+      continue;
+    }
     try {
       const annotation = readVocXml((await bytesOf(r, path)).toString('utf8'), path);
-      r.warnings.push(...annotation.warnings);
+      r.warnings.addAll(annotation.warnings);
       xmls.push({ path, filename: annotation.filename, annotation });
     } catch (error) {
       if (!(error instanceof VocFormatError)) throw error;
@@ -322,13 +361,13 @@ async function readVoc(r: Reading): Promise<ReadResult> {
   const labelMapPath = labelMapFile(paths);
   if (labelMapPath) {
     const read = readLabelMap((await bytesOf(r, labelMapPath)).toString('utf8'), labelMapPath);
-    r.warnings.push(...read.warnings);
+    r.warnings.addAll(read.warnings);
     if (read.labels.length > 0) maskLabels = read.labels;
     for (const l of read.labels) colors.set(l.name, hexColor(l.color));
   }
   const annotationOf = new Map(xmls.map((x) => [x.path, x.annotation]));
   const { datasets, warnings } = planVoc(r.imagePaths, xmls, paths.filter(isMaskPath), splits);
-  r.warnings.push(...warnings);
+  r.warnings.addAll(warnings);
   const placed: Placed[] = [];
   const labels: string[] = [];
   for (const d of datasets) {
@@ -339,18 +378,18 @@ async function readVoc(r: Reading): Promise<ReadResult> {
       const objects = annotation?.objects.map((o) => ({ ...o, tags: o.tags.map((t) => ({ ...t })) })) ?? [];
       if (annotation && image.maskPath) {
         try {
-          const masks = await readInstanceMask(await bytesOf(r, image.maskPath), image.maskPath, annotation.objects, annotation.objectIndex);
-          r.warnings.push(...masks.warnings);
-          objects.push(...masks.objects);
+          const masks = await readInstanceMask(await maskBytes(r, image.maskPath), image.maskPath, annotation.objects, annotation.objectIndex);
+          r.warnings.addAll(masks.warnings);
+          for (const o of masks.objects) objects.push(o);
         } catch (error) {
           r.warnings.push({ path: image.maskPath, message: `the mask cannot be read (${(error as Error).message}); it is ignored` });
         }
       } else if (image.classMaskPath) {
         // No instance mask to tell objects apart: each class in the mask becomes one bitmap object.
         try {
-          const masks = await readClassMask(await bytesOf(r, image.classMaskPath), image.classMaskPath, maskLabels, isBackgroundLabel);
-          r.warnings.push(...masks.warnings);
-          objects.push(...masks.objects);
+          const masks = await readClassMask(await maskBytes(r, image.classMaskPath), image.classMaskPath, maskLabels, isBackgroundLabel);
+          r.warnings.addAll(masks.warnings);
+          for (const o of masks.objects) objects.push(o);
         } catch (error) {
           r.warnings.push({ path: image.classMaskPath, message: `the mask cannot be read (${(error as Error).message}); it is ignored` });
         }
@@ -378,7 +417,7 @@ async function readYolo(r: Reading): Promise<ReadResult> {
   const lists = new Map<string, string>();
   for (const path of splitListFiles(config, new Set(texts))) lists.set(path, await text(path));
   const planned = planYolo(r.imagePaths, texts, config, (p) => lists.get(p));
-  r.warnings.push(...planned.warnings);
+  r.warnings.addAll(planned.warnings);
   const placed: Placed[] = [];
   const labelFiles = new Set<string>();
   for (const d of planned.datasets) {
@@ -388,9 +427,20 @@ async function readYolo(r: Reading): Promise<ReadResult> {
       let objects: ShapedObject[] = [];
       if (image.labelPath) {
         labelFiles.add(image.labelPath);
-        const read = readLabelFile(await text(image.labelPath), image.labelPath, names, size.width, size.height);
-        r.warnings.push(...read.warnings);
-        objects = read.objects;
+        const large = tooLarge(r, image.labelPath);
+        if (large) {
+          r.warnings.push({ path: image.labelPath, message: `${large}; its image is not imported` });
+          continue;
+        }
+        try {
+          const read = readLabelFile(await text(image.labelPath), image.labelPath, names, size.width, size.height);
+          r.warnings.addAll(read.warnings, read.moreWarnings);
+          objects = read.objects;
+        } catch (error) {
+          if (!(error instanceof YoloFormatError)) throw error;
+          r.warnings.push({ path: error.path, ...(error.line ? { line: error.line } : {}), message: `${error.message.slice(error.message.indexOf(': ') + 2)}; its image is not imported` });
+          continue;
+        }
       }
       placed.push({ dataset: d.name, name: image.name, imagePath: image.imagePath, objects });
     }

@@ -7,6 +7,7 @@ import type { Database, DatasetRow } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
 import type { ClassDefinition, TagDefinition } from '../formats/canonical.ts';
 import { type ForeignFormat, detectForeignFormat } from '../formats/detect-format.ts';
+import { KEPT_WARNINGS, KeptWarnings } from '../formats/kept-warnings.ts';
 import { type ProjectMeta, SuperviselyFormatError, hasSuperviselyFiles, imagesOnlyDataset, parseProjectMeta, planProject } from '../formats/supervisely/index.ts';
 import * as datasets from '../repositories/datasets.repository.ts';
 import * as importRepo from '../repositories/import.repository.ts';
@@ -57,7 +58,9 @@ interface Plan {
   tags: TagDefinition[];
   unsupportedClasses: { title: string; shape: string }[];
   datasets: PlannedDataset[];
+  /** The first KEPT_WARNINGS warnings; `moreWarnings` counts the rest. */
   warnings: { path: string; message: string }[];
+  moreWarnings: number;
 }
 
 const fail = (message: string, field?: string) => validation(message, field ? { field } : {});
@@ -111,7 +114,7 @@ async function makePlan(ctx: Context, teamId: number, request: ImportRequest, { 
   }
   const paths = request.files.map((f) => f.path);
   if (format === 'images') {
-    return { format, classes: [], tags: [], unsupportedClasses: [], datasets: planImagesOnly(paths), warnings: [] };
+    return { format, classes: [], tags: [], unsupportedClasses: [], datasets: planImagesOnly(paths), warnings: [], moreWarnings: 0 };
   }
   let layout;
   try {
@@ -124,17 +127,17 @@ async function makePlan(ctx: Context, teamId: number, request: ImportRequest, { 
   }
   const { metaPath } = layout;
   const meta = metaPath === null ? NO_META : await readMeta(ctx, byPath, staged, metaPath);
-  const warnings = [
-    ...meta.unsupported.map((c) => ({ path: metaPath ?? '', message: `class "${c.title}" has shape "${c.shape}", which is not supported: its objects are skipped` })),
-    ...layout.datasets.flatMap((d) => d.annotationsWithoutImage.map((path) => ({ path, message: 'annotation without an image of that name' }))),
-  ];
+  const warnings = new KeptWarnings<{ path: string; message: string }>();
+  for (const c of meta.unsupported) warnings.push({ path: metaPath ?? '', message: `class "${c.title}" has shape "${c.shape}", which is not supported: its objects are skipped` });
+  for (const d of layout.datasets) for (const path of d.annotationsWithoutImage) warnings.push({ path, message: 'annotation without an image of that name' });
   return {
     format,
     classes: meta.classes,
     tags: meta.tags,
     unsupportedClasses: meta.unsupported.map((c) => ({ title: c.title, shape: c.shape })),
     datasets: layout.datasets.map((d) => ({ title: d.name, images: d.images })),
-    warnings,
+    warnings: warnings.list,
+    moreWarnings: warnings.more,
   };
 }
 
@@ -227,8 +230,8 @@ async function targetDataset(trx: Kysely<Database>, projectId: number, title: st
 }
 
 /**
- * Queues the import task, with its plan and the meta every import starts with (the first 100 planning
- * warnings).
+ * Queues the import task, with its plan and the meta every import starts with: the first planning
+ * warnings (KEPT_WARNINGS) and, in `moreWarnings`, how many more there were.
  */
 async function queueImport(
   trx: Kysely<Database>,
@@ -239,6 +242,7 @@ async function queueImport(
   input: ImportInput,
   items: ImportItem[],
   warnings: { path: string; message: string }[] = [],
+  moreWarnings = 0,
 ): Promise<number> {
   const taskId = await tasks.createTask(trx, {
     teamId: principal.teamId,
@@ -251,7 +255,8 @@ async function queueImport(
       path: null,
       format: input.format,
       progress: { done: 0, total: items.length },
-      ...(warnings.length ? { warnings: warnings.slice(0, 100) } : {}),
+      ...(warnings.length ? { warnings: warnings.slice(0, KEPT_WARNINGS) } : {}),
+      ...(warnings.length > KEPT_WARNINGS || moreWarnings > 0 ? { moreWarnings: warnings.length - Math.min(warnings.length, KEPT_WARNINGS) + moreWarnings } : {}),
     },
     input,
   });
@@ -318,7 +323,7 @@ export async function startImport(ctx: Context, principal: Principal, request: I
       format: plan.format,
       unsupportedClasses: plan.unsupportedClasses.map((c) => c.title),
     };
-    return queueImport(trx, principal, size, { id: projectId, isNew, title: projectTitle }, datasetMeta, input, items, plan.warnings);
+    return queueImport(trx, principal, size, { id: projectId, isNew, title: projectTitle }, datasetMeta, input, items, plan.warnings, plan.moreWarnings);
   });
   ctx.tasksQueued.notify();
   return taskId;

@@ -3,6 +3,7 @@
 // know the images a file names) runs in a browser as well as in Node.
 import type { FormatWarning } from '../canonical.ts';
 import { type MemberMode, streamMembers } from '../json-members.ts';
+import { KeptWarnings } from '../kept-warnings.ts';
 import { CocoFormatError } from './errors.ts';
 import { type CocoIndex, addCategory, addImage, cocoSubset, newCocoIndex } from './image-index.ts';
 
@@ -13,7 +14,9 @@ export interface CocoIndexFile {
   path: string;
   subset: string;
   index: CocoIndex;
+  /** The first warnings (KEPT_WARNINGS); `moreWarnings` counts the rest. */
   warnings: FormatWarning[];
+  moreWarnings: number;
 }
 
 const ARRAYS = new Set(['images', 'annotations', 'categories']);
@@ -54,7 +57,7 @@ export async function readPass(
  * Throws CocoFormatError when the file is not a COCO dataset, JsonLocationError when it is not JSON.
  */
 export async function readCocoIndex(open: ByteSource, path: string, subset = cocoSubset(path)): Promise<CocoIndexFile> {
-  const warnings: FormatWarning[] = [];
+  const warnings = new KeptWarnings<FormatWarning>();
   const warn = (message: string) => warnings.push({ path, message });
   const index = newCocoIndex();
   const seen = await readPass(open, path, new Set(['images', 'categories']), (key, i, value) => {
@@ -62,5 +65,5 @@ export async function readCocoIndex(open: ByteSource, path: string, subset = coc
     else addCategory(index, value, i, warn);
   });
   if (!seen.has('images')) throw new CocoFormatError(path, 'images', 'must be an array');
-  return { path, subset, index, warnings };
+  return { path, subset, index, warnings: warnings.list, moreWarnings: warnings.more };
 }

@@ -1,5 +1,7 @@
-// Reads one Pascal VOC annotation XML into canonical rectangles with their tags.
+// Reads one Pascal VOC annotation XML into canonical rectangles with their tags. The file is one
+// image's: the first object past MAX_OBJECTS_PER_ANNOTATION ends it as it is parsed.
 import type { CanonicalTag, FormatWarning, ShapedObject } from '../canonical.ts';
+import { MAX_OBJECTS_PER_ANNOTATION } from '../limits.ts';
 import { type XmlElement, XmlError, child, childText, parseXml } from './xml.ts';
 
 /** An XML file that cannot be read at all; `line` is 1-based where known. */
@@ -31,10 +33,22 @@ const TAG_MEMBERS = ['pose', 'truncated', 'difficult', 'occluded'];
 
 const tagValue = (text: string): number | string => (text !== '' && Number.isFinite(Number(text)) ? Number(text) : text);
 
+/** Each `<object>` and each of its `<part>`s is an object of the image. */
+const isObjectElement = (element: XmlElement, depth: number) => (depth === 1 && element.name === 'object') || (depth === 2 && element.name === 'part');
+
+/**
+ * Reads the annotation of one image. Throws VocFormatError when the file is not a VOC annotation, and
+ * at the first object past MAX_OBJECTS_PER_ANNOTATION (before the rest of the file is parsed).
+ */
 export function readVocXml(text: string, path: string): VocAnnotation {
   let root: XmlElement;
+  let objectCount = 0;
+  const countObjects = (element: XmlElement, depth: number) => {
+    if (!isObjectElement(element, depth) || ++objectCount <= MAX_OBJECTS_PER_ANNOTATION) return;
+    throw new VocFormatError(path, `more than ${MAX_OBJECTS_PER_ANNOTATION} objects (<object> and <part> elements); the limit is ${MAX_OBJECTS_PER_ANNOTATION} objects per image`);
+  };
   try {
-    root = parseXml(text);
+    root = parseXml(text, countObjects);
   } catch (error) {
     if (error instanceof XmlError) throw new VocFormatError(path, `not well-formed XML: ${error.message}`, error.line);
     throw error;

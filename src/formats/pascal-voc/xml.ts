@@ -29,8 +29,11 @@ function decodeEntities(text: string): string {
   });
 }
 
-/** Parses a document and answers its root element. */
-export function parseXml(source: string): XmlElement {
+/**
+ * Parses a document and answers its root element. `opened` is told of each element as it opens, at
+ * its depth (the root's is 0), and may end the parse by throwing.
+ */
+export function parseXml(source: string, opened?: (element: XmlElement, depth: number) => void): XmlElement {
   const lineAt = (index: number) => source.slice(0, index).split('\n').length;
   const stack: XmlElement[] = [];
   let root: XmlElement | null = null;
@@ -69,6 +72,7 @@ export function parseXml(source: string): XmlElement {
       attributes[m[1]!] = decodeEntities(m[3] ?? m[4] ?? '');
     }
     const element: XmlElement = { name: nameMatch[1]!, attributes, children: [], text: '' };
+    opened?.(element, stack.length);
     if (stack.length > 0) stack[stack.length - 1]!.children.push(element);
     else if (root) throw new XmlError('a second root element', lineAt(lt));
     else root = element;

@@ -12,8 +12,9 @@ import { readMaskSize } from './bitmap.ts';
 import { SuperviselyFormatError, childPath, isRecord, typeName } from './errors.ts';
 import type { ProjectMeta } from './meta-reader.ts';
 
-export const MAX_OBJECTS_PER_ANNOTATION = 10_000;
-export const MAX_POINTS_PER_OBJECT = 100_000;
+import { MAX_OBJECTS_PER_ANNOTATION, MAX_POINTS_PER_OBJECT } from '../limits.ts';
+
+export { MAX_OBJECTS_PER_ANNOTATION, MAX_POINTS_PER_OBJECT };
 
 export interface ParseAnnotationOptions {
   /** Drop objects whose class is in `meta.unsupported` (and list them) instead of failing. */

@@ -1,17 +1,39 @@
 // Reads a YOLO label file: `class cx cy w h` boxes and `class x1 y1 x2 y2 …` polygons, normalised
-// to the image, turned into pixels with the image's real size.
+// to the image, turned into pixels with the image's real size. The file is one image's: the first
+// object past MAX_OBJECTS_PER_ANNOTATION ends it, and its warnings are kept as the first
+// KEPT_WARNINGS and a count of the rest.
 import type { FormatWarning, Point, ShapedObject } from '../canonical.ts';
+import { KeptWarnings } from '../kept-warnings.ts';
+import { MAX_OBJECTS_PER_ANNOTATION } from '../limits.ts';
+import { YoloFormatError } from './config.ts';
 
 export interface LabelFile {
   objects: ShapedObject[];
+  /** The first KEPT_WARNINGS warnings; `moreWarnings` counts the rest. */
   warnings: FormatWarning[];
+  moreWarnings: number;
 }
 
+/**
+ * Reads the label file of an image of `width` × `height`. Throws YoloFormatError at the first object
+ * past MAX_OBJECTS_PER_ANNOTATION.
+ */
 export function readLabelFile(text: string, path: string, names: readonly string[], width: number, height: number): LabelFile {
   const objects: ShapedObject[] = [];
-  const warnings: FormatWarning[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.trim();
+  const warnings = new KeptWarnings<FormatWarning>();
+  // Line by line, without an array of every line.
+  for (let start = 0, i = 0; start <= text.length; i += 1) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    readLine(text.slice(start, end).trim(), i);
+    start = end + 1;
+    if (objects.length > MAX_OBJECTS_PER_ANNOTATION) {
+      throw new YoloFormatError(path, `more than ${MAX_OBJECTS_PER_ANNOTATION} objects; the limit is ${MAX_OBJECTS_PER_ANNOTATION} objects per image`, i + 1);
+    }
+  }
+  return { objects, warnings: warnings.list, moreWarnings: warnings.more };
+
+  function readLine(line: string, i: number): void {
     if (line === '' || line.startsWith('#')) return;
     const warn = (message: string) => warnings.push({ path, line: i + 1, message: `${message}; the line is ignored` });
     const tokens = line.split(/\s+/);
@@ -43,6 +65,5 @@ export function readLabelFile(text: string, path: string, names: readonly string
       return;
     }
     warn(`expected "class cx cy w h" or "class x1 y1 x2 y2 x3 y3 …", got ${tokens.length} values`);
-  });
-  return { objects, warnings };
+  }
 }

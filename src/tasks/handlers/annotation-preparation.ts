@@ -2,6 +2,8 @@
 // in record order, the image's tags and the object tag titles. Pure, so it runs the same on the task's
 // thread and on the annotation threads (annotation-threads.ts).
 import { serializeObjects, toAnnotationObject } from '../../formats/canonical.ts';
+import { scanMembers } from '../../formats/json-members.ts';
+import { MAX_OBJECTS_PER_ANNOTATION } from '../../formats/limits.ts';
 import { objectTagValuesText } from '../../formats/object-tag-values.ts';
 import { ScanClasses, scanAnnotation } from '../../formats/supervisely/annotation-scanner.ts';
 import { type ProjectMeta, SuperviselyFormatError, parseAnnotation } from '../../formats/supervisely/index.ts';
@@ -27,10 +29,46 @@ function scanClassesOf(meta: ProjectMeta): ScanClasses {
   return classes;
 }
 
+/**
+ * The most bytes of an annotation file an import reads: parsed whole, a file of tiny objects takes
+ * several times its size in memory. One at the objects limit is a few MB, bitmaps aside.
+ */
+export const MAX_ANNOTATION_FILE_BYTES = 64 * 1024 * 1024;
+/** From this size a file's objects are counted (element by element) before it is parsed whole. */
+const COUNT_FIRST_BYTES = 1024 * 1024;
+
+class TooManyObjects extends Error {}
+
+/**
+ * Whether the file's `objects` has more than MAX_OBJECTS_PER_ANNOTATION elements, read one element
+ * at a time and stopping at the first past the limit; a file that is not JSON is left to JSON.parse.
+ */
+function hasTooManyObjects(bytes: Uint8Array): boolean {
+  let count = 0;
+  try {
+    scanMembers(bytes, {
+      mode: (key) => (key === 'objects' ? 'elements' : 'skip'),
+      element() {
+        if (++count > MAX_OBJECTS_PER_ANNOTATION) throw new TooManyObjects();
+      },
+      member() {},
+    });
+  } catch (error) {
+    if (error instanceof TooManyObjects) return true;
+  }
+  return false;
+}
+
 export function prepareAnnotation(bytes: Uint8Array, meta: ProjectMeta): Preparation {
+  if (bytes.byteLength > MAX_ANNOTATION_FILE_BYTES) {
+    return { problem: `annotation: the file is larger than ${MAX_ANNOTATION_FILE_BYTES / (1024 * 1024)} MiB, the limit for an annotation file` };
+  }
   // Most files take the scanner's way; the rest (tags, bitmaps, escapes, errors) the general one.
   const scanned = scanAnnotation(bytes, scanClassesOf(meta));
   if (scanned) return { annotation: { ...scanned, imageTags: [], objectTags: [], objectTagValues: null } };
+  if (bytes.byteLength >= COUNT_FIRST_BYTES && hasTooManyObjects(bytes)) {
+    return { problem: `annotation: objects: more than ${MAX_OBJECTS_PER_ANNOTATION} objects; the limit is ${MAX_OBJECTS_PER_ANNOTATION} objects per image` };
+  }
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));

@@ -16,6 +16,7 @@ import type { ImportItem } from '../../repositories/import.repository.ts';
 import type { ImportInput } from '../../services/import.service.ts';
 import { queueImportThumbnails } from '../../services/thumbnail-tasks.ts';
 import { LARGE_IMPORT, collectGarbage, holdHeapGrowth } from '../../heap-growth.ts';
+import { KEPT_WARNINGS } from '../../formats/kept-warnings.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { renumberObjectTagValues } from '../../formats/object-tag-values.ts';
 import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
@@ -33,8 +34,6 @@ const BATCHES_AHEAD = 2;
  * recounts that one from the committed items), and so how often a stop is noticed.
  */
 const CHECKPOINT_MS = 1500;
-/** Warnings kept in the task's meta; the counts cover the rest. */
-const MAX_WARNINGS = 100;
 
 interface Warning {
   path: string;
@@ -314,9 +313,11 @@ async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]
     unsupported: input.unsupportedClasses.map((title) => ({ title, shape: 'unsupported', path: '', message: '' })),
   };
   const tagIds = await importRepo.tagIds(db, input.projectId);
-  const previous = run.meta as { imported?: number; skipped?: number; failed?: number; warnings?: Warning[] };
+  const previous = run.meta as { imported?: number; skipped?: number; failed?: number; warnings?: Warning[]; moreWarnings?: number };
   const counts: Counts = { imported: previous.imported ?? 0, skipped: previous.skipped ?? 0, failed: previous.failed ?? 0 };
+  // The first KEPT_WARNINGS warnings (the planning's first), and how many more there were.
   const warnings: Warning[] = [...(previous.warnings ?? [])];
+  let moreWarnings = previous.moreWarnings ?? 0;
   const total = items.length;
   // A resumed task counted what it committed before; recount from the committed items to stay exact.
   if (done.size > 0) counts.imported = await importRepo.countImported(db, run.taskId);
@@ -324,7 +325,7 @@ async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]
   // Indexes of the items still to import: a large import has a hundred thousand.
   const pending: number[] = [];
   for (let index = 0; index < total; index += 1) if (!done.has(index)) pending.push(index);
-  let written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
+  let written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length + moreWarnings, at: Date.now() };
   const settings = run.ctx.config.tasks;
   const batchSize = settings.importBatchSize;
   const annotated = input.format === 'local' ? 0 : pending.reduce((n, index) => n + (items[index]!.a ? 1 : 0), 0);
@@ -353,12 +354,16 @@ async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]
     prepareAhead();
     await commitBatch(run, input, batch, tagIds, counts);
     finished += slice.length;
-    for (const p of batch) if (p.warning && warnings.length < MAX_WARNINGS) warnings.push(p.warning);
+    for (const p of batch) {
+      if (!p.warning) continue;
+      if (warnings.length < KEPT_WARNINGS) warnings.push(p.warning);
+      else moreWarnings += 1;
+    }
     const last = ahead.length === 0;
-    const changed = counts.skipped !== written.skipped || counts.failed !== written.failed || warnings.length !== written.warnings;
+    const changed = counts.skipped !== written.skipped || counts.failed !== written.failed || warnings.length + moreWarnings !== written.warnings;
     if (last || changed || Date.now() - written.at >= CHECKPOINT_MS) {
-      await run.checkpoint({ done: finished, total }, { ...counts, warnings });
-      written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length, at: Date.now() };
+      await run.checkpoint({ done: finished, total }, { ...counts, warnings, ...(moreWarnings > 0 ? { moreWarnings } : {}) });
+      written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length + moreWarnings, at: Date.now() };
     }
   }
 
