@@ -496,6 +496,31 @@ for (const dialect of dialects) {
       assert.deepEqual(await eventsOf('PUT', 'images/description', { value: 'misty morning' }), [], 'the same description');
     });
 
+    test('a v2 PUT or PATCH of an annotation records annotation.updated only when its ETag changed', async () => {
+      const projectId = await newProject(t.ctx, { title: 'written back', classes: [{ title: 'car', shape: 'rectangle' }] });
+      const image = await newImage(t.ctx, await newDataset(t.ctx, projectId));
+      const url = `/v2/images/${image.id}/annotation`;
+      const updates = async () =>
+        (await t.ctx.db.kysely.selectFrom('webhook_deliveries').select('payload').where('webhook_id', '=', hook.id).where('event_type', '=', 'annotation.updated').orderBy('id').execute()).map(
+          (r) => (JSON.parse(r.payload) as { data: unknown }).data,
+        );
+      const eventsOf = async (method: 'PUT' | 'PATCH', payload: Record<string, unknown>) => {
+        const before = (await updates()).length;
+        const res = await t.request({ method, url, payload });
+        assert.equal(res.statusCode, 200, res.body);
+        return { events: (await updates()).slice(before), etag: res.headers.etag };
+      };
+      const car = { classTitle: 'car', points: { exterior: [[1, 1], [9, 9]], interior: [] } };
+      const put = await eventsOf('PUT', { description: '', tags: [], objects: [car] });
+      assert.deepEqual(put.events, [{ imageId: image.id, projectId, etag: put.etag }]);
+      // What a receiver that writes back would send: the annotation as it read it.
+      const read = JSON.parse((await t.request({ method: 'GET', url })).body) as Record<string, unknown>;
+      const same = await eventsOf('PUT', read);
+      assert.equal(same.etag, put.etag);
+      assert.deepEqual(same.events, [], 'sent back as read');
+      assert.deepEqual((await eventsOf('PATCH', {})).events, [], 'an empty patch');
+    });
+
     test('renaming or deleting a class or a tag records annotation.updated for each image whose annotation it changed', async () => {
       const projectId = await newProject(t.ctx, { title: 'classy', classes: [{ title: 'car', shape: 'polygon' }, { title: 'tree', shape: 'polygon' }] });
       const datasetId = await newDataset(t.ctx, projectId);
