@@ -53,12 +53,19 @@ export class ClassError extends Error {
   }
 }
 
-/** Titles a layer's settings name that must be classes of its input. */
-export function requireClasses(input: ClassSet, titles: Iterable<string>, at: string): void {
+/** Titles a layer's settings list at `at` that must be classes of its input; an error points at the entry. */
+export function requireClasses(input: ClassSet, titles: readonly string[], at: string): void {
   const known = new Set(input.classes.map((c) => c.title));
-  for (const title of titles) {
-    if (title === OTHER) continue;
-    if (!known.has(title)) throw new ClassError(`there is no class "${title}" at this layer's input`, at);
+  titles.forEach((title, index) => {
+    if (title !== OTHER && !known.has(title)) throw new ClassError(`there is no class "${title}" at this layer's input`, `${at}/${index}`);
+  });
+}
+
+/** The titles a mapping at `at` maps from, which must be classes of its input; an error points at the member. */
+export function requireMappedClasses(input: ClassSet, mapping: Readonly<Record<string, unknown>>, at: string): void {
+  const known = new Set(input.classes.map((c) => c.title));
+  for (const title of Object.keys(mapping)) {
+    if (title !== OTHER && !known.has(title)) throw new ClassError(`there is no class "${title}" at this layer's input`, `${at}/${title.replaceAll('~', '~0').replaceAll('/', '~1')}`);
   }
 }
 
@@ -101,7 +108,7 @@ export function reshapedClasses(
   shape: (from: ClassShape) => ClassShape,
   keepSource = false,
 ): { set: ClassSet; targets: Map<string, string> } {
-  requireClasses(input, Object.keys(mapping), '/classes_mapping');
+  requireMappedClasses(input, mapping, '/classes_mapping');
   const out = new ClassListBuilder('/classes_mapping');
   const targets = new Map<string, string>();
   for (const c of input.classes) {

@@ -32,7 +32,7 @@ interface Problem {
   detail: string;
   layer?: number;
   action?: string;
-  errors?: { pointer: string; detail: string }[];
+  errors?: { pointer: string; detail: string; in: string }[];
 }
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
@@ -250,7 +250,9 @@ for (const dialect of dialects) {
       const data = { action: 'data', src: [`${title}/*`], dst: '$data', settings: { classes_mapping: 'default' } };
       const save = (src: string) => ({ action: 'save', src: [src], dst: 'out', settings: {} });
       const cases: [unknown[], number, string, RegExp, string][] = [
-        [[data, { action: 'drop_obj_by_class', src: ['$data'], dst: '$x', settings: { classes: ['nope'] } }, save('$x')], 1, 'drop_obj_by_class', /no class "nope"/, '/config/1/settings/classes'],
+        [[data, { action: 'drop_obj_by_class', src: ['$data'], dst: '$x', settings: { classes: ['nope'] } }, save('$x')], 1, 'drop_obj_by_class', /no class "nope"/, '/config/1/settings/classes/0'],
+        [[data, { action: 'drop_obj_by_class', src: ['$data'], dst: '$x', settings: { classes: ['a', 'nope'] } }, save('$x')], 1, 'drop_obj_by_class', /no class "nope"/, '/config/1/settings/classes/1'],
+        [[data, { action: 'rename', src: ['$data'], dst: '$x', settings: { classes_mapping: { 'no/such': 'x' } } }, save('$x')], 1, 'rename', /no class "no\/such"/, '/config/1/settings/classes_mapping/no~1such'],
         [[data, { action: 'bbox', src: ['$data'], dst: '$x', settings: { classes_mapping: 3 } }, save('$x')], 1, 'bbox', /settings/, '/config/1/settings/classes_mapping'],
         [[data, { action: 'dummy', src: ['$data', '$y'], dst: '$x', settings: {} }, { action: 'dummy', src: ['$x'], dst: '$y', settings: {} }, save('$x')], 1, 'dummy', /cycle/, '/config/1'],
         [[data, save('$data'), save('$data')], 2, 'save', /exactly one output/, '/config/2'],
@@ -260,7 +262,7 @@ for (const dialect of dialects) {
         [[data, { action: 'dummy', src: ['$data'], dst: '$x', settings: {} }, save('$data')], 1, 'dummy', /no layer reads \$x/, '/config/1/dst'],
         [[data, { action: 'sharpen', src: ['$data'], dst: '$x', settings: {} }, save('$x')], 1, 'sharpen', /unknown action/, '/config/1/action'],
         [[data, { action: 'rename', src: ['$data'], dst: '$x', settings: { classes_mapping: { a: '__new__' } } }, save('$x')], 1, 'rename', /not a target/, '/config/1/settings/classes_mapping/a'],
-        [[data, { action: 'instances_crop', src: ['$data'], dst: '$x', settings: { classes: ['zebra'], pad: { sides: { top: '0px', left: '0px', right: '0px', bottom: '0px' } } } }, save('$x')], 1, 'instances_crop', /no class "zebra"/, '/config/1/settings/classes'],
+        [[data, { action: 'instances_crop', src: ['$data'], dst: '$x', settings: { classes: ['zebra'], pad: { sides: { top: '0px', left: '0px', right: '0px', bottom: '0px' } } } }, save('$x')], 1, 'instances_crop', /no class "zebra"/, '/config/1/settings/classes/0'],
       ];
       for (const [config, layer, action, reason, pointer] of cases) {
         const res = await post({ config });
@@ -271,6 +273,7 @@ for (const dialect of dialects) {
         assert.equal(problem.action, action);
         assert.match(problem.detail, reason);
         assert.equal(problem.errors?.[0]?.pointer, pointer, res.body);
+        assert.equal(problem.errors?.[0]?.in, 'body', res.body);
       }
       // Another team's project is as absent as a missing one.
       const other = await post({ config: [data, save('$data')] }, t.otherKey);

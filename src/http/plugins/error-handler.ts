@@ -54,7 +54,10 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
 export function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { status, body } = toErrorReply(error, request);
   if (status >= 500) request.log.error({ err: error }, 'request failed');
-  void reply.code(status).type('application/json').send(body);
+  // A JSON pointer is v2's way to say where (problem.ts); v1 names the place by `field` alone.
+  const details = { ...body.details };
+  delete details.pointer;
+  void reply.code(status).type('application/json').send({ ...body, details });
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
