@@ -94,6 +94,17 @@ for (const dialect of dialects) {
       assert.deepEqual(where(await problemOf({ method: 'GET', url: `/v2/images?projectId=${projectId}&datasetId=1` })), [['querystring', '/datasetId']]);
     });
 
+    test('a text/plain body to a JSON route is a 415, as another type is, on v1 and v2', async () => {
+      for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/xml']) {
+        const v2 = await t.request({ method: 'POST', url: '/v2/projects', payload: '{"title": "t"}', headers: { 'content-type': type } });
+        assert.equal(v2.statusCode, 415, `${type}: ${v2.body}`);
+        assert.equal(json<Problem>(v2).code, 'UNSUPPORTED_MEDIA_TYPE');
+        const v1 = await t.request({ method: 'POST', url: `/v1/projects/${projectId}/tags`, payload: '{"type": "images", "title": "t"}', headers: { 'content-type': type } });
+        assert.equal(v1.statusCode, 415, `${type}: ${v1.body}`);
+        assert.equal(json<{ error: string }>(v1).error, 'UNSUPPORTED_MEDIA_TYPE');
+      }
+    });
+
     test('a multipart body without a boundary points at its Content-Type', async () => {
       const problem = await problemOf({ method: 'POST', url: '/v2/imports/files', payload: 'x', headers: { 'content-type': 'multipart/form-data' } });
       assert.deepEqual(where(problem), [['headers', '/content-type']]);
