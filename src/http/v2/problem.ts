@@ -4,7 +4,7 @@
 // pointers into the part of the request named by `in`).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode } from '../../errors.ts';
-import { toErrorReply } from '../plugins/error-handler.ts';
+import { logCause, toErrorReply } from '../plugins/error-handler.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 
@@ -101,6 +101,7 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemBody 
 export function answerProblem(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const problem = toProblem(error, request);
   if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+  else logCause(error, request);
   void reply.code(problem.status).type(PROBLEM_TYPE).send(JSON.stringify(problem));
 }
 
