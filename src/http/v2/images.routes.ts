@@ -131,7 +131,7 @@ export const imageRoutes =
           tags: ['images'],
           summary: 'An image’s metadata, with an ETag',
           params: ImageParams,
-          response: { 200: ImageMetadata, ...problemResponses },
+          response: { 200: ImageMetadata, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses },
         },
       },
       async (request, reply) => sendTagged(request, reply, await describeImage(db, request.principal.teamId, request.params.id)),
