@@ -456,6 +456,23 @@ for (const dialect of dialects) {
       }
     });
 
+    test('an event that came while a delivery waits for its retry is not sent before it', async () => {
+      const db = t.ctx.db.kysely;
+      const res = await t.request({ method: 'POST', url: '/v2/webhooks', key: t.adminKey, payload: { url: receiver.url, events: ['project.deleted'] } });
+      assert.equal(res.statusCode, 201, res.body);
+      const ordered = json<Hook>(res);
+      // The first event's attempt failed at 0:01 and is retried at 0:05; the second came at 0:02.
+      await deliveryRows.insertDeliveries(db, [
+        { webhookId: ordered.id, eventType: 'webhook.test', messageId: 'msg_order_first', payload: '{}', createdAt: '2000-01-01T00:00:00.000Z' },
+        { webhookId: ordered.id, eventType: 'webhook.test', messageId: 'msg_order_second', payload: '{}', createdAt: '2000-01-01T00:00:02.000Z' },
+      ]);
+      await db.updateTable('webhook_deliveries').set({ attempts: 1, next_attempt_at: '2000-01-01T00:00:05.000Z' }).where('message_id', '=', 'msg_order_first').execute();
+      const claim = (now: string) => deliveryRows.claimDelivery(db, { owner: 'order', leaseMs: 60_000, now });
+      assert.equal(await claim('2000-01-01T00:00:03.000Z'), undefined, 'the second waits for the first');
+      assert.equal((await claim('2000-01-01T00:00:06.000Z'))?.messageId, 'msg_order_first', 'the retried one first');
+      await db.deleteFrom('webhooks').where('id', '=', ordered.id).execute();
+    });
+
     test('changing an image’s description changes its annotation: one annotation.updated with the new ETag', async () => {
       const projectId = await newProject(t.ctx, { title: 'described' });
       const image = await newImage(t.ctx, await newDataset(t.ctx, projectId));
