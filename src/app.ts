@@ -57,6 +57,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   registerSecurityHeaders(app);
   answeredOutsideRoutes = registerOperations(app, ctx);
   registerValidation(app);
+  // No route takes plain text: a text body to a JSON route is a 415, as XML or a form is, rather than a
+  // string that the schema then refuses as a 400.
+  app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
   registerArrayQuery(app);
   registerDeprecationHeaders(app, ctx.config.deprecation);

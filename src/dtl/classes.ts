@@ -53,15 +53,20 @@ export class ClassError extends Error {
   }
 }
 
-/** Titles a layer's settings name that must be classes of its input. */
-export function requireClasses(input: ClassSet, titles: readonly string[], at: string, entries: 'indexes' | 'keys' = 'indexes'): void {
+/** Titles a layer's settings list at `at` that must be classes of its input; an error points at the entry. */
+export function requireClasses(input: ClassSet, titles: readonly string[], at: string): void {
   const known = new Set(input.classes.map((c) => c.title));
-  titles.forEach((title, i) => {
-    if (title === OTHER || known.has(title)) return;
-    // The pointer names the entry: `/classes/0` of a list, `/classes_mapping/car` of a mapping.
-    const entry = entries === 'keys' ? title.replaceAll('~', '~0').replaceAll('/', '~1') : String(i);
-    throw new ClassError(`there is no class "${title}" at this layer's input`, `${at}/${entry}`);
+  titles.forEach((title, index) => {
+    if (title !== OTHER && !known.has(title)) throw new ClassError(`there is no class "${title}" at this layer's input`, `${at}/${index}`);
   });
+}
+
+/** The titles a mapping at `at` maps from, which must be classes of its input; an error points at the member. */
+export function requireMappedClasses(input: ClassSet, mapping: Readonly<Record<string, unknown>>, at: string): void {
+  const known = new Set(input.classes.map((c) => c.title));
+  for (const title of Object.keys(mapping)) {
+    if (title !== OTHER && !known.has(title)) throw new ClassError(`there is no class "${title}" at this layer's input`, `${at}/${title.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+  }
 }
 
 /** The one title a setting names (`class`, `lines_class`) that must be a class of the input; the pointer is the setting's. */
@@ -109,7 +114,7 @@ export function reshapedClasses(
   shape: (from: ClassShape) => ClassShape,
   keepSource = false,
 ): { set: ClassSet; targets: Map<string, string> } {
-  requireClasses(input, Object.keys(mapping), '/classes_mapping', 'keys');
+  requireMappedClasses(input, mapping, '/classes_mapping');
   const out = new ClassListBuilder('/classes_mapping');
   const targets = new Map<string, string>();
   for (const c of input.classes) {

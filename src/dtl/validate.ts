@@ -10,7 +10,7 @@ import type { Database } from '../db/types.ts';
 import { AppError } from '../errors.ts';
 import * as dtlRepo from '../repositories/dtl.repository.ts';
 import * as exportRepo from '../repositories/export.repository.ts';
-import { CLONE, ClassError, ClassListBuilder, type ClassSet, DEFAULT, IGNORE, type Mapping, NEW, OTHER, mapTitle, mergeSets, requireClasses } from './classes.ts';
+import { CLONE, ClassError, ClassListBuilder, type ClassSet, DEFAULT, IGNORE, type Mapping, NEW, OTHER, mapTitle, mergeSets, requireMappedClasses } from './classes.ts';
 import { type Action, DtlConfig, type DtlConfigT, LAYER_SETTINGS, type LayerT, type OutputAction, PIXEL_ACTIONS, isAction, isOutput } from './config.ts';
 import { branchLayer, pixelSettings, processingLayer } from './layers/index.ts';
 import { unsupportedMembers } from './unsupported-settings.ts';
@@ -248,7 +248,7 @@ async function resolveData(
 /** The data layer's classes after its mapping. */
 function mappedData(set: ClassSet, mapping: 'default' | Mapping): ClassSet {
   if (mapping === 'default') return set;
-  requireClasses(set, Object.keys(mapping), '/classes_mapping', 'keys');
+  requireMappedClasses(set, mapping, '/classes_mapping');
   const out = new ClassListBuilder('/classes_mapping');
   for (const c of set.classes) {
     const title = mapTitle(mapping, c.title);

@@ -12,6 +12,15 @@ import { type UploadEntry, type UploadResult, completeUpload, parseMetadata } fr
 import { StagingFolder } from '../storage/staging.ts';
 import { checkMultipartBoundary } from './multipart-boundary.ts';
 
+/** The 413 of one file too many, the same on every upload route (v1's, v2's, the image upload). */
+export const tooManyFiles = (maxFiles: number): AppError => new AppError('PAYLOAD_TOO_LARGE', `at most ${maxFiles} files per request`, { limit: maxFiles });
+
+/**
+ * busboy's limits, one file (and its metadata) past the request's: the upload's own check refuses that
+ * file with tooManyFiles, where busboy's would answer its own words ("reach files limit").
+ */
+export const partLimits = (maxFiles: number) => ({ files: maxFiles + 1, fields: maxFiles + 1, parts: 2 * maxFiles + 2 });
+
 /** Reads the multipart parts: metadata fields in order, file parts streamed to the staging folder. */
 async function receiveParts(request: FastifyRequest, folder: StagingFolder, maxFiles: number): Promise<UploadEntry[]> {
   const order: string[] = [];
@@ -21,12 +30,11 @@ async function receiveParts(request: FastifyRequest, folder: StagingFolder, maxF
     if (part.type === 'file') {
       const key = part.fieldname.endsWith('-file') ? part.fieldname.slice(0, -'-file'.length) : part.fieldname;
       if (files.has(key)) throw validation(`part "${part.fieldname}" appears more than once`);
+      if (files.size >= maxFiles) throw tooManyFiles(maxFiles);
       files.set(key, await folder.receive(part.file));
     } else {
       if (metadata.has(part.fieldname)) throw validation(`part "${part.fieldname}" appears more than once`);
-      if (order.length >= maxFiles) {
-        throw new AppError('PAYLOAD_TOO_LARGE', `at most ${maxFiles} files per request`, { limit: maxFiles });
-      }
+      if (order.length >= maxFiles) throw tooManyFiles(maxFiles);
       order.push(part.fieldname);
       // A part sent as application/json arrives parsed: it is checked as the text the client sent.
       metadata.set(part.fieldname, typeof part.value === 'string' ? part.value : JSON.stringify(part.value));
@@ -42,10 +50,8 @@ export async function registerUploadParsing(app: FastifyInstance, limits: Limits
     limits: {
       fieldNameSize: 1024,
       fieldSize: 64 * 1024,
-      fields: limits.uploadFilesPerRequest + 1,
-      files: limits.uploadFilesPerRequest,
+      ...partLimits(limits.uploadFilesPerRequest),
       fileSize: limits.uploadFileBytes,
-      parts: 2 * limits.uploadFilesPerRequest + 1,
       headerPairs: 100,
     },
   });

@@ -11,7 +11,7 @@ export function multipartBoundary(contentType: string | undefined): string | nul
 }
 
 export const unusableBoundary = (): AppError =>
-  validation(`a multipart/form-data Content-Type needs a boundary parameter of 1 to ${MAX_BOUNDARY} characters`);
+  validation(`a multipart/form-data Content-Type needs a boundary parameter of 1 to ${MAX_BOUNDARY} characters`, { in: 'headers', pointer: '/content-type' });
 
 /** Throws the contract's VALIDATION unless the header names a boundary of 1 to 70 characters. */
 export function checkMultipartBoundary(contentType: string | undefined): void {

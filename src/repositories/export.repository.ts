@@ -128,3 +128,16 @@ export async function imagePage(
     };
   });
 }
+
+/**
+ * What of an export's source is gone: 'project' when the project is, else the ids of the datasets
+ * among `datasetIds` that are (empty when all are there).
+ */
+export async function missingSource(db: Kysely<Database>, projectId: number, datasetIds: readonly number[]): Promise<'project' | number[]> {
+  const project = await db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst();
+  if (!project) return 'project';
+  if (datasetIds.length === 0) return [];
+  const found = await db.selectFrom('datasets').select('id').where('project_id', '=', projectId).where('id', 'in', [...datasetIds]).execute();
+  const there = new Set(found.map((d) => d.id));
+  return datasetIds.filter((id) => !there.has(id));
+}

@@ -168,7 +168,12 @@ async function webhookBusy(db: Kysely<Database>, webhookId: number, now: string)
   return (await busyOf(db, now).where('held.webhook_id', '=', webhookId).limit(1).executeTakeFirst()) !== undefined;
 }
 
-/** The delivery due longest that may be taken now: the first of them, by due time and id. */
+/**
+ * The delivery due longest that may be taken now: the first of them, by due time and id. A webhook's
+ * deliveries go out in the order of their events: one waits while an older one of its webhook is
+ * pending (a failed attempt's retry included), so an event that came while the receiver was down
+ * never overtakes the one being retried.
+ */
 const dueDeliveries = (db: Kysely<Database>, now: string) =>
   db
     .selectFrom('webhook_deliveries')
@@ -176,6 +181,18 @@ const dueDeliveries = (db: Kysely<Database>, now: string) =>
     .where('next_attempt_at', '<=', now)
     .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<', now)]))
     .where((w) => w.not(w.exists(busyOf(db, now).where('held.webhook_id', '=', sql.ref<number>('webhook_deliveries.webhook_id')))))
+    .where((w) =>
+      w.not(
+        w.exists(
+          db
+            .selectFrom('webhook_deliveries as older')
+            .select('older.id')
+            .where('older.webhook_id', '=', sql.ref<number>('webhook_deliveries.webhook_id'))
+            .where('older.status', '=', 'pending')
+            .where('older.id', '<', sql.ref<number>('webhook_deliveries.id')),
+        ),
+      ),
+    )
     .orderBy('next_attempt_at')
     .orderBy('id')
     .limit(1);

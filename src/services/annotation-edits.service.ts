@@ -129,9 +129,15 @@ async function writeState(trx: Kysely<Database>, written: WrittenAnnotations, st
   return answerOf({ ...stateOf(stored), description: state.description, tags, objectsJson, objectIds: ids.objectIds }, state.ids);
 }
 
-/** The annotation.updated event of a write, in its transaction: which image, and the new ETag to fetch it by. */
-const recordUpdated = (trx: Kysely<Database>, teamId: number, stored: StoredAnnotation, answer: AnnotationAnswer) =>
-  recordEvent(trx, teamId, 'annotation.updated', { imageId: stored.imageId, projectId: stored.projectId, etag: answer.etag });
+/**
+ * The annotation.updated event of a write, in its transaction: which image, and the new ETag to fetch
+ * it by. A write that left the ETag as it was (the annotation sent back as read, an empty patch) sends
+ * none: a receiver that writes back what it heard of would otherwise never stop hearing of it.
+ */
+async function recordUpdated(trx: Kysely<Database>, teamId: number, stored: StoredAnnotation, answer: AnnotationAnswer): Promise<void> {
+  if (answer.etag === annotationTag(stateOf(stored))) return;
+  await recordEvent(trx, teamId, 'annotation.updated', { imageId: stored.imageId, projectId: stored.projectId, etag: answer.etag });
+}
 
 /**
  * The annotation's current ETag inside a transaction, for a change made elsewhere (the image's name or

@@ -9,7 +9,6 @@ import * as datasets from '../repositories/datasets.repository.ts';
 import * as exportRepo from '../repositories/export.repository.ts';
 import * as projects from '../repositories/projects.repository.ts';
 import * as tasks from '../repositories/tasks.repository.ts';
-import type { TaskRecord } from '../repositories/tasks.repository.ts';
 import { type ArchiveStat, type ByteRange, archiveKey } from '../storage/archive-store.ts';
 import { type CommonOptions, type ExportRequest, type FormatOptions, SAVE_LAYER, parseExportOptions } from './export-request.ts';
 import type { Principal } from './keys.service.ts';
@@ -17,11 +16,12 @@ import { planGraph } from '../dtl/validate.ts';
 import { DTL_TASK, type DtlExportInput, EXPORT_PAGE, EXPORT_TASK, type ExportInput } from '../tasks/export-inputs.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { requestStop } from './task-transitions.ts';
+import { type TaskView, toTaskView } from './task-view.ts';
 
 /** How long DELETE waits for a running export to stop before answering 409. */
 const STOP_WAIT_MS = 15_000;
 
-export async function startExport(ctx: Context, principal: Principal, request: ExportRequest): Promise<TaskRecord> {
+export async function startExport(ctx: Context, principal: Principal, request: ExportRequest): Promise<TaskView> {
   if (request.config !== undefined) {
     const plain = (['projectId', 'datasetIds', 'format', 'options'] as const).find((f) => request[f] !== undefined);
     if (plain) throw validation(`give a config or ${plain}, not both: a config names its projects and its output itself`, { field: plain });
@@ -71,7 +71,7 @@ export async function startExport(ctx: Context, principal: Principal, request: E
     return id;
   });
   ctx.tasksQueued.notify();
-  return (await tasks.getTask(db, principal.teamId, taskId))!;
+  return getExport(ctx, principal.teamId, taskId);
 }
 
 /**
@@ -79,7 +79,7 @@ export async function startExport(ctx: Context, principal: Principal, request: E
  * datasets before the task exists; the task runs the graph again from what is stored (dtl-export.ts).
  * Layers without a seed of their own are seeded with the task's id.
  */
-async function startDtlExport(ctx: Context, principal: Principal, config: unknown[]): Promise<TaskRecord> {
+async function startDtlExport(ctx: Context, principal: Principal, config: unknown[]): Promise<TaskView> {
   const db = ctx.db.kysely;
   const { plan, resolved } = await planGraph(db, principal.teamId, config, { seed: 0 });
   // The supervisely output writes a new project, in a task of its own type, with no archive.
@@ -106,7 +106,7 @@ async function startDtlExport(ctx: Context, principal: Principal, config: unknow
     return id;
   });
   ctx.tasksQueued.notify();
-  return (await tasks.getTask(db, principal.teamId, taskId))!;
+  return getExport(ctx, principal.teamId, taskId);
 }
 
 /**
@@ -130,30 +130,31 @@ function dtlConfig(project: string, datasetTitles: string[] | null, name: string
 }
 
 /** The team's export task (or a graph's task writing a project), or a 404 (another team's, or not an export). */
-export async function getExport(ctx: Context, teamId: number, id: number, db: Kysely<Database> = ctx.db.kysely): Promise<TaskRecord> {
-  const task = await tasks.getTask(db, teamId, id);
+export async function getExport(ctx: Context, teamId: number, id: number, db: Kysely<Database> = ctx.db.kysely): Promise<TaskView> {
+  const task = await tasks.findTaskEntry(db, teamId, id);
   if (!task || (task.type !== EXPORT_TASK && task.type !== DTL_TASK)) throw notFound('export', { exportId: id });
-  return task;
+  // The task as every v2 route shows it (GET /v2/tasks/:id, task events): one shape everywhere.
+  return toTaskView(task);
 }
 
 /** The task and, once it has finished, its archive's size and entity tag. */
-export async function describeExport(ctx: Context, teamId: number, id: number, db: Kysely<Database> = ctx.db.kysely): Promise<{ task: TaskRecord; archive: ArchiveStat | null }> {
+export async function describeExport(ctx: Context, teamId: number, id: number, db: Kysely<Database> = ctx.db.kysely): Promise<{ task: TaskView; archive: ArchiveStat | null }> {
   const task = await getExport(ctx, teamId, id, db);
   const archive = task.type === EXPORT_TASK && task.status === 'finished' && task.meta.expiredAt === undefined ? await ctx.archives.stat(archiveKey(teamId, id)) : null;
   return { task, archive };
 }
 
 /** An export as the API answers it: the task and, once finished, its archive's size. */
-export const exportView = ({ task, archive }: { task: TaskRecord; archive: ArchiveStat | null }) => ({ task, archive: archive && { size: archive.size } });
+export const exportView = ({ task, archive }: { task: TaskView; archive: ArchiveStat | null }) => ({ task, archive: archive && { size: archive.size } });
 
 /** The finished export's archive: its facts and a reader of it. 409 while the export is not finished. */
-export async function exportArchive(ctx: Context, teamId: number, id: number): Promise<{ task: TaskRecord; stat: ArchiveStat; open: (range?: ByteRange) => Promise<Readable> }> {
+export async function exportArchive(ctx: Context, teamId: number, id: number): Promise<{ task: TaskView; stat: ArchiveStat; open: (range?: ByteRange) => Promise<Readable> }> {
   const task = await getExport(ctx, teamId, id);
   if (task.type === DTL_TASK) throw new AppError('NOT_FOUND', 'this export writes a project, not an archive: meta.project names it', { exportId: id });
   if (typeof task.meta.expiredAt === 'string') {
     throw new AppError('GONE', 'the archive was removed at the end of its retention; export again', { exportId: id, expiredAt: task.meta.expiredAt });
   }
-  if (task.status !== 'finished') throw conflict(`the export is ${task.status}; its archive is there once it has finished`, { exportId: id, status: task.status });
+  if (task.status !== 'finished') throw conflict(`the export is ${task.status}; its archive is there once it has finished`, { exportId: id, taskStatus: task.status });
   const key = archiveKey(teamId, id);
   const stat = await ctx.archives.stat(key);
   if (!stat) throw notFound('export archive', { exportId: id });
@@ -180,7 +181,7 @@ export async function deleteExport(ctx: Context, teamId: number, id: number, ifM
     return true;
   });
   if (removed) return;
-  let task: TaskRecord;
+  let task: TaskView;
   const deadline = Date.now() + STOP_WAIT_MS;
   while ((task = await getExport(ctx, teamId, id)).status === 'started' || task.status === 'terminating') {
     if (Date.now() > deadline) throw new AppError('CONFLICT', 'the export is still stopping; try again in a moment', { exportId: id });

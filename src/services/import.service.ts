@@ -63,29 +63,37 @@ interface Plan {
   moreWarnings: number;
 }
 
-const fail = (message: string, field?: string) => validation(message, field ? { field } : {});
+/**
+ * A 400 of the import request. `field` is what v1 names (a member, or a file by its path); `pointer`,
+ * where v2's problem points, is given when `field` is no member path (a file named by its path is
+ * `/files/<index>`).
+ */
+const fail = (message: string, field?: string, pointer?: string) => validation(message, { ...(field ? { field } : {}), ...(pointer !== undefined ? { pointer } : {}) });
+
+/** The pointer of the request's file at `path`. */
+const fileAt = (files: readonly { path: string }[], path: string): string => `/files/${files.findIndex((f) => f.path === path)}`;
 
 /** Images only: `<dataset>/img/<name>` or `<dataset>/<name>`; an image at the root goes to `ds0`. */
 function planImagesOnly(paths: string[]): PlannedDataset[] {
   const byDataset = new Map<string, PlannedDataset & { names: Set<string> }>();
-  for (const path of paths) {
+  for (const [index, path] of paths.entries()) {
     const title = imagesOnlyDataset(path);
     if (title === null) continue;
     const name = path.slice(path.lastIndexOf('/') + 1);
     let dataset = byDataset.get(title);
     if (!dataset) byDataset.set(title, (dataset = { title, images: [], names: new Set() }));
-    if (dataset.names.has(name)) throw fail(`dataset "${title}" would get two images named "${name}"`);
+    if (dataset.names.has(name)) throw fail(`dataset "${title}" would get two images named "${name}"`, undefined, `/files/${index}/path`);
     dataset.names.add(name);
     dataset.images.push({ name, imagePath: path, annotationPath: null });
   }
   return [...byDataset.values()].map(({ title, images }) => ({ title, images }));
 }
 
-async function readJsonBlob(ctx: Context, hash: string, path: string): Promise<unknown> {
+async function readJsonBlob(ctx: Context, hash: string, path: string, at: string): Promise<unknown> {
   try {
     return JSON.parse((await ctx.blobs.readBytes(hash)).toString('utf8'));
   } catch {
-    throw fail(`${path} is not valid JSON`, path);
+    throw fail(`${path} is not valid JSON`, path, at);
   }
 }
 
@@ -122,11 +130,12 @@ async function makePlan(ctx: Context, teamId: number, request: ImportRequest, { 
     // annotations are checked against them when no meta comes (import.handler.ts reads the project's).
     layout = planProject(paths, { requireMeta: request.project.id === null });
   } catch (error) {
-    if (error instanceof SuperviselyFormatError) throw fail(error.message);
+    // The layout of the list as a whole (no meta.json for a new project, say): about every file.
+    if (error instanceof SuperviselyFormatError) throw fail(error.message, undefined, '/files');
     throw error;
   }
   const { metaPath } = layout;
-  const meta = metaPath === null ? NO_META : await readMeta(ctx, byPath, staged, metaPath);
+  const meta = metaPath === null ? NO_META : await readMeta(ctx, byPath, staged, metaPath, fileAt(request.files, metaPath));
   const warnings = new KeptWarnings<{ path: string; message: string }>();
   for (const c of meta.unsupported) warnings.push({ path: metaPath ?? '', message: `class "${c.title}" has shape "${c.shape}", which is not supported: its objects are skipped` });
   for (const d of layout.datasets) for (const path of d.annotationsWithoutImage) warnings.push({ path, message: 'annotation without an image of that name' });
@@ -145,13 +154,13 @@ async function makePlan(ctx: Context, teamId: number, request: ImportRequest, { 
 const NO_META: ProjectMeta = { classes: [], tags: [], unsupported: [] };
 
 /** The project meta of a Supervisely import, from the uploaded class file at `metaPath`. */
-async function readMeta(ctx: Context, byPath: Map<string, ImportFile>, staged: Map<string, staging.StagedFile>, metaPath: string): Promise<ProjectMeta> {
+async function readMeta(ctx: Context, byPath: Map<string, ImportFile>, staged: Map<string, staging.StagedFile>, metaPath: string, at: string): Promise<ProjectMeta> {
   const metaFile = byPath.get(metaPath)!;
-  if (!metaFile.fileId) throw fail(`${metaPath} must be an uploaded class file (fileId)`, metaPath);
+  if (!metaFile.fileId) throw fail(`${metaPath} must be an uploaded class file (fileId)`, metaPath, at);
   try {
-    return parseProjectMeta(await readJsonBlob(ctx, staged.get(metaFile.fileId)!.hash, metaPath));
+    return parseProjectMeta(await readJsonBlob(ctx, staged.get(metaFile.fileId)!.hash, metaPath, at));
   } catch (error) {
-    if (error instanceof SuperviselyFormatError) throw fail(`${metaPath}: ${error.message}`, metaPath);
+    if (error instanceof SuperviselyFormatError) throw fail(`${metaPath}: ${error.message}`, metaPath, at);
     throw error;
   }
 }
@@ -278,14 +287,14 @@ export async function startImport(ctx: Context, principal: Principal, request: I
   for (const d of plan.datasets) {
     for (const image of d.images) {
       const file = byPath.get(image.imagePath)!;
-      if (!file.hash) throw fail(`${image.imagePath} is an image and must be given by hash`, image.imagePath);
+      if (!file.hash) throw fail(`${image.imagePath} is an image and must be given by hash`, image.imagePath, fileAt(request.files, image.imagePath));
       imageHashes.push(file.hash);
       let annotation = image.annotationHash ?? null;
       if (image.annotationPath) {
         const ann = byPath.get(image.annotationPath)!;
         const stagedAnn = ann.fileId ? staged.get(ann.fileId) : undefined;
         if (!stagedAnn || stagedAnn.kind !== 'annotation') {
-          throw fail(`${image.annotationPath} must be an uploaded annotation file (fileId)`, image.annotationPath);
+          throw fail(`${image.annotationPath} must be an uploaded annotation file (fileId)`, image.annotationPath, fileAt(request.files, image.annotationPath));
         }
         annotation ??= stagedAnn.hash;
       }

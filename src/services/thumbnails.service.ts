@@ -77,7 +77,10 @@ export class ThumbnailMaker {
       try {
         rendered = await renderThumbnail(sharp, image, size, this.maxPixels);
       } catch (error) {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'the image cannot be decoded to make a thumbnail', { reason: (error as Error).message });
+        // The decoder's own message (`vipspng: libpng read error`) is for the log, not the client.
+        const refused = new AppError('UNSUPPORTED_MEDIA_TYPE', 'the image cannot be decoded to make a thumbnail');
+        refused.cause = error;
+        throw refused;
       }
       this.renders += 1;
       webp = rendered.webp;

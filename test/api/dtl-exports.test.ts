@@ -32,7 +32,7 @@ interface Problem {
   detail: string;
   layer?: number;
   action?: string;
-  errors?: { pointer: string; detail: string }[];
+  errors?: { pointer: string; detail: string; in: string }[];
 }
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
@@ -252,6 +252,7 @@ for (const dialect of dialects) {
       const save = (src: string) => ({ action: 'save', src: [src], dst: 'out', settings: {} });
       const cases: [unknown[], number, string, RegExp, string][] = [
         [[data, { action: 'drop_obj_by_class', src: ['$data'], dst: '$x', settings: { classes: ['nope'] } }, save('$x')], 1, 'drop_obj_by_class', /no class "nope"/, '/config/1/settings/classes/0'],
+        [[data, { action: 'drop_obj_by_class', src: ['$data'], dst: '$x', settings: { classes: ['a', 'nope'] } }, save('$x')], 1, 'drop_obj_by_class', /no class "nope"/, '/config/1/settings/classes/1'],
         [[data, { action: 'bbox', src: ['$data'], dst: '$x', settings: { classes_mapping: 3 } }, save('$x')], 1, 'bbox', /settings/, '/config/1/settings/classes_mapping'],
         [[data, { action: 'dummy', src: ['$data', '$y'], dst: '$x', settings: {} }, { action: 'dummy', src: ['$x'], dst: '$y', settings: {} }, save('$x')], 1, 'dummy', /cycle/, '/config/1'],
         [[data, save('$data'), save('$data')], 2, 'save', /exactly one output/, '/config/2'],
@@ -274,6 +275,7 @@ for (const dialect of dialects) {
         assert.equal(problem.action, action);
         assert.match(problem.detail, reason);
         assert.equal(problem.errors?.[0]?.pointer, pointer, res.body);
+        assert.equal(problem.errors?.[0]?.in, 'body', res.body);
       }
       // Another team's project is as absent as a missing one.
       const other = await post({ config: [data, save('$data')] }, t.otherKey);

@@ -323,6 +323,22 @@ for (const dialect of dialects) {
       assert.equal(await t.ctx.archives.stat(archiveKey(await teamOf(t), id)), null);
       const download = await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` });
       assert.equal(download.statusCode, 409);
+      const problem = json<{ status: number; code: string; taskStatus: string }>(download);
+      assert.deepEqual([problem.status, problem.code, problem.taskStatus], [409, 'CONFLICT', 'stopped'], 'the task’s status beside the problem’s own');
+    });
+
+    test('the task of POST and GET /v2/exports is the task GET /v2/tasks/:id answers', async () => {
+      const res = await post({ projectId, format: 'coco', options: { includeImages: false } });
+      assert.equal(res.statusCode, 201, res.body);
+      const posted = json<{ task: Record<string, unknown> }>(res).task;
+      assert.equal(typeof posted.size, 'number');
+      assert.equal(typeof posted.createdAt, 'string');
+      const asTask = json<Record<string, unknown>>(await t.request({ method: 'GET', url: `/v2/tasks/${posted.id as number}` }));
+      assert.deepEqual(Object.keys(posted).sort(), Object.keys(asTask).sort());
+      assert.deepEqual([posted.size, posted.createdAt], [asTask.size, asTask.createdAt]);
+      const answer = await waitForExport(posted.id as number);
+      const finishedTask = json<Record<string, unknown>>(await t.request({ method: 'GET', url: `/v2/tasks/${posted.id as number}` }));
+      assert.deepEqual(answer.task, finishedTask);
     });
 
     test('past its retention an export keeps its task and loses its archive; its download is 410', async () => {

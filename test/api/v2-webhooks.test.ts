@@ -456,6 +456,23 @@ for (const dialect of dialects) {
       }
     });
 
+    test('an event that came while a delivery waits for its retry is not sent before it', async () => {
+      const db = t.ctx.db.kysely;
+      const res = await t.request({ method: 'POST', url: '/v2/webhooks', key: t.adminKey, payload: { url: receiver.url, events: ['project.deleted'] } });
+      assert.equal(res.statusCode, 201, res.body);
+      const ordered = json<Hook>(res);
+      // The first event's attempt failed at 0:01 and is retried at 0:05; the second came at 0:02.
+      await deliveryRows.insertDeliveries(db, [
+        { webhookId: ordered.id, eventType: 'webhook.test', messageId: 'msg_order_first', payload: '{}', createdAt: '2000-01-01T00:00:00.000Z' },
+        { webhookId: ordered.id, eventType: 'webhook.test', messageId: 'msg_order_second', payload: '{}', createdAt: '2000-01-01T00:00:02.000Z' },
+      ]);
+      await db.updateTable('webhook_deliveries').set({ attempts: 1, next_attempt_at: '2000-01-01T00:00:05.000Z' }).where('message_id', '=', 'msg_order_first').execute();
+      const claim = (now: string) => deliveryRows.claimDelivery(db, { owner: 'order', leaseMs: 60_000, now });
+      assert.equal(await claim('2000-01-01T00:00:03.000Z'), undefined, 'the second waits for the first');
+      assert.equal((await claim('2000-01-01T00:00:06.000Z'))?.messageId, 'msg_order_first', 'the retried one first');
+      await db.deleteFrom('webhooks').where('id', '=', ordered.id).execute();
+    });
+
     test('changing an image’s description changes its annotation: one annotation.updated with the new ETag', async () => {
       const projectId = await newProject(t.ctx, { title: 'described' });
       const image = await newImage(t.ctx, await newDataset(t.ctx, projectId));
@@ -494,6 +511,31 @@ for (const dialect of dialects) {
       assert.deepEqual(await eventsOf('DELETE', 'images/tags', [{ title: 'foggy' }]), [], 'not attached');
       assert.deepEqual(await eventsOf('PUT', 'images/description', { value: 'misty morning' }), [{ imageId: image.id, projectId, etag: await etagOf() }]);
       assert.deepEqual(await eventsOf('PUT', 'images/description', { value: 'misty morning' }), [], 'the same description');
+    });
+
+    test('a v2 PUT or PATCH of an annotation records annotation.updated only when its ETag changed', async () => {
+      const projectId = await newProject(t.ctx, { title: 'written back', classes: [{ title: 'car', shape: 'rectangle' }] });
+      const image = await newImage(t.ctx, await newDataset(t.ctx, projectId));
+      const url = `/v2/images/${image.id}/annotation`;
+      const updates = async () =>
+        (await t.ctx.db.kysely.selectFrom('webhook_deliveries').select('payload').where('webhook_id', '=', hook.id).where('event_type', '=', 'annotation.updated').orderBy('id').execute()).map(
+          (r) => (JSON.parse(r.payload) as { data: unknown }).data,
+        );
+      const eventsOf = async (method: 'PUT' | 'PATCH', payload: Record<string, unknown>) => {
+        const before = (await updates()).length;
+        const res = await t.request({ method, url, payload });
+        assert.equal(res.statusCode, 200, res.body);
+        return { events: (await updates()).slice(before), etag: res.headers.etag };
+      };
+      const car = { classTitle: 'car', points: { exterior: [[1, 1], [9, 9]], interior: [] } };
+      const put = await eventsOf('PUT', { description: '', tags: [], objects: [car] });
+      assert.deepEqual(put.events, [{ imageId: image.id, projectId, etag: put.etag }]);
+      // What a receiver that writes back would send: the annotation as it read it.
+      const read = JSON.parse((await t.request({ method: 'GET', url })).body) as Record<string, unknown>;
+      const same = await eventsOf('PUT', read);
+      assert.equal(same.etag, put.etag);
+      assert.deepEqual(same.events, [], 'sent back as read');
+      assert.deepEqual((await eventsOf('PATCH', {})).events, [], 'an empty patch');
     });
 
     test('renaming or deleting a class or a tag records annotation.updated for each image whose annotation it changed', async () => {

@@ -1,12 +1,12 @@
 // duplicate_objects: each object of a named class gets a copy in the class the mapping gives (a
 // clone of the source class: its shape and colour), after the objects of the image.
-import { ClassListBuilder, type Mapping, mapTitle, requireClasses } from '../classes.ts';
+import { ClassListBuilder, type Mapping, mapTitle, requireMappedClasses } from '../classes.ts';
 import { withAnnotation } from '../item.ts';
 import type { ProcessingLayer } from './layer.ts';
 
 export const duplicateObjects: ProcessingLayer<{ classes_mapping: Mapping }, Mapping> = {
   plan(settings, input) {
-    requireClasses(input, Object.keys(settings.classes_mapping), '/classes_mapping', 'keys');
+    requireMappedClasses(input, settings.classes_mapping, '/classes_mapping');
     const out = new ClassListBuilder('/classes_mapping');
     for (const c of input.classes) out.clone(c, c.title);
     for (const c of input.classes) {

@@ -1,11 +1,11 @@
 // rename: classes take new titles (`__ignore__` drops their objects; classes not named stay as they are).
-import { ClassListBuilder, type Mapping, mapTitle, requireClasses } from '../classes.ts';
+import { ClassListBuilder, type Mapping, mapTitle, requireMappedClasses } from '../classes.ts';
 import { withAnnotation } from '../item.ts';
 import type { ProcessingLayer } from './layer.ts';
 
 export const rename: ProcessingLayer<{ classes_mapping: Mapping }, Mapping> = {
   plan(settings, input) {
-    requireClasses(input, Object.keys(settings.classes_mapping), '/classes_mapping', 'keys');
+    requireMappedClasses(input, settings.classes_mapping, '/classes_mapping');
     const out = new ClassListBuilder('/classes_mapping');
     for (const c of input.classes) {
       const title = mapTitle(settings.classes_mapping, c.title);

@@ -42,7 +42,8 @@ function inflateMask(data: string): Buffer {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new Error(`bitmap data inflates to more than ${MAX_MASK_INFLATED_BYTES} bytes`);
     }
-    throw new Error(`bitmap data is not valid zlib (${(error as Error).message})`);
+    // zlib's own words ("incorrect header check") tell a client nothing it can act on.
+    throw new Error('bitmap data is not valid zlib-compressed data');
   }
 }
 

@@ -50,11 +50,23 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
   return { status: ERROR_STATUS.INTERNAL, body: { error: 'INTERNAL', details: { message: 'internal error' } } };
 }
 
+/**
+ * A refusal made of a library's failure (a decoder's, say) answers in our words; the library's own,
+ * kept as the error's cause, goes to the log for whoever looks into it.
+ */
+export function logCause(error: unknown, request: FastifyRequest): void {
+  if (error instanceof AppError && error.cause !== undefined) request.log.warn({ err: error.cause, code: error.code }, error.message);
+}
+
 /** Answers `error` with the contract's status and body; only a failure of ours is logged as one. */
 export function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { status, body } = toErrorReply(error, request);
   if (status >= 500) request.log.error({ err: error }, 'request failed');
-  void reply.code(status).type('application/json').send(body);
+  else logCause(error, request);
+  // A JSON pointer is v2's way to say where (problem.ts); v1 names the place by `field` alone.
+  const details = { ...body.details };
+  delete details.pointer;
+  void reply.code(status).type('application/json').send({ ...body, details });
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

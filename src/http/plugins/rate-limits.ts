@@ -94,7 +94,10 @@ export function registerRateLimits(app: FastifyInstance, ctx: Context): void {
         // A body of unknown length (chunked) cannot be charged before it is read, and the multipart
         // routes read it from the socket past any stream this hook could count: ask for the length
         // (browsers, fetch with a Blob or a string, and our client always send it).
-        throw validation('send Content-Length: request bodies are limited by their length here (RATE_LIMIT_UPLOAD_BYTES_PER_SECOND)');
+        throw validation('send Content-Length: request bodies are limited by their length here (RATE_LIMIT_UPLOAD_BYTES_PER_SECOND)', {
+          in: 'headers',
+          pointer: '/content-length',
+        });
       }
     }
   });

@@ -88,10 +88,44 @@ function refusingNulAndNesting(validate: ValidateFunction): ValidateFunction {
   return checked;
 }
 
+/** An id in a path: a plain decimal integer, one spelling per resource (no sign, leading zero, exponent, hex or spaces). */
+const PATH_ID = /^[1-9][0-9]*$/;
+
+/** The members of a path parameters schema that are integers (the ids). */
+function integerParams(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.keys(properties).filter((name) => properties[name]!.type === 'integer');
+}
+
+/**
+ * Path parameters: each id as the path spells it must be a plain decimal integer before it is coerced.
+ * Coercion alone reads `0x1`, `01`, `+1`, `1e3` and `1 ` as 1: one resource under many URLs, which
+ * caches and the audit trail would count apart.
+ */
+function plainPathIds(validate: ValidateFunction, ids: readonly string[]): ValidateFunction {
+  if (ids.length === 0) return validate;
+  const checked = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    const params = data as Record<string, unknown>;
+    const bad = ids.find((name) => typeof params[name] === 'string' && !PATH_ID.test(params[name]));
+    if (bad === undefined) {
+      const valid = validate(data, context);
+      checked.errors = validate.errors;
+      return valid;
+    }
+    const message = 'must be a plain decimal integer from 1 (no sign, leading zero, exponent or spaces)';
+    checked.errors = [{ instancePath: `/${bad}`, schemaPath: '', keyword: 'pathId', params: {}, message } satisfies ErrorObject];
+    return false;
+  }) as ValidateFunction;
+  Object.assign(checked, { schema: validate.schema, schemaEnv: validate.schemaEnv });
+  return checked;
+}
+
 export function registerValidation(app: FastifyInstance): void {
   const strictAjv = new Ajv({ ...shared, coerceTypes: false });
   const coercingAjv = new Ajv({ ...shared, coerceTypes: 'array' });
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    refusingNulAndNesting(httpPart === 'body' ? strictAjv.compile(schema) : coercingAjv.compile(schema)),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'body') return refusingNulAndNesting(strictAjv.compile(schema));
+    const validate = refusingNulAndNesting(coercingAjv.compile(schema));
+    return httpPart === 'params' ? plainPathIds(validate, integerParams(schema)) : validate;
+  });
 }

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { MAX_LAYERS } from '../../dtl/config.ts';
 import { EXPORT_FORMATS } from '../../formats/writers.ts';
 import { Id } from './common.ts';
-import { Task } from './resources.ts';
+import { TaskView } from './v2-tasks.ts';
 
 export const ExportBody = Type.Object(
   {
@@ -26,6 +26,6 @@ export const ExportBody = Type.Object(
 export const ExportParams = Type.Object({ id: Id });
 
 export const ExportAnswer = Type.Object({
-  task: Task,
+  task: TaskView,
   archive: Type.Union([Type.Object({ size: Type.Integer() }), Type.Null()], { description: 'the archive, once the export has finished' }),
 });

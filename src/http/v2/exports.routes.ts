@@ -48,7 +48,7 @@ export const exportRoutes =
           tags: ['exports'],
           summary: 'An export task and, once it has finished, its archive’s size',
           params: ExportParams,
-          response: { 200: ExportAnswer, ...problemResponses },
+          response: { 200: ExportAnswer, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses },
         },
       },
       async (request, reply) => sendTagged(request, reply, exportView(await describeExport(ctx, request.principal.teamId, request.params.id))),

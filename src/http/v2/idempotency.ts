@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/create-db.ts';
 import { AppError, conflict, validation } from '../../errors.ts';
 import * as kept from '../../repositories/idempotency.repository.ts';
+import { IdempotencyHeaders } from '../schemas/v2.ts';
 
 /** How long an answer is kept for retries. */
 const KEEP_MS = 24 * 60 * 60 * 1000;
@@ -45,14 +46,27 @@ function replay(reply: FastifyReply, answer: kept.KeptAnswer): FastifyReply {
   return reply.code(answer.status!).send(answer.body);
 }
 
+/** Whether the hooks below honour Idempotency-Key on a route: every POST made with a key or session. */
+export const honoursIdempotencyKey = (method: string | string[], config: { public?: boolean } | undefined): boolean =>
+  [method].flat().includes('POST') && config?.public !== true;
+
 export function registerIdempotency(app: FastifyInstance, db: Db): void {
   let lastSweep = 0;
   app.decorateRequest('idempotencyClaim', null);
 
+  // The OpenAPI document declares the header on exactly the routes the hooks honour it on: a route
+  // cannot forget it, nor declare it where it is not kept.
+  app.addHook('onRoute', (route) => {
+    if (!honoursIdempotencyKey(route.method, route.config as { public?: boolean } | undefined)) return;
+    const schema = (route.schema ??= {});
+    const headers = (schema.headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
+    schema.headers = { ...headers, properties: { ...headers.properties, ...IdempotencyHeaders.properties } };
+  });
+
   app.addHook('preHandler', async (request, reply) => {
     const header = request.headers['idempotency-key'];
     // Signing in (no principal yet) is never replayed: its answer sets a secret cookie.
-    if (request.method !== 'POST' || header === undefined || !request.principal) return;
+    if (!honoursIdempotencyKey(request.method, request.routeOptions.config) || header === undefined || !request.principal) return;
     const idempotencyKey = Array.isArray(header) ? header[0]! : header;
     if (!KEY_FORM.test(idempotencyKey)) {
       throw validation('Idempotency-Key must be 1 to 255 printable ASCII characters', { in: 'headers', pointer: '/idempotency-key' });

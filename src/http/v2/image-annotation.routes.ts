@@ -1,5 +1,6 @@
 // GET, PUT and PATCH /v2/images/:id/annotation: one image's annotation, its objects with stable ids,
 // changed only under the If-Match the client read.
+import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
@@ -34,7 +35,7 @@ export const imageAnnotationRoutes =
           tags: ['annotations'],
           summary: 'The annotation of an image, every object with its stable id; ETag, 304 on If-None-Match',
           params: IdParams,
-          response: { 200: ImageAnnotation, ...problemResponses },
+          response: { 200: ImageAnnotation, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses },
         },
       },
       async (request, reply) => sendAnnotation(request, reply, await getAnnotation(ctx, request.principal.teamId, request.params.id)),

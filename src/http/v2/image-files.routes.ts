@@ -13,7 +13,7 @@ import { type StoredBytes, sendStoredBytes } from './stored-bytes.ts';
 
 const ImageParams = Type.Object({ id: Id });
 const ThumbnailQuery = Type.Object(
-  { size: Type.Integer({ enum: [...THUMBNAIL_SIZES], default: 256, description: 'the longest side to fit: 256 or 1024' }) },
+  { size: Type.Optional(Type.Integer({ enum: [...THUMBNAIL_SIZES], default: 256, description: 'the longest side to fit: 256 (when not given) or 1024' })) },
   { additionalProperties: false },
 );
 

@@ -12,6 +12,7 @@ import { ImageListPages, type SentPage } from '../../services/image-list.service
 import { type ImageFilePart, RefusedFiles, requireUploadDataset, uploadImages } from '../../services/image-upload.service.ts';
 import { StagingFolder } from '../../storage/staging.ts';
 import { checkMultipartBoundary } from '../multipart-boundary.ts';
+import { tooManyFiles } from '../import-upload.ts';
 import { IdempotencyHeaders, IfMatchHeaders, ListOf, ListQuery, Problem, problemResponses } from '../schemas/v2.ts';
 import { DatasetImagesParams, ImageCopyBody, ImageListFilters, ImageMetadata, ImageParams, UploadedImages, imageChangeBody } from '../schemas/v2-images.ts';
 import type { ImagePosition, ImageSort } from '../../repositories/image-metadata.repository.ts';
@@ -23,7 +24,7 @@ async function receiveImageFiles(request: FastifyRequest, folder: StagingFolder,
   const parts: ImageFilePart[] = [];
   for await (const part of request.parts()) {
     if (part.type !== 'file') throw new AppError('VALIDATION', `part "${part.fieldname}" is not a file: send each image as a file part`, { field: part.fieldname });
-    if (parts.length >= maxFiles) throw new AppError('PAYLOAD_TOO_LARGE', `at most ${maxFiles} files per request`, { limit: maxFiles });
+    if (parts.length >= maxFiles) throw tooManyFiles(maxFiles);
     parts.push({ name: part.filename, file: await folder.receive(part.file) });
   }
   return parts;
@@ -64,9 +65,10 @@ export const imageRoutes =
         fieldSize: 64 * 1024,
         // One field is let through, to be refused by name: images come as file parts only.
         fields: 1,
-        files: limits.uploadFilesPerRequest,
+        // One file past the limit, refused by the route's own check (tooManyFiles).
+        files: limits.uploadFilesPerRequest + 1,
         fileSize: limits.uploadFileBytes,
-        parts: limits.uploadFilesPerRequest + 1,
+        parts: limits.uploadFilesPerRequest + 2,
         headerPairs: 100,
       },
     });
@@ -129,7 +131,7 @@ export const imageRoutes =
           tags: ['images'],
           summary: 'An image’s metadata, with an ETag',
           params: ImageParams,
-          response: { 200: ImageMetadata, ...problemResponses },
+          response: { 200: ImageMetadata, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses },
         },
       },
       async (request, reply) => sendTagged(request, reply, await describeImage(db, request.principal.teamId, request.params.id)),

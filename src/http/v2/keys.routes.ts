@@ -53,7 +53,7 @@ export const keyRoutes =
           tags: ['keys'],
           summary: 'One of the team’s API keys as the list shows it, with its ETag (admin scope)',
           params: IdParams,
-          response: { 200: TeamKey, ...problemResponses },
+          response: { 200: TeamKey, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses },
         },
       },
       async (request, reply) => {

@@ -36,7 +36,7 @@ export const modelRoutes =
 
     app.get(
       '/architectures/:id',
-      { schema: { tags: ['architectures'], summary: 'One architecture', params: IdParams, response: { 200: Architecture, ...problemResponses } } },
+      { schema: { tags: ['architectures'], summary: 'One architecture', params: IdParams, response: { 200: Architecture, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses } } },
       async (request, reply) => sendTagged(request, reply, await models.getArchitecture(db, request.params.id)),
     );
 
@@ -93,7 +93,7 @@ export const modelRoutes =
 
     app.get(
       '/models/:id',
-      { schema: { tags: ['models'], summary: 'One of the team’s models', params: IdParams, response: { 200: Model, ...problemResponses } } },
+      { schema: { tags: ['models'], summary: 'One of the team’s models', params: IdParams, response: { 200: Model, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses } } },
       async (request, reply) => sendTagged(request, reply, await models.getModel(db, request.principal.teamId, request.params.id)),
     );
 

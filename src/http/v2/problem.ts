@@ -4,7 +4,7 @@
 // pointers into the part of the request named by `in`).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode } from '../../errors.ts';
-import { toErrorReply } from '../plugins/error-handler.ts';
+import { logCause, toErrorReply } from '../plugins/error-handler.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 
@@ -27,9 +27,13 @@ const TITLES: Record<ErrorCode, string> = {
 /** The `type` URI of a catalogue code; docs/api-v2.md lists them. */
 export const problemType = (code: ErrorCode): string => `urn:annostore:problem:${code.toLowerCase().replaceAll('_', '-')}`;
 
+/** Where a request's invalid value is: the part of the request, and an RFC 6901 pointer into it. */
+export type RequestPart = 'body' | 'querystring' | 'params' | 'headers';
+
 export interface FieldError {
   pointer: string;
   detail: string;
+  in: RequestPart;
 }
 
 export interface ProblemBody {
@@ -60,14 +64,36 @@ function validationPointer(error: unknown): string | undefined {
   return `${first.instancePath}${member === undefined ? '' : pointerOf(member)}`;
 }
 
+const PARTS: readonly string[] = ['body', 'querystring', 'params', 'headers'];
+
+/**
+ * The part of the request a failed check was about: as the check said (`in`), as the schema's
+ * validation said, else the body of a request that sends one and the query string of one that does not
+ * (a check after the schema reads the members of what the route takes).
+ */
+function partOf(error: unknown, place: unknown, request: FastifyRequest): RequestPart {
+  if (typeof place === 'string' && PARTS.includes(place)) return place as RequestPart;
+  const context = (error as FastifyError | null)?.validationContext;
+  if (context && PARTS.includes(context)) return context as RequestPart;
+  return request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE' ? 'querystring' : 'body';
+}
+
 export function toProblem(error: unknown, request: FastifyRequest): ProblemBody {
   const { status, body } = toErrorReply(error, request);
-  const { message, field, pointer, ...extensions } = body.details as { message: string; field?: unknown; pointer?: unknown };
+  const { message, field, pointer, errors, in: place, ...extensions } = body.details as { message: string; field?: unknown; pointer?: unknown; errors?: unknown; in?: unknown };
   // Extension members come first: one named like a standard member (a task's `status`) must not
   // replace it.
   const problem: ProblemBody = { ...extensions, type: problemType(body.error), title: TITLES[body.error], status, detail: message, code: body.error };
   const at = typeof pointer === 'string' ? pointer : (validationPointer(error) ?? (typeof field === 'string' ? pointerOf(field) : undefined));
-  if (at !== undefined) problem.errors = [{ pointer: at, detail: message }];
+  // A 400 always says where: each error its part of the request and a pointer into it (the whole
+  // part, '', when the check was about all of it: a body that is no JSON, a multipart body cut short).
+  if (body.error === 'VALIDATION' || at !== undefined || Array.isArray(errors)) {
+    const part = partOf(error, place, request);
+    problem.errors = Array.isArray(errors)
+      ? (errors as Omit<FieldError, 'in'>[]).map((e) => ({ pointer: e.pointer, detail: e.detail, in: part }))
+      : [{ pointer: at ?? '', detail: message, in: part }];
+    problem.in = part;
+  }
   return problem;
 }
 
@@ -75,6 +101,7 @@ export function toProblem(error: unknown, request: FastifyRequest): ProblemBody 
 export function answerProblem(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const problem = toProblem(error, request);
   if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+  else logCause(error, request);
   void reply.code(problem.status).type(PROBLEM_TYPE).send(JSON.stringify(problem));
 }
 

@@ -75,7 +75,7 @@ export const taskRoutes =
           tags: ['tasks'],
           summary: 'One task: its status, progress and, once it has ended, its outcome',
           params: IdParams,
-          response: { 200: TaskView, ...problemResponses },
+          response: { 200: TaskView, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses },
         },
       },
       async (request, reply) => sendTagged(request, reply, await tasks.getTask(db, request.principal.teamId, request.params.id)),

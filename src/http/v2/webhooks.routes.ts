@@ -59,7 +59,7 @@ export const webhookRoutes =
           tags: ['webhooks'],
           summary: 'One of the team’s webhooks, with its ETag (admin scope)',
           params: IdParams,
-          response: { 200: WebhookView, ...problemResponses },
+          response: { 200: WebhookView, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses },
         },
       },
       async (request, reply) => {

@@ -14,7 +14,7 @@ import { ArchiveOutput, DTL_ARCHIVE_TIME, type Prepared } from '../../dtl/output
 import { ProjectOutput } from '../../dtl/project-output.ts';
 import { runItem } from '../../dtl/run.ts';
 import { sourcePages, takeItems } from '../../dtl/source.ts';
-import { type Plan, planGraph } from '../../dtl/validate.ts';
+import { type DataSource, type Plan, planGraph } from '../../dtl/validate.ts';
 import { AppError } from '../../errors.ts';
 import type { ArchiveEntry } from '../../formats/writer.ts';
 import * as projects from '../../repositories/projects.repository.ts';
@@ -22,6 +22,7 @@ import { type DtlExportInput, EXPORT_PAGE } from '../export-inputs.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { exportSpool, intoArchive } from './export-archive.ts';
 import { addEntries } from './export-entries.ts';
+import { checkSourceThere } from './export-source.ts';
 
 /** Reasons of skipped images the task keeps, at most. */
 const REASONS_KEPT = 5;
@@ -88,9 +89,11 @@ async function runImages<T>(run: TaskRun, plan: Plan, tally: Tally, sink: Sink<T
   const { skipped, deadEnds } = tally;
   const deadEndAt = new Map<string, DeadEnds['at'][number]>();
   let done = 0;
+  const sourceThere = (source: DataSource) => checkSourceThere(run, source.projectId, source.datasets.map((d) => d.id));
   for (const dataLayer of plan.data) {
     const source = plan.layers[dataLayer]!.source!;
     for await (const page of sourcePages(run.ctx.db.kysely, run.ctx.blobs, source, EXPORT_PAGE)) {
+      await sourceThere(source);
       sink.page(page.sizes);
       const skippedBefore = skipped.count;
       const count = page.items.length;
@@ -127,6 +130,8 @@ async function runImages<T>(run: TaskRun, plan: Plan, tally: Tally, sink: Sink<T
       await run.checkpoint({ done, total: Math.max(total, done) }, skipped.count !== skippedBefore ? { skipped } : undefined);
     }
   }
+  // Every page read, and every source still whole after the last of them: the output holds all of it.
+  for (const dataLayer of plan.data) await sourceThere(plan.layers[dataLayer]!.source!);
 }
 
 /** An export task of a graph with an archive output. */

@@ -13,6 +13,7 @@ import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { dtlExport } from './dtl-export.ts';
 import { exportSpool, intoArchive } from './export-archive.ts';
 import { addEntries } from './export-entries.ts';
+import { checkSourceThere } from './export-source.ts';
 
 /** The project as the export shows it: only the kept classes when some are chosen. */
 function keptProject(project: ExportProject, classes: string[] | null): ExportProject {
@@ -40,9 +41,12 @@ async function writeArchive(run: TaskRun, input: ExportInput, writer: FormatWrit
   const add = (entries: ArchiveEntry[]) => addEntries(archive, entries, run.ctx.blobs, sizes, () => run.checkpoint());
   let done = 0;
   let written: WriterNotice[] = [];
-  for (const dataset of await exportRepo.exportDatasets(db, input.projectId, input.datasetIds)) {
+  const datasets = await exportRepo.exportDatasets(db, input.projectId, input.datasetIds);
+  const sourceThere = () => checkSourceThere(run, input.projectId, datasets.map((d) => d.id));
+  for (const dataset of datasets) {
     for (let after = 0; ; ) {
       const page = await exportRepo.imagePage(db, dataset, after, EXPORT_PAGE);
+      await sourceThere();
       if (page.length === 0) break;
       sizes.clear();
       for (const { record, size } of page) sizes.set(record.hash, size);
@@ -65,6 +69,8 @@ async function writeArchive(run: TaskRun, input: ExportInput, writer: FormatWrit
       written = notices;
     }
   }
+  // Every page read, and the source still whole after the last of them: the archive holds all of it.
+  await sourceThere();
   await add(await writer.finish());
   await archive.end();
 }
