@@ -55,7 +55,7 @@ program
   .action(async () => {
     const config = loadConfig();
     configureHeapGrowth(config.heapGrowthPercent);
-    const [{ startWorkerProcess }, { stopOnSignals }] = await Promise.all([import('./tasks/worker-process.ts'), serverModule()]);
+    const [{ startWorkerProcess }, { stopOnSignals }] = await Promise.all([import('./worker.ts'), serverModule()]);
     const worker = await startWorkerProcess(config);
     stopOnSignals(worker, worker.log);
   });

@@ -4,7 +4,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.ts';
-import { TASK_STATUSES } from '../http/schemas/resources.ts';
+import { TASK_STATUSES } from '../tasks/statuses.ts';
 import { type TaskCount, countByTypeAndStatus, oldestQueuedAt } from '../repositories/task-counts.repository.ts';
 import { TASK_TYPES } from '../tasks/registry.ts';
 

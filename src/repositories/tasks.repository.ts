@@ -4,8 +4,9 @@ import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database, TaskRow } from '../db/types.ts';
+import { ENDED_STATUSES, type TaskStatus } from '../tasks/statuses.ts';
 
-export type TaskStatus = 'queued' | 'started' | 'finished' | 'error' | 'terminating' | 'stopped';
+export { ENDED_STATUSES, type TaskStatus };
 
 /** Claims of a task whose worker died; the claim after the last one ends the task as WORKER_LOST. */
 export const MAX_ATTEMPTS = 5;
@@ -377,7 +378,6 @@ export async function findTaskEntry(db: Kysely<Database>, teamId: number, id: nu
   return row && { ...toRecord(row), createdAt: row.created_at };
 }
 
-export const ENDED_STATUSES: readonly TaskStatus[] = ['finished', 'error', 'stopped'];
 
 /**
  * Removes the team's task if it has ended (its input, plan and items go with it by cascade). One

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { taskHandlers } from '../../src/tasks/registry.ts';
-import { startWorkerProcess } from '../../src/tasks/worker-process.ts';
+import { startWorkerProcess } from '../../src/worker.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { hashOf } from '../helpers/factories.ts';

@@ -1,7 +1,7 @@
 // The modules' import graph keeps its shape: no module reaches, through its imports, back to itself
 // (a circle makes load order matter and every module in it a part of every other), and the layers
-// import downwards only. Imports are read with TypeScript's own pre-processor, type-only ones
-// included: a type is a dependency too.
+// import downwards only (nothing below the HTTP layer imports it). Imports are read with TypeScript's
+// own pre-processor, type-only ones included: a type is a dependency too.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -78,6 +78,20 @@ test('no module of the server, the command or the web interface imports itself t
     const found = circles(importGraph(folder));
     assert.deepEqual(found, [], `${folder}/ has import circles:\n${found.map((part) => part.join(' ↔ ')).join('\n')}`);
   }
+});
+
+/**
+ * The HTTP layer is built on the rest, never the other way round: below it, nothing imports src/http/
+ * (a type included). The composition roots (app, server, worker, cli) assemble the layers, and the
+ * command's client shares the API's schemas.
+ */
+const MAY_IMPORT_HTTP = ['src/http/', 'src/client/', 'src/app.ts', 'src/server.ts', 'src/worker.ts', 'src/cli.ts'];
+
+test('nothing below the HTTP layer imports it', () => {
+  const reaching = [...importGraph('src')]
+    .filter(([file]) => !MAY_IMPORT_HTTP.some((allowed) => file.startsWith(allowed)))
+    .flatMap(([file, targets]) => targets.filter((target) => target.startsWith('src/http/')).map((target) => `${file} → ${target}`));
+  assert.deepEqual(reaching, []);
 });
 
 test('the circle check finds a circle', () => {

@@ -12,7 +12,6 @@ import { TextSpool } from '../spool.ts';
 import type { CocoImage } from './image-index.ts';
 import { type ByteSource, type CocoIndexFile, readPass } from './index-reader.ts';
 import { convertAnnotation, placeAnnotation } from './reader.ts';
-import type { CocoSurvey } from './stream-reader.ts';
 
 /** Annotations a bucket holds at least (so a small file makes few files)… */
 const MIN_BUCKET_ANNOTATIONS = 20_000;
@@ -45,19 +44,19 @@ function bucketsOf(counts: ReadonlyMap<string, number>): { bucketOf: Map<string,
 }
 
 /**
- * Hands over each image of `survey.counts` with its objects in file order, having grouped them on
- * disk under `tempDir` (a folder of its own is made there and removed at the end).
+ * Hands over each image of `counts` (the survey's annotations per image id, in the order the images
+ * first appear) with its objects in file order, having grouped them on disk under `tempDir` (a folder of its own is made there and removed at the end).
  */
 export async function spoolObjectsByImage(
   open: ByteSource,
   file: CocoIndexFile,
-  survey: CocoSurvey,
+  counts: ReadonlyMap<string, number>,
   tempDir: string,
   take: (image: CocoImage, objects: ShapedObject[]) => Promise<void>,
 ): Promise<void> {
-  const { bucketOf, ordinal, buckets } = bucketsOf(survey.counts);
+  const { bucketOf, ordinal, buckets } = bucketsOf(counts);
   const images: CocoImage[] = [];
-  for (const id of survey.counts.keys()) images.push(file.index.images.get(id)!);
+  for (const id of counts.keys()) images.push(file.index.images.get(id)!);
   const dir = await fsp.mkdtemp(path.join(tempDir, 'coco-objects-'));
   try {
     const spools: TextSpool[] = [];

@@ -84,7 +84,7 @@ export async function readCocoObjects(
   tempDir: string,
 ): Promise<void> {
   if (!survey.grouped) {
-    await spoolObjectsByImage(open, file, survey, tempDir, take);
+    await spoolObjectsByImage(open, file, survey.counts, tempDir, take);
     return;
   }
   const pending = new Map<string, { objects: ShapedObject[]; left: number }>();

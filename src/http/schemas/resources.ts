@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { CLASS_SHAPES } from '../../formats/canonical.ts';
 import { SizeString, Timestamp } from './common.ts';
+import { TASK_STATUSES } from '../../tasks/statuses.ts';
 
 export const ClassShape = Type.Enum([...CLASS_SHAPES]);
 
@@ -106,7 +107,7 @@ export const Architecture = Type.Object(
   { $id: 'Architecture' },
 );
 
-export const TASK_STATUSES = ['queued', 'started', 'finished', 'error', 'terminating', 'stopped'] as const;
+export { TASK_STATUSES };
 
 export const Task = Type.Object(
   {

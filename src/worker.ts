@@ -1,10 +1,11 @@
-// `annostore worker`: the background work without the API.
+// `annostore worker`: the background work without the API (the composition root of a worker process,
+// as server.ts is of a serving one).
 import pino from 'pino';
-import type { Config } from '../config.ts';
-import { createContext } from '../context.ts';
-import { removeStaleUploads } from '../storage/upload-temp.ts';
-import { startBackgroundWork } from './background.ts';
-import { serveWorkerMetrics } from './worker-metrics.ts';
+import type { Config } from './config.ts';
+import { createContext } from './context.ts';
+import { removeStaleUploads } from './storage/upload-temp.ts';
+import { startBackgroundWork } from './tasks/background.ts';
+import { serveWorkerMetrics } from './http/worker-metrics.ts';
 
 export async function startWorkerProcess(config: Config) {
   const log = pino({ level: config.logLevel });

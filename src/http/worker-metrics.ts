@@ -3,9 +3,9 @@
 // by the same route as a replica's (src/http/metrics.ts), and nothing else.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Context } from '../context.ts';
-import { registerMetrics } from '../http/metrics.ts';
-import { registerErrorHandling } from '../http/plugins/error-handler.ts';
-import { requestLogOptions } from '../http/plugins/request-log.ts';
+import { registerMetrics } from './metrics.ts';
+import { registerErrorHandling } from './plugins/error-handler.ts';
+import { requestLogOptions } from './plugins/request-log.ts';
 
 export interface WorkerMetrics {
   url: string;
