@@ -2,14 +2,11 @@
 // layer, names that join the layers up, one output, no cycle, one connected graph, data layers that
 // name the team's projects and datasets, and classes that are there where a layer names them. The
 // classes and tags on every edge are computed on the way (classes.ts). Any problem is one 400 that
-// names the layer by index and action, with a pointer into the request's `config`.
-import type { Kysely } from 'kysely';
+// names the layer by index and action, with a pointer into the request's `config`. Pure: the data
+// layers' projects and datasets are found by the resolver it is given (services/dtl-data.ts).
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import type { Database } from '../db/types.ts';
 import { AppError } from '../errors.ts';
-import * as dtlRepo from '../repositories/dtl.repository.ts';
-import * as exportRepo from '../repositories/export.repository.ts';
 import { CLONE, ClassError, ClassListBuilder, type ClassSet, DEFAULT, IGNORE, type Mapping, NEW, OTHER, mapTitle, mergeSets, requireMappedClasses } from './classes.ts';
 import { type Action, DtlConfig, type DtlConfigT, LAYER_SETTINGS, type LayerT, type OutputAction, PIXEL_ACTIONS, isAction, isOutput } from './config.ts';
 import { branchLayer, pixelSettings, processingLayer } from './layers/index.ts';
@@ -52,14 +49,15 @@ export interface Plan {
 /** How the config's data layers were resolved, kept with the task so the worker reads the same datasets. */
 export type Resolved = Record<number, { projectId: number; datasetIds: number[] | null }>;
 
-const MAX_DATASETS = 1000;
+/** Datasets one data layer reads, at most. */
+export const MAX_DATASETS = 1000;
 
 /** A 400 about one layer. */
 export function layerError(index: number, action: string, message: string, at = ''): AppError {
   return new AppError('VALIDATION', `layer ${index} (${action}): ${message}`, { layer: index, action, pointer: `/config/${index}${at}` });
 }
 
-const list = (value: string | string[]): string[] => (Array.isArray(value) ? value : [value]);
+export const list = (value: string | string[]): string[] => (Array.isArray(value) ? value : [value]);
 const isStream = (name: string) => /^\$[A-Za-z0-9_.-]{1,200}$/.test(name);
 
 function checkSchema(schema: TSchema, value: unknown, index: number, action: string, at: string): void {
@@ -203,47 +201,19 @@ function checkConnected(layers: PlannedLayer[]): void {
   if (apart) throw layerError(apart.index, apart.action, 'the layer is not connected to the rest of the graph (a graph is one component)');
 }
 
-/** A data layer's sources as the team's datasets, and the classes and tags of its project. */
-async function resolveData(
-  db: Kysely<Database>,
-  teamId: number,
-  layer: LayerT,
-  index: number,
-  resolved: Resolved[number] | undefined,
-): Promise<{ source: DataSource; set: ClassSet; resolved: Resolved[number] }> {
-  const fail = (message: string, at = '/src') => layerError(index, 'data', message, at);
-  const sources = list(layer.src).map((s) => ({ project: s.slice(0, s.lastIndexOf('/')), dataset: s.slice(s.lastIndexOf('/') + 1) }));
-  const projectTitle = sources[0]!.project;
-  if (sources.some((s) => s.project !== projectTitle)) throw fail('the sources of one data layer are datasets of one project');
-  let project: { id: number; title: string } | undefined;
-  if (resolved) project = await dtlRepo.teamProject(db, teamId, resolved.projectId);
-  else {
-    const found = await dtlRepo.projectsTitled(db, teamId, projectTitle);
-    if (found.length > 1) throw fail(`the team has ${found.length} projects titled "${projectTitle}"; give them distinct titles to name one`);
-    project = found[0];
-  }
-  if (!project) throw fail(`the team has no project "${projectTitle}"`);
-  const all = await exportRepo.exportDatasets(db, project.id, resolved?.datasetIds ?? null);
-  let datasets: { id: number; title: string }[];
-  if (resolved || sources.some((s) => s.dataset === '*')) datasets = all;
-  else {
-    const byTitle = new Map(all.map((d) => [d.title, d]));
-    datasets = [];
-    for (const [k, s] of sources.entries()) {
-      const found = byTitle.get(s.dataset);
-      if (!found) throw fail(`the project "${project.title}" has no dataset "${s.dataset}"`, Array.isArray(layer.src) ? `/src/${k}` : '/src');
-      if (!datasets.includes(found)) datasets.push(found);
-    }
-    datasets.sort((a, b) => a.id - b.id);
-  }
-  if (datasets.length > MAX_DATASETS) throw fail(`a data layer reads at most ${MAX_DATASETS} datasets`);
-  const definition = (await exportRepo.exportProject(db, project.id))!;
-  return {
-    source: { projectId: project.id, project: project.title, datasets },
-    set: { classes: definition.classes, tags: definition.tags },
-    resolved: { projectId: project.id, datasetIds: resolved?.datasetIds ?? (sources.some((s) => s.dataset === '*') ? null : datasets.map((d) => d.id)) },
-  };
+/** What a data layer reads, found by its `src`: its project and datasets, and the project's classes and tags. */
+export interface ResolvedData {
+  source: DataSource;
+  set: ClassSet;
+  resolved: Resolved[number];
 }
+
+/**
+ * Finds a data layer's sources (services/dtl-data.ts reads them from the database): the layer, its
+ * index, and how it was resolved when the task was made (the worker reads the same projects and
+ * datasets). Throws layerError for a source that is not there.
+ */
+export type DataResolver = (layer: LayerT, index: number, resolved: Resolved[number] | undefined) => Promise<ResolvedData>;
 
 /** The data layer's classes after its mapping. */
 function mappedData(set: ClassSet, mapping: 'default' | Mapping): ClassSet {
@@ -265,7 +235,7 @@ export interface ValidateOptions {
 }
 
 /** The config checked and planned; throws a 400 AppError naming the layer at the first problem. */
-export async function planGraph(db: Kysely<Database>, teamId: number, config: unknown, options: ValidateOptions): Promise<{ plan: Plan; resolved: Resolved }> {
+export async function planGraph(resolveData: DataResolver, config: unknown, options: ValidateOptions): Promise<{ plan: Plan; resolved: Resolved }> {
   const checked = checkShapes(config);
   const { layers, output } = wire(checked, options.seed);
   const order = topologicalOrder(layers);
@@ -280,7 +250,7 @@ export async function planGraph(db: Kysely<Database>, teamId: number, config: un
     let set: ClassSet;
     try {
       if (layer.kind === 'data') {
-        const data = await resolveData(db, teamId, config, index, options.resolved?.[index]);
+        const data = await resolveData(config, index, options.resolved?.[index]);
         layer.source = data.source;
         resolved[index] = data.resolved;
         const mapping = settings.classes_mapping as 'default' | Mapping;

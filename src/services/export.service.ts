@@ -12,7 +12,7 @@ import * as tasks from '../repositories/tasks.repository.ts';
 import { type ArchiveStat, type ByteRange, archiveKey } from '../storage/archive-store.ts';
 import { type CommonOptions, type ExportRequest, type FormatOptions, SAVE_LAYER, parseExportOptions } from './export-request.ts';
 import type { Principal } from './keys.service.ts';
-import { planGraph } from '../dtl/validate.ts';
+import { planTeamGraph } from './dtl-data.ts';
 import { DTL_TASK, type DtlExportInput, EXPORT_PAGE, EXPORT_TASK, type ExportInput } from '../tasks/export-inputs.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { requestStop } from './task-transitions.ts';
@@ -81,7 +81,7 @@ export async function startExport(ctx: Context, principal: Principal, request: E
  */
 async function startDtlExport(ctx: Context, principal: Principal, config: unknown[]): Promise<TaskView> {
   const db = ctx.db.kysely;
-  const { plan, resolved } = await planGraph(db, principal.teamId, config, { seed: 0 });
+  const { plan, resolved } = await planTeamGraph(db, principal.teamId, config, { seed: 0 });
   // The supervisely output writes a new project, in a task of its own type, with no archive.
   const toProject = plan.output.action === 'supervisely';
   let images = 0;

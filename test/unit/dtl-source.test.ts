@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { type DtlItem, rawImage } from '../../src/dtl/item.ts';
-import { type SourcePage, takeItems } from '../../src/dtl/source.ts';
+import { type SourcePage, takeItems } from '../../src/tasks/handlers/dtl-source.ts';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

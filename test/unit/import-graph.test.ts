@@ -94,6 +94,16 @@ test('nothing below the HTTP layer imports it', () => {
   assert.deepEqual(reaching, []);
 });
 
+/** DTL's graph, layers, geometry and class mapping are pure: what reads the database or the stores lives in services and task handlers. */
+const IO = ['src/db/', 'src/repositories/', 'src/storage/', 'src/services/', 'src/tasks/', 'src/http/', 'src/context.ts'];
+
+test('src/dtl/ reads no database and no store: it imports none of their modules', () => {
+  const reaching = [...importGraph('src')]
+    .filter(([file]) => file.startsWith('src/dtl/'))
+    .flatMap(([file, targets]) => targets.filter((target) => IO.some((io) => target.startsWith(io))).map((target) => `${file} → ${target}`));
+  assert.deepEqual(reaching, []);
+});
+
 test('the circle check finds a circle', () => {
   const graph = new Map([
     ['a.ts', ['b.ts']],

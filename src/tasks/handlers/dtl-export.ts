@@ -11,10 +11,11 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { DtlItem } from '../../dtl/item.ts';
 import { ArchiveOutput, DTL_ARCHIVE_TIME, type Prepared } from '../../dtl/output.ts';
-import { ProjectOutput } from '../../dtl/project-output.ts';
+import { ProjectOutput } from './dtl-project-output.ts';
 import { runItem } from '../../dtl/run.ts';
-import { sourcePages, takeItems } from '../../dtl/source.ts';
-import { type DataSource, type Plan, planGraph } from '../../dtl/validate.ts';
+import { sourcePages, takeItems } from './dtl-source.ts';
+import type { DataSource, Plan } from '../../dtl/validate.ts';
+import { planTeamGraph } from '../../services/dtl-data.ts';
 import { AppError } from '../../errors.ts';
 import type { ArchiveEntry } from '../../formats/writer.ts';
 import * as projects from '../../repositories/projects.repository.ts';
@@ -75,7 +76,7 @@ interface Sink<T> {
 
 async function planOf(run: TaskRun, input: DtlExportInput): Promise<Plan> {
   try {
-    return (await planGraph(run.ctx.db.kysely, run.teamId, input.dtl.config, { seed: input.dtl.seed, resolved: input.dtl.resolved })).plan;
+    return (await planTeamGraph(run.ctx.db.kysely, run.teamId, input.dtl.config, { seed: input.dtl.seed, resolved: input.dtl.resolved })).plan;
   } catch (error) {
     // What was checked when the task was made no longer holds (a project or a class is gone).
     if (error instanceof AppError) throw new TaskFailure(error.code, error.message);

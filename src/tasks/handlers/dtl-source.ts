@@ -1,15 +1,15 @@
 // The images of a data layer as DtlItems, a page at a time, in dataset order then id order. Pixels
 // are read and decoded only when a layer asks for them.
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/types.ts';
-import { readMaskSize } from '../formats/supervisely/bitmap.ts';
-import type { CanonicalObject } from '../formats/canonical.ts';
-import type { ExportRecord } from '../formats/writer.ts';
-import * as exportRepo from '../repositories/export.repository.ts';
-import { loadSharp } from '../sharp.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
-import type { DtlImage, DtlItem, RawImage } from './item.ts';
-import type { DataSource } from './validate.ts';
+import type { Database } from '../../db/types.ts';
+import { readMaskSize } from '../../formats/supervisely/bitmap.ts';
+import type { CanonicalObject } from '../../formats/canonical.ts';
+import type { ExportRecord } from '../../formats/writer.ts';
+import * as exportRepo from '../../repositories/export.repository.ts';
+import { loadSharp } from '../../sharp.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import type { DtlImage, DtlItem, RawImage } from '../../dtl/item.ts';
+import type { DataSource } from '../../dtl/validate.ts';
 
 /** A stored image whose pixels are decoded on first use and kept. */
 export function storedImage(blobs: BlobStore, hash: string): DtlImage {

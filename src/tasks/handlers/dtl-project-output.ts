@@ -3,15 +3,15 @@
 // pixels no layer changed keeps its stored blob; a changed one is encoded and stored as a new blob.
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/types.ts';
-import { serializeObjects, toAnnotationObject } from '../formats/canonical.ts';
-import * as datasets from '../repositories/datasets.repository.ts';
-import * as dtlRepo from '../repositories/dtl.repository.ts';
-import * as images from '../repositories/images.repository.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
-import type { DtlItem } from './item.ts';
-import { OutputNames, encodeImage } from './output.ts';
-import type { Plan } from './validate.ts';
+import type { Database } from '../../db/types.ts';
+import { serializeObjects, toAnnotationObject } from '../../formats/canonical.ts';
+import * as datasets from '../../repositories/datasets.repository.ts';
+import * as dtlRepo from '../../repositories/dtl.repository.ts';
+import * as images from '../../repositories/images.repository.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import type { DtlItem } from '../../dtl/item.ts';
+import { OutputNames, encodeImage } from '../../dtl/output.ts';
+import type { Plan } from '../../dtl/validate.ts';
 
 export class ProjectOutput {
   private readonly names: OutputNames;
