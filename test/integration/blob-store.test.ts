@@ -153,6 +153,13 @@ for (const store of storeCases) {
       await blobs.ping();
     });
 
+    test('readBytes with a size gives the stored bytes, whether the size is theirs or not', async () => {
+      const { bytes, hash } = newBlob(4096);
+      await blobs.putBytes(hash, bytes);
+      for (const size of [4096, 4095, 4097, 0, 100_000]) assert.ok((await blobs.readBytes(hash, size)).equals(bytes), `size ${size}`);
+      await assert.rejects(blobs.readBytes(newBlob().hash, 1024), 'a missing blob is an error, size or not');
+    });
+
     for (const [label, size] of [
       ['1 KiB', 1024],
       ['5 MiB', 5 * 1024 * 1024],

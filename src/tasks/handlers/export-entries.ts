@@ -36,7 +36,7 @@ export async function addEntries(
     for (; next < entries.length && next <= current + AHEAD && (bytesAhead < AHEAD_BYTES || next === current); next += 1) {
       const blob = smallBlob(entries[next]!);
       if (!blob) continue;
-      const bytes = blobs.readBytes(blob.hash);
+      const bytes = blobs.readBytes(blob.hash, blob.size);
       // Awaited in its turn, where a failure fails the archive; until then it must not go unhandled.
       bytes.catch(() => undefined);
       reads.set(next, { bytes, size: blob.size });
