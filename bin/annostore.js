@@ -20,6 +20,7 @@ const ENTRIES = {
   cli: 'src/cli.ts',
   'annotation-thread': 'src/tasks/handlers/annotation-thread.ts',
   'sqlite-checkpoint-thread': 'src/db/sqlite-checkpoint-thread.ts',
+  'blob-read-thread': 'src/storage/blob-read-thread.ts',
 };
 /** A half-written bundle this old was left by a process that died while it built. */
 const ABANDONED_MS = 60 * 60 * 1000;

@@ -111,6 +111,10 @@ export class ZipArchive {
         callback(error);
       },
     });
+    // A failure may end the output before its reader is attached (an archive store still making its
+    // temporary file): an 'error' with no listener would be an uncaught error of the whole process. A
+    // reader attached later learns of the failure from the destroyed stream all the same.
+    this.output.on('error', () => undefined);
   }
 
   /** Writes one entry, its bytes streamed; resolves when they are handed to the output. */

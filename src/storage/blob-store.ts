@@ -23,7 +23,16 @@ export interface BlobStore {
    * size); rejects when there are none.
    */
   read(hash: string, range?: ByteRange): Promise<Readable>;
-  readBytes(hash: string): Promise<Buffer>;
+  /**
+   * The whole blob. `size`, when the caller knows it (the blobs table records it), lets a store read
+   * it without asking for it first; the answer is the stored bytes all the same, whatever their size.
+   */
+  readBytes(hash: string, size?: number): Promise<Buffer>;
+  /**
+   * readBytes of several small blobs of recorded size (an export's images), an answer for each in
+   * their order, read together where the store can: a local store reads them on a thread in one batch.
+   */
+  readSmall(blobs: readonly { hash: string; size: number }[]): Promise<Buffer>[];
   has(hash: string): Promise<boolean>;
   /** Removes `hash`; removing a missing one is not an error. */
   delete(hash: string): Promise<void>;

@@ -20,7 +20,14 @@ export function countingFailures(store: BlobStore, onFailure: (operation: Operat
     },
     putBytes: counted('putBytes', (hash, bytes) => store.putBytes(hash, bytes)),
     read: counted('read', (hash, range) => store.read(hash, range)),
-    readBytes: counted('readBytes', (hash) => store.readBytes(hash)),
+    readBytes: counted('readBytes', (hash, size) => store.readBytes(hash, size)),
+    readSmall: (blobs) =>
+      store.readSmall(blobs).map((read) =>
+        read.catch((error: unknown) => {
+          onFailure('readBytes');
+          throw error;
+        }),
+      ),
     has: counted('has', (hash) => store.has(hash)),
     delete: counted('delete', (hash) => store.delete(hash)),
     ping: counted('ping', () => store.ping()),

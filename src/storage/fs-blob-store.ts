@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ByteRange } from './archive-store.ts';
 import { type BlobStore, blobKey } from './blob-store.ts';
+import { BatchBlobReader } from './blob-reader.ts';
 import { syncPath } from './sync-path.ts';
 
 export class FsBlobStore implements BlobStore {
@@ -20,6 +21,7 @@ export class FsBlobStore implements BlobStore {
 
   /** `<root>/objects/`: blob paths are this and a key, joined as strings (a key is already normal). */
   private readonly objectsPrefix: string;
+  private readonly reader = new BatchBlobReader();
 
   constructor(root: string) {
     this.root = root;
@@ -113,8 +115,24 @@ export class FsBlobStore implements BlobStore {
     return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
-  async readBytes(hash: string): Promise<Buffer> {
-    return fsp.readFile(this.pathOf(hash));
+  async readBytes(hash: string, size?: number): Promise<Buffer> {
+    const file = this.pathOf(hash);
+    if (size === undefined) return fsp.readFile(file);
+    // readFile asks the file its size (fstat) and goes through a FileHandle: for the small images of
+    // an export, read a page at a time, that is most of the cost. An open, one read of one byte more
+    // than the recorded size, and a close; a file that is not that size after all is read again whole.
+    const bytes = await readUpTo(file, size + 1);
+    return bytes.length === size ? bytes : fsp.readFile(file);
+  }
+
+  readSmall(blobs: readonly { hash: string; size: number }[]): Promise<Buffer>[] {
+    const batch = this.reader.read(
+      blobs.map((blob) => this.pathOf(blob.hash)),
+      blobs.map((blob) => blob.size),
+    );
+    // What the thread could not read as recorded (or every blob, should the thread fail) is read the
+    // ordinary way, which gives the same bytes, or the same error, as readBytes always has.
+    return blobs.map((blob, i) => batch.then((read) => read[i] ?? this.readBytes(blob.hash, blob.size), () => this.readBytes(blob.hash, blob.size)));
   }
 
   /**
@@ -154,5 +172,23 @@ export class FsBlobStore implements BlobStore {
     await fsp.access(this.root, fs.constants.W_OK);
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.reader.close();
+  }
+}
+
+/** Up to `length` bytes from the start of `file`: an open, one read and a close, on the thread pool. */
+function readUpTo(file: string, length: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    fs.open(file, 'r', (openError, fd) => {
+      if (openError) return reject(openError);
+      const buffer = Buffer.allocUnsafe(length);
+      fs.read(fd, buffer, 0, length, 0, (readError, bytesRead) => {
+        fs.close(fd, (closeError) => {
+          if (readError ?? closeError) reject(readError ?? closeError);
+          else resolve(bytesRead < length ? buffer.subarray(0, bytesRead) : buffer);
+        });
+      });
+    });
+  });
 }

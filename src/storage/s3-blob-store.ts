@@ -156,6 +156,10 @@ export class S3BlobStore implements BlobStore {
     return Buffer.concat(chunks);
   }
 
+  readSmall(blobs: readonly { hash: string; size: number }[]): Promise<Buffer>[] {
+    return blobs.map((blob) => this.readBytes(blob.hash));
+  }
+
   async has(hash: string): Promise<boolean> {
     try {
       await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.keyOf(hash) }));

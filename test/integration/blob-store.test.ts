@@ -153,6 +153,30 @@ for (const store of storeCases) {
       await blobs.ping();
     });
 
+    test('readSmall answers each blob in order: its stored bytes whatever the size given, a missing one an error of its own', async () => {
+      const blobsIn = [newBlob(4096), newBlob(0), newBlob(3000), newBlob(100)];
+      for (const { bytes, hash } of blobsIn) await blobs.putBytes(hash, bytes);
+      const missing = newBlob(50);
+      const reads = blobs.readSmall([
+        { hash: blobsIn[0]!.hash, size: 4096 },
+        { hash: blobsIn[1]!.hash, size: 0 },
+        { hash: missing.hash, size: 50 },
+        { hash: blobsIn[2]!.hash, size: 2999 },
+        { hash: blobsIn[3]!.hash, size: 101 },
+      ]);
+      await assert.rejects(reads[2]!, 'the missing blob');
+      for (const [i, blob] of [blobsIn[0]!, blobsIn[1]!, null, blobsIn[2]!, blobsIn[3]!].entries()) {
+        if (blob) assert.ok((await reads[i]!).equals(blob.bytes), `read ${i}`);
+      }
+    });
+
+    test('readBytes with a size gives the stored bytes, whether the size is theirs or not', async () => {
+      const { bytes, hash } = newBlob(4096);
+      await blobs.putBytes(hash, bytes);
+      for (const size of [4096, 4095, 4097, 0, 100_000]) assert.ok((await blobs.readBytes(hash, size)).equals(bytes), `size ${size}`);
+      await assert.rejects(blobs.readBytes(newBlob().hash, 1024), 'a missing blob is an error, size or not');
+    });
+
     for (const [label, size] of [
       ['1 KiB', 1024],
       ['5 MiB', 5 * 1024 * 1024],

@@ -143,6 +143,14 @@ describe('zip archive', () => {
     await assert.rejects(reading, /no such blob/);
   });
 
+  test('an archive failed before its reader has started: the reader, once it starts, sees the failure', async () => {
+    const archive = new ZipArchive();
+    archive.fail(new Error('stopped'));
+    // A turn of the event loop with no reader: the failure must not be an uncaught error of the process.
+    await new Promise((resolve) => setImmediate(resolve));
+    await assert.rejects(pipeline(archive.output, fs.createWriteStream(path.join(dir, 'failed-early.zip'))), /stopped/);
+  });
+
   test('add waits while the reader is behind, so memory stays bounded', async () => {
     const archive = new ZipArchive();
     let added = false;

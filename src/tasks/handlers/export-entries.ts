@@ -1,6 +1,7 @@
-// Archive entries into the zip, in order, with the image blobs read a few entries ahead: a blob read
-// is several trips to the thread pool (open, stat, read, close) or a request to S3, and waiting for
-// each in turn left the export idle most of its time (bench/export.ts).
+// Archive entries into the zip, in order, with the image blobs read ahead: a blob read is several
+// trips to the thread pool (open, read, close) or a request to S3, and waiting for each in turn left
+// the export idle most of its time (bench/export.ts). They are asked for in batches, which a local
+// store reads on a thread of its own in one go (blob-reader.ts).
 import type { Readable } from 'node:stream';
 import type { ArchiveEntry } from '../../formats/writer.ts';
 import { type ZipArchive, type ZipEntry, isCompressible } from '../../formats/zip-archive.ts';
@@ -8,8 +9,11 @@ import type { BlobStore } from '../../storage/blob-store.ts';
 
 /** Blobs up to this size are read whole, and so may be read ahead; larger ones are streamed in turn. */
 const READ_WHOLE_BYTES = 4 * 1024 * 1024;
-/** Reads in flight ahead of the entry being written, and the bytes they may hold at most. */
-const AHEAD = 16;
+/**
+ * Entries read ahead of the one being written, and the bytes their blobs may hold at most. A new
+ * batch is asked for once half of them have been written, so one is read while the other is written.
+ */
+const AHEAD = 128;
 const AHEAD_BYTES = 32 * 1024 * 1024;
 
 /**
@@ -33,15 +37,20 @@ export async function addEntries(
   let next = 0;
   let bytesAhead = 0;
   const readAhead = (current: number) => {
+    if (next > current + AHEAD / 2) return;
+    const batch: { index: number; hash: string; size: number }[] = [];
     for (; next < entries.length && next <= current + AHEAD && (bytesAhead < AHEAD_BYTES || next === current); next += 1) {
       const blob = smallBlob(entries[next]!);
       if (!blob) continue;
-      const bytes = blobs.readBytes(blob.hash);
-      // Awaited in its turn, where a failure fails the archive; until then it must not go unhandled.
-      bytes.catch(() => undefined);
-      reads.set(next, { bytes, size: blob.size });
+      batch.push({ index: next, ...blob });
       bytesAhead += blob.size;
     }
+    if (batch.length === 0) return;
+    blobs.readSmall(batch).forEach((bytes, i) => {
+      // Awaited in its turn, where a failure fails the archive; until then it must not go unhandled.
+      bytes.catch(() => undefined);
+      reads.set(batch[i]!.index, { bytes, size: batch[i]!.size });
+    });
   };
   for (let i = 0; i < entries.length; i += 1) {
     readAhead(i);
