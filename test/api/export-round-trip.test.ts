@@ -6,7 +6,6 @@
 // exactly (its numbers are written and read as they are). Each project exported as Supervisely
 // comes back exactly, and what a format cannot hold is named in the task's notices.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -23,12 +22,11 @@ import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
 import { scratchDir, writeAll, writeEntries } from '../helpers/archive-folder.ts';
 import { dialects } from '../helpers/dialects.ts';
-import { type ImportFormat, importFolder, readExport } from '../helpers/export-round-trip.ts';
+import { type ImportFormat, exportedFolder, importFolder, readExport } from '../helpers/export-round-trip.ts';
 import { SAMPLE_PROJECT, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
 import { fixtureCopy, outsideFixtureCopy, peerFixtureCopy } from '../helpers/fixture-copy.ts';
-import type { TaskBody } from '../helpers/importing.ts';
 import { PEER } from '../helpers/peer-fixtures.ts';
-import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import { type TestApp, startTestApp } from '../helpers/test-app.ts';
 
 interface Fixture {
   /** Folder under test/fixtures/peer/ or test/fixtures/outside/. */
@@ -254,31 +252,8 @@ for (const dialect of dialects) {
     });
 
     /** Exports through the route, downloads the archive and unpacks it (Info-ZIP checks every CRC). */
-    async function exported(projectId: number, format: string, options: Record<string, unknown> = {}): Promise<{ dir: string; task: TaskBody }> {
-      const res = await t.request({ method: 'POST', url: '/v2/exports', payload: { projectId, format, options } });
-      assert.equal(res.statusCode, 201, res.body);
-      const id = json<{ task: TaskBody }>(res).task.id;
-      const deadline = Date.now() + 60_000;
-      let task: TaskBody;
-      for (;;) {
-        task = json<{ task: TaskBody }>(await t.request({ method: 'GET', url: `/v2/exports/${id}` })).task;
-        if (['finished', 'error', 'stopped'].includes(task.status)) break;
-        assert.ok(Date.now() < deadline, `export still ${task.status}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assert.equal(task.status, 'finished', JSON.stringify(task.meta));
-      const download = await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` });
-      assert.equal(download.statusCode, 200);
-      const dir = scratchDir(`round-trip-${format}`);
-      const file = `${dir}.zip`;
-      fs.writeFileSync(file, download.rawPayload);
-      try {
-        execFileSync('unzip', ['-q', file, '-d', dir]);
-      } finally {
-        fs.rmSync(file);
-      }
-      return { dir, task };
-    }
+    const exported = (projectId: number, format: string, options: Record<string, unknown> = {}) =>
+      exportedFolder(t, { projectId, format, options }, `round-trip-${format}`);
 
     /** Exports the project in `format` and imports the archive with the format's preset. */
     async function roundTrip(projectId: number, format: ImportFormat, options: Record<string, unknown> = {}): Promise<{ second: Project; notices: WriterNotice[] }> {

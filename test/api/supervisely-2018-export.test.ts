@@ -4,8 +4,6 @@
 // (check2018Project), and the archive imported again gives the same objects; only tag values are
 // gone, as a notice says. A layout that does not exist is a 400 before any task.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
@@ -15,7 +13,7 @@ import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
 import { listFiles, readJson, scratchDir, writeAll, writeEntries } from '../helpers/archive-folder.ts';
 import { dialects } from '../helpers/dialects.ts';
-import { importFolder, readExport } from '../helpers/export-round-trip.ts';
+import { exportedFolder, importFolder, readExport } from '../helpers/export-round-trip.ts';
 import { SAMPLE_PROJECT, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
 import type { TaskBody } from '../helpers/importing.ts';
 import { check2018Project } from '../helpers/supervisely-2018-rules.ts';
@@ -60,31 +58,7 @@ for (const dialect of dialects) {
     });
 
     /** Starts the export, waits for it to finish, downloads and unpacks the archive. */
-    async function exported(payload: object): Promise<{ dir: string; task: TaskBody }> {
-      const res = await t.request({ method: 'POST', url: '/v2/exports', payload });
-      assert.equal(res.statusCode, 201, res.body);
-      const id = json<{ task: TaskBody }>(res).task.id;
-      const deadline = Date.now() + 60_000;
-      let task: TaskBody;
-      for (;;) {
-        task = json<{ task: TaskBody }>(await t.request({ method: 'GET', url: `/v2/exports/${id}` })).task;
-        if (['finished', 'error', 'stopped'].includes(task.status)) break;
-        assert.ok(Date.now() < deadline, `export still ${task.status}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assert.equal(task.status, 'finished', JSON.stringify(task.meta));
-      const download = await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` });
-      assert.equal(download.statusCode, 200);
-      const dir = scratchDir('sly-2018-export');
-      const file = `${dir}.zip`;
-      fs.writeFileSync(file, download.rawPayload);
-      try {
-        execFileSync('unzip', ['-q', file, '-d', dir]);
-      } finally {
-        fs.rmSync(file);
-      }
-      return { dir, task };
-    }
+    const exported = (payload: object) => exportedFolder(t, payload, 'sly-2018-export');
 
     /** The project an archive's folder imports as. */
     async function imported(dir: string): Promise<Project> {

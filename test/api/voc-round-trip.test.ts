@@ -5,7 +5,6 @@
 // exactly where they were, with their values), CVAT <attributes>, <actions> and <part>s. Both sides
 // are read with an XML parser, not with our import.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,11 +13,10 @@ import pino from 'pino';
 import { type XmlElement, child, childText, parseXml } from '../../src/formats/pascal-voc/xml.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
-import { listFiles, scratchDir } from '../helpers/archive-folder.ts';
+import { listFiles } from '../helpers/archive-folder.ts';
 import { dialects } from '../helpers/dialects.ts';
-import { importFolder } from '../helpers/export-round-trip.ts';
+import { exportedFolder, importFolder } from '../helpers/export-round-trip.ts';
 import { outsideFixtureCopy, peerFixtureCopy } from '../helpers/fixture-copy.ts';
-import type { TaskBody } from '../helpers/importing.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 
 const FIXTURES: { folder: string; copy: () => Promise<string>; masks?: true }[] = [
@@ -79,30 +77,8 @@ for (const dialect of dialects) {
       await t?.close();
     });
 
-    async function exportVoc(projectId: number, format = 'pascal_voc'): Promise<string> {
-      const res = await t.request({ method: 'POST', url: '/v2/exports', payload: { projectId, format, options: {} } });
-      assert.equal(res.statusCode, 201, res.body);
-      const id = json<{ task: TaskBody }>(res).task.id;
-      const deadline = Date.now() + 60_000;
-      let task: TaskBody;
-      for (;;) {
-        task = json<{ task: TaskBody }>(await t.request({ method: 'GET', url: `/v2/exports/${id}` })).task;
-        if (['finished', 'error', 'stopped'].includes(task.status)) break;
-        assert.ok(Date.now() < deadline, `export still ${task.status}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assert.equal(task.status, 'finished', JSON.stringify(task.meta));
-      const download = await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` });
-      assert.equal(download.statusCode, 200);
-      const dir = scratchDir('voc-round-trip');
-      fs.writeFileSync(`${dir}.zip`, download.rawPayload);
-      try {
-        execFileSync('unzip', ['-q', `${dir}.zip`, '-d', dir]);
-      } finally {
-        fs.rmSync(`${dir}.zip`);
-      }
-      return dir;
-    }
+    const exportVoc = async (projectId: number, format = 'pascal_voc'): Promise<string> =>
+      (await exportedFolder(t, { projectId, format, options: {} }, 'voc-round-trip')).dir;
 
     for (const fixture of FIXTURES) {
       test(`${fixture.folder}: every object, box and field comes back as it was written`, { timeout: 120_000 }, async () => {

@@ -1,6 +1,7 @@
 // The real app on both sides of a writer: a folder imported with a format's preset, and an imported
 // project read back as the records and project an export hands to a writer.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CanonicalTag, ClassShape, TagScope, TagValueType } from '../../src/formats/canonical.ts';
@@ -9,9 +10,39 @@ import type { ExportObject, ExportProject, ExportRecord } from '../../src/format
 import { type TaskBody, waitForTask } from './importing.ts';
 import { multipartBody } from './multipart.ts';
 import { type TestApp, json } from './test-app.ts';
-import { listFiles } from './archive-folder.ts';
+import { listFiles, scratchDir } from './archive-folder.ts';
 
 export type ImportFormat = 'supervisely' | 'coco' | 'yolo' | 'pascal_voc';
+
+/**
+ * Starts `POST /v2/exports` with `payload`, waits for the task (which must finish), downloads the
+ * archive and unpacks it into a scratch folder named by `label` (Info-ZIP checks every CRC).
+ */
+export async function exportedFolder(t: TestApp, payload: object, label: string): Promise<{ dir: string; task: TaskBody }> {
+  const res = await t.request({ method: 'POST', url: '/v2/exports', payload });
+  assert.equal(res.statusCode, 201, res.body);
+  const id = json<{ task: TaskBody }>(res).task.id;
+  const deadline = Date.now() + 60_000;
+  let task: TaskBody;
+  for (;;) {
+    task = json<{ task: TaskBody }>(await t.request({ method: 'GET', url: `/v2/exports/${id}` })).task;
+    if (['finished', 'error', 'stopped'].includes(task.status)) break;
+    assert.ok(Date.now() < deadline, `export still ${task.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(task.status, 'finished', JSON.stringify(task.meta));
+  const download = await t.request({ method: 'GET', url: `/v2/exports/${id}/archive` });
+  assert.equal(download.statusCode, 200);
+  const dir = scratchDir(label);
+  const file = `${dir}.zip`;
+  fs.writeFileSync(file, download.rawPayload);
+  try {
+    execFileSync('unzip', ['-q', file, '-d', dir]);
+  } finally {
+    fs.rmSync(file);
+  }
+  return { dir, task };
+}
 const PRESET: Record<ImportFormat, number> = { supervisely: 1, coco: 3, pascal_voc: 4, yolo: 5 };
 
 /**
