@@ -1,6 +1,8 @@
 // Annotation blobs made at planning (one Supervisely annotation per image of a COCO, VOC or YOLO
 // import), stored and staged for the team a batch at a time, so an import of any size holds two
-// batches of them in memory at most: one being stored, the next one filling.
+// batches of them in memory at most: one being stored, the next one filling. A batch ends at a count
+// of blobs or of bytes, whichever comes first: images of a hundred objects make 20 KiB annotations,
+// and 2,000 of those held twice were 80 MB of the server's memory.
 import { createHash, randomBytes } from 'node:crypto';
 import { mapLimited } from '../concurrency.ts';
 import type { Context } from '../context.ts';
@@ -12,29 +14,35 @@ import * as staging from '../repositories/staging.repository.ts';
  * SQLite), while a batch of ~2 KiB annotations stays a few MB.
  */
 const BATCH_SIZE = 2000;
+/** Bytes of annotations per batch at most (a batch has at least one blob, whatever its size). */
+const BATCH_BYTES = 8 * 1024 * 1024;
 /** Blob writes in flight: each one ends in an fsync, which waits on the disk rather than the CPU. */
 const WRITES_IN_FLIGHT = 32;
 
 export class AnnotationBlobWriter {
   private batch = new Map<string, { bytes: Buffer; path: string }>();
+  private batchBytes = 0;
   /** The batch being stored: the next one fills meanwhile, so reading and writing overlap. */
   private storing: Promise<void> = Promise.resolve();
 
   private readonly batchSize: number;
+  private readonly maxBatchBytes: number;
 
   constructor(
     private readonly ctx: Context,
     private readonly teamId: number,
-    options: { batchSize?: number } = {},
+    options: { batchSize?: number; batchBytes?: number } = {},
   ) {
     this.batchSize = options.batchSize ?? BATCH_SIZE;
+    this.maxBatchBytes = options.batchBytes ?? BATCH_BYTES;
   }
 
   /** Queues the annotation of the image at `imagePath`; answers its hash. */
   async add(bytes: Buffer, imagePath: string): Promise<string> {
     const hash = createHash('sha256').update(bytes).digest('base64');
+    if (!this.batch.has(hash)) this.batchBytes += bytes.length;
     this.batch.set(hash, { bytes, path: `${imagePath}.json` });
-    if (this.batch.size >= this.batchSize) await this.startBatch();
+    if (this.batch.size >= this.batchSize || this.batchBytes >= this.maxBatchBytes) await this.startBatch();
     return hash;
   }
 
@@ -47,6 +55,7 @@ export class AnnotationBlobWriter {
   private async startBatch(): Promise<void> {
     const entries = [...this.batch];
     this.batch = new Map();
+    this.batchBytes = 0;
     await this.storing;
     if (entries.length === 0) return;
     this.storing = store(this.ctx, this.teamId, entries);

@@ -45,6 +45,20 @@ for (const dialect of dialects) {
       }
     });
 
+    test('a batch is stored once its bytes reach batchBytes, before it has batchSize blobs', async () => {
+      const writer = new AnnotationBlobWriter(ctx, teamId, { batchSize: 1000, batchBytes: 2 * annotation(100).length });
+      const first = await writer.add(annotation(100), 'bytes/img/a.png');
+      await writer.add(Buffer.from(`${annotation(101).toString()} `), 'bytes/img/b.png');
+      // No flush: the batch went out when its second blob brought it to batchBytes.
+      const db = ctx.db.kysely;
+      const deadline = Date.now() + 20_000;
+      while (!(await db.selectFrom('staged_files').select('hash').where('hash', '=', first).executeTakeFirst())) {
+        assert.ok(Date.now() < deadline, 'the batch was not stored before flush');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await writer.flush();
+    });
+
     test('a failed write rejects flush, and nothing is left unhandled meanwhile', async () => {
       const failing = Buffer.from('{"objects": "never stored"}');
       const blobs = Object.create(ctx.blobs) as Context['blobs'];
