@@ -137,7 +137,7 @@ test('a file the scanner takes is prepared from the scan, with the same result',
       '[{"classTitle":"box","description":"","tags":[],"bitmap":null,"points":{"exterior":[[10,0],[30.5,40]],"interior":[]}},' +
       '{"classTitle":"car","description":"","tags":[],"bitmap":null,"points":{"exterior":[[1,2],[3,4],[5,6.25]],"interior":[[[1,1],[2,2],[3,3]]]}}]',
   });
-  assert.deepEqual(prepareAnnotation(bytes, meta), { annotation: { ...scanned, imageTags: [], objectTags: [] } });
+  assert.deepEqual(prepareAnnotation(bytes, meta), { annotation: { ...scanned, imageTags: [], objectTags: [], objectTagValues: null } });
 });
 
 test('objects with many holes, each after one with more, are scanned as the general path reads them', () => {
