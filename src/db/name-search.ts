@@ -1,7 +1,7 @@
 // Whether an image's name holds a text anywhere, without regard to case: each database with its own
 // trigram index (migration 0019). Both fold Unicode case (CAFÉ holds café) and keep diacritics (café
 // does not hold cafe); %, _ and \ in the text are plain characters.
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type AliasedRawBuilder, type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from './dialect.ts';
 
 /** Fewer characters than a trigram: no index can find them, the list is read in order instead. */
@@ -40,6 +40,16 @@ export async function planNameSearch<DB>(db: Kysely<DB>, text: string): Promise<
   if (isPostgres(db) || [...text].length < TRIGRAM) return { text, common: false };
   const { rows } = await sql<{ n: number }>`select count(*) as n from (select rowid from image_names where image_names match ${phraseOf(text)} limit ${COMMON})`.execute(db);
   return { text, common: Number(rows[0]?.n ?? 0) >= COMMON };
+}
+
+/**
+ * SQLite, a common text: its matches as a table `name_matches` (`rowid`: the image id) to join, for a
+ * count. Read from the index in id order, each probing the image, they are counted in half the time
+ * their set takes to make and look up. Null where nameContains() is the way.
+ */
+export function nameMatches<DB>(db: Kysely<DB>, search: NameSearch): AliasedRawBuilder<{ rowid: number }, 'name_matches'> | null {
+  if (isPostgres(db) || !search.common) return null;
+  return sql<{ rowid: number }>`(select rowid from image_names where image_names match ${phraseOf(search.text)})`.as('name_matches');
 }
 
 /** `images.name` holds the search's text anywhere, case aside. */

@@ -6,7 +6,7 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { containsText } from '../db/dialect.ts';
 import { startsWithText } from '../db/json-text.ts';
-import { type NameSearch, nameContains, planNameSearch } from '../db/name-search.ts';
+import { type NameSearch, nameContains, nameMatches, planNameSearch } from '../db/name-search.ts';
 import type { Database } from '../db/types.ts';
 import { NO_OBJECTS, OBJECT_START, countClassTitles } from './stored-objects.ts';
 
@@ -152,9 +152,12 @@ export async function listImageMetadata(
 }
 
 export async function countImages(db: Kysely<Database>, filter: ImageFilter): Promise<number> {
-  // A count reads every match whatever the text: the set of them, never a probe per image.
-  const search = filter.nameContains ? { text: filter.nameContains, common: false } : undefined;
-  const row = await filtered(db, filter, search).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  // A count reads every match whatever the text: never a probe per image of the list.
+  const search = filter.nameContains ? await planNameSearch(db, filter.nameContains) : undefined;
+  const matches = search ? nameMatches(db, search) : null;
+  let query = filtered(db, filter, search && !matches ? { ...search, common: false } : undefined);
+  if (matches) query = query.innerJoin(matches, (join) => join.onRef('name_matches.rowid', '=', 'images.id')) as unknown as ImagesQuery;
+  const row = await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

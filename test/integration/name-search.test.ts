@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Context } from '../../src/context.ts';
 import { createContext } from '../../src/context.ts';
 import type { Config } from '../../src/config.ts';
-import { nameContains, planNameSearch } from '../../src/db/name-search.ts';
+import { nameContains, nameMatches, planNameSearch } from '../../src/db/name-search.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject } from '../helpers/factories.ts';
 
@@ -48,6 +48,24 @@ for (const dialect of dialects) {
         }
       }
       assert.deepEqual(await names('frame', true, 'id'), ['Frame-B.png', 'frame-a.png', 'FRAME-c.jpg', 'Ärger-frame.png']);
+    });
+
+    test('a common text is counted by joining its matches: the same count', async () => {
+      for (const text of ['frame', '.PNG', 'zzz']) {
+        const search = { text, common: true };
+        const matches = nameMatches(ctx.db.kysely, search);
+        if (dialect.name === 'postgres') {
+          assert.equal(matches, null, 'one way on PostgreSQL');
+          continue;
+        }
+        const joined = await ctx.db.kysely
+          .selectFrom('images')
+          .innerJoin(matches!, (join) => join.onRef('name_matches.rowid', '=', 'images.id'))
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('dataset_id', '=', datasetId)
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(joined.n), (await names(text, false, 'id')).length, text);
+      }
     });
 
     test('a few matches plan as rare', async () => {
