@@ -168,7 +168,7 @@ for (const dialect of dialects) {
       assert.deepEqual(await found('café-MP4'), ['old-CAFÉ-mp4-1.png']);
       assert.deepEqual(await found('café'), ['new-café.png', 'old-CAFÉ-mp4-1.png']);
       if (dialect.name === 'postgres') {
-        const { rows } = await sql<{ indexname: string }>`select indexname from pg_indexes where tablename = 'images' and indexname = 'images_name_trgm_idx'`.execute(db.kysely);
+        const { rows } = await sql<{ indexname: string }>`select indexname from pg_indexes where schemaname = current_schema() and tablename = 'images' and indexname = 'images_name_trgm_idx'`.execute(db.kysely);
         assert.equal(rows.length, 1, 'the trigram index, pg_trgm being available here');
       }
 
