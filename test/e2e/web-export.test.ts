@@ -168,6 +168,8 @@ describe('the export form in Chromium', { skip: chromiumSkip }, () => {
     await form().getByLabel('Format').selectOption('masks');
     await form().getByLabel('Human masks').uncheck();
     await form().getByLabel('Layout').selectOption('2018');
+    await form().getByLabel('Layout').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, 'export-form-masks.png') });
     const dir = await exportAndUnpack('masks');
     const files = filesUnder(dir);
     assert.ok(files.some((f) => f.includes('masks_machine/')), files.join(' '));

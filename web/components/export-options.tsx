@@ -129,8 +129,8 @@ export function ExportOptions(props: Props) {
         <>
           <label for="export-layout">Layout</label>
           <select id="export-layout" value={choices.layout} disabled={disabled} onChange={(e) => set('layout', (e.currentTarget as HTMLSelectElement).value as ExportChoices['layout'])}>
-            <option value="current">Current Supervisely</option>
-            <option value="2018">2018 (Supervisely SDK of 2018)</option>
+            <option value="current">Current</option>
+            <option value="2018">2018 (older SDK)</option>
           </select>
         </>
       )}
