@@ -148,7 +148,7 @@ export interface ImageFilter {
   projectId?: number;
   classId?: number;
   tagId?: number;
-  namePrefix?: string;
+  nameContains?: string;
 }
 
 export const listImages = (filter: ImageFilter, options: { limit: number; cursor?: string; count?: boolean }, signal?: AbortSignal): Promise<Page<Image>> =>
@@ -214,7 +214,8 @@ export interface ExportRequest {
   projectId: number;
   datasetIds?: number[];
   format: ExportFormat;
-  options: { includeImages: boolean; onlyAnnotated: boolean };
+  /** includeImages, onlyAnnotated, classes and the format's own (docs/exports.md). */
+  options: Record<string, unknown>;
 }
 
 export const startExport = async (request: ExportRequest): Promise<Task> => (await call<{ task: Task }>('POST', '/v2/exports', request)).task;

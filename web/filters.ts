@@ -16,7 +16,7 @@ export function filterFromUrl(params: URLSearchParams, projectId: number): Image
     ...(datasetId ? { datasetId } : { projectId }),
     classId: positive(params.get('class')),
     tagId: positive(params.get('tag')),
-    namePrefix: name,
+    nameContains: name,
   };
 }
 
@@ -27,7 +27,7 @@ export function filterParams(filter: ImageFilter, options: { withProject?: boole
   if (filter.datasetId) params.set('dataset', String(filter.datasetId));
   if (filter.classId) params.set('class', String(filter.classId));
   if (filter.tagId) params.set('tag', String(filter.tagId));
-  if (filter.namePrefix) params.set('name', filter.namePrefix);
+  if (filter.nameContains) params.set('name', filter.nameContains);
   return params;
 }
 
@@ -42,4 +42,4 @@ export const filterQuery = (filter: ImageFilter, options: { withProject?: boolea
 
 /** A filter as a stable text, to tell whether two are the same. */
 export const filterKey = (filter: ImageFilter): string =>
-  [filter.projectId, filter.datasetId, filter.classId, filter.tagId, filter.namePrefix].map((v) => v ?? '').join('|');
+  [filter.projectId, filter.datasetId, filter.classId, filter.tagId, filter.nameContains].map((v) => v ?? '').join('|');

@@ -6,6 +6,7 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { containsText } from '../db/dialect.ts';
 import { startsWithText } from '../db/json-text.ts';
+import { type NameSearch, nameContains, nameMatches, planNameSearch } from '../db/name-search.ts';
 import type { Database } from '../db/types.ts';
 import { NO_OBJECTS, OBJECT_START, countClassTitles } from './stored-objects.ts';
 
@@ -46,6 +47,8 @@ export interface ImageFilter {
   projectId?: number;
   /** Names that begin with exactly this text (case counts). */
   namePrefix?: string;
+  /** Names that hold this text anywhere, case aside (Unicode case: CAFÉ holds café). */
+  nameContains?: string;
   /** Images with this image tag attached. */
   tagId?: number;
   /** Images with at least one object of the class of this title. */
@@ -65,7 +68,8 @@ export interface ImagePosition {
 
 type ImagesQuery = SelectQueryBuilder<Database, 'images', object>;
 
-function filtered(db: Kysely<Database>, filter: ImageFilter): ImagesQuery {
+/** `search`: the plan of filter.nameContains (planNameSearch), when it has one. */
+function filtered(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch): ImagesQuery {
   let query = db.selectFrom('images') as ImagesQuery;
   if (filter.datasetId !== undefined) query = query.where('images.dataset_id', '=', filter.datasetId);
   if (filter.projectId !== undefined) query = query.where('images.project_id', '=', filter.projectId);
@@ -75,6 +79,7 @@ function filtered(db: Kysely<Database>, filter: ImageFilter): ImagesQuery {
     // test, counting code points as both databases do (not UTF-16 units) and with case.
     query = query.where('images.name', '>=', prefix).where(startsWithText('images.name', prefix));
   }
+  if (search) query = query.where(nameContains(db, search));
   if (filter.tagId !== undefined) {
     const tagId = filter.tagId;
     query = query.where(({ exists, selectFrom }) =>
@@ -133,7 +138,8 @@ export async function listImageMetadata(
   after: ImagePosition | undefined,
   limit: number,
 ): Promise<ImageMetadata[]> {
-  let query = filtered(db, filter);
+  const search = filter.nameContains ? await planNameSearch(db, filter.nameContains) : undefined;
+  let query = filtered(db, filter, search);
   if (sort === 'name') {
     if (after) query = query.where(sql<boolean>`(images.name, images.id) > (${after.name ?? ''}, ${after.id})`);
     query = query.orderBy('images.name').orderBy('images.id');
@@ -146,7 +152,12 @@ export async function listImageMetadata(
 }
 
 export async function countImages(db: Kysely<Database>, filter: ImageFilter): Promise<number> {
-  const row = await filtered(db, filter).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  // A count reads every match whatever the text: never a probe per image of the list.
+  const search = filter.nameContains ? await planNameSearch(db, filter.nameContains) : undefined;
+  const matches = search ? nameMatches(db, search) : null;
+  let query = filtered(db, filter, search && !matches ? { ...search, common: false } : undefined);
+  if (matches) query = query.innerJoin(matches, (join) => join.onRef('name_matches.rowid', '=', 'images.id')) as unknown as ImagesQuery;
+  const row = await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -22,6 +22,7 @@ export interface ImageListQuery {
   datasetId?: number;
   projectId?: number;
   namePrefix?: string;
+  nameContains?: string;
   tagId?: number;
   classId?: number;
   annotated?: boolean;
@@ -55,6 +56,7 @@ async function filterOf(db: Kysely<Database>, teamId: number, query: ImageListQu
   }
   const filter: ImageFilter = query.datasetId !== undefined ? { datasetId: query.datasetId } : { projectId };
   if (query.namePrefix !== undefined) filter.namePrefix = query.namePrefix;
+  if (query.nameContains !== undefined) filter.nameContains = query.nameContains;
   if (query.annotated !== undefined) filter.annotated = query.annotated;
   if (query.tagId !== undefined) {
     if (!(await findTag(db, projectId, 'images', query.tagId))) throw notFound('image tag', { tagId: query.tagId });
@@ -109,7 +111,7 @@ export class ImageListPages {
 
   /** `cursorText` is the query's cursor as sent, the key of a kept page; `query.after` says the same. */
   async page(teamId: number, query: ImageListQuery, cursorText: string | undefined, stamp: number | undefined): Promise<SentPage> {
-    const key = JSON.stringify([teamId, query.datasetId, query.projectId, query.namePrefix, query.tagId, query.classId, query.annotated, query.sort, query.limit, query.count, cursorText]);
+    const key = JSON.stringify([teamId, query.datasetId, query.projectId, query.namePrefix, query.nameContains, query.tagId, query.classId, query.annotated, query.sort, query.limit, query.count, cursorText]);
     const kept = this.kept.get(stamp, key);
     if (kept) return kept;
     const page = await listImages(this.db, teamId, query);

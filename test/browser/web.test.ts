@@ -183,7 +183,11 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     await page.locator('.tile img').first().waitFor();
     await shoot(page, 'gallery-class-filter');
 
-    await page.getByLabel('Name starts with').fill('city_00');
+    // The name search finds the text anywhere in the name, whatever its case.
+    await page.getByLabel('Name contains').fill('TY_01');
+    await page.getByRole('status').filter({ hasText: '1 image' }).waitFor();
+    assert.deepEqual(await page.locator('.tile .caption').allTextContents(), ['city_010.png']);
+    await page.getByLabel('Name contains').fill('city_00');
     await page.getByRole('status').filter({ hasText: '5 images' }).waitFor();
     assert.match(page.url(), /name=city_00/);
   });

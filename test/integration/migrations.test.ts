@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Config } from '../../src/config.ts';
 import { type Db, createDb } from '../../src/db/create-db.ts';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.ts';
+import { listImageMetadata } from '../../src/repositories/image-metadata.repository.ts';
 import { type ImportItem, loadPlan } from '../../src/repositories/import.repository.ts';
 import { dialects } from '../helpers/dialects.ts';
 
@@ -143,6 +144,38 @@ for (const dialect of dialects) {
       const undone = await sql<Record<string, unknown>>`select * from images`.execute(db.kysely);
       assert.equal(undone.rows[0]!.objects_json, objects);
       assert.equal('object_ids' in undone.rows[0]!, false);
+    });
+
+    test('0019 makes the names already there searchable, and later ones too; undone, the plain list stays', async () => {
+      await migrateTo(db, '0017_object_tag_values');
+      const now = new Date().toISOString();
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('t', ${now}) returning id`.execute(db.kysely);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'p', 0, ${now}, ${now}) returning id`.execute(db.kysely);
+      const { rows: dataset } = await sql<{ id: number }>`
+        insert into datasets (project_id, title, size, created_at, updated_at) values (${project[0]!.id}, 'd', 0, ${now}, ${now}) returning id`.execute(db.kysely);
+      await sql`insert into blobs (hash, size, media_type, created_at) values ('h', 1, 'image/png', ${now})`.execute(db.kysely);
+      const insertImage = (name: string) =>
+        sql`insert into images (dataset_id, project_id, name, hash, size, width, height, description, objects_json, created_at, updated_at)
+          values (${dataset[0]!.id}, ${project[0]!.id}, ${name}, 'h', 1, 4, 4, '', '[]', ${now}, ${now})`.execute(db.kysely);
+      await insertImage('old-CAFÉ-mp4-1.png');
+      await insertImage('old-other.png');
+
+      assert.deepEqual(await migrateTo(db, '0019_name_search'), ['0019_name_search']);
+      await insertImage('new-café.png');
+      const found = async (text: string) =>
+        (await listImageMetadata(db.kysely, { datasetId: dataset[0]!.id, nameContains: text }, 'name', undefined, 10)).map((i) => i.name);
+      assert.deepEqual(await found('café-MP4'), ['old-CAFÉ-mp4-1.png']);
+      assert.deepEqual(await found('café'), ['new-café.png', 'old-CAFÉ-mp4-1.png']);
+      if (dialect.name === 'postgres') {
+        const { rows } = await sql<{ indexname: string }>`select indexname from pg_indexes where schemaname = current_schema() and tablename = 'images' and indexname = 'images_name_trgm_idx'`.execute(db.kysely);
+        assert.equal(rows.length, 1, 'the trigram index, pg_trgm being available here');
+      }
+
+      await migrateTo(db, '0017_object_tag_values');
+      await insertImage('after-undo.png');
+      const { rows } = await sql<{ name: string }>`select name from images order by id`.execute(db.kysely);
+      assert.equal(rows.length, 4);
     });
   });
 }

@@ -2,6 +2,7 @@
 // start, follow the task's progress, and download the archive once it is made.
 import { useEffect, useState } from 'preact/hooks';
 import { EXPORT_FORMATS, type ExportFormat, type Task, exportArchiveUrl, followTask, startExport } from '../api.ts';
+import { DEFAULT_CHOICES, type ExportChoices, ExportOptions, requestOptions } from './export-options.tsx';
 
 const FORMAT_NAMES: Record<ExportFormat, string> = {
   supervisely: 'Supervisely',
@@ -11,10 +12,10 @@ const FORMAT_NAMES: Record<ExportFormat, string> = {
   masks: 'Masks (PNG)',
 };
 
-export function ExportForm(props: { projectId: number; datasetId?: number; name: string; readOnly: boolean }) {
+/** `classTitles`: the project's classes, for the class subset. */
+export function ExportForm(props: { projectId: number; datasetId?: number; name: string; readOnly: boolean; classTitles: string[] }) {
   const [format, setFormat] = useState<ExportFormat>('coco');
-  const [includeImages, setIncludeImages] = useState(false);
-  const [onlyAnnotated, setOnlyAnnotated] = useState(false);
+  const [choices, setChoices] = useState<ExportChoices>(DEFAULT_CHOICES);
   const [task, setTask] = useState<Task | null>(null);
   const [error, setError] = useState('');
 
@@ -29,7 +30,7 @@ export function ExportForm(props: { projectId: number; datasetId?: number; name:
           projectId: props.projectId,
           ...(props.datasetId ? { datasetIds: [props.datasetId] } : {}),
           format,
-          options: { includeImages, onlyAnnotated },
+          options: requestOptions(format, choices, props.classTitles),
         }),
       );
     } catch (failure) {
@@ -50,12 +51,7 @@ export function ExportForm(props: { projectId: number; datasetId?: number; name:
           </option>
         ))}
       </select>
-      <label class="check">
-        <input type="checkbox" checked={includeImages} disabled={running} onChange={() => setIncludeImages(!includeImages)} /> With the image files
-      </label>
-      <label class="check">
-        <input type="checkbox" checked={onlyAnnotated} disabled={running} onChange={() => setOnlyAnnotated(!onlyAnnotated)} /> Only annotated images
-      </label>
+      <ExportOptions format={format} choices={choices} onChange={setChoices} classTitles={props.classTitles} disabled={running} />
       <button type="submit" disabled={running || props.readOnly}>
         Export {props.name}
       </button>

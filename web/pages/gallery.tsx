@@ -112,7 +112,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
     const merged = { ...filter, ...next };
     if (next.datasetId === undefined && 'datasetId' in next) merged.projectId = project.id;
     if (merged.datasetId) delete merged.projectId;
-    navigate(galleryUrl(project.id, merged, overlay), { replace: 'namePrefix' in next });
+    navigate(galleryUrl(project.id, merged, overlay), { replace: 'nameContains' in next });
   };
   // A change of view replaces the history entry: Back leaves the view rather than undoing a toggle.
   const view = (next: OverlayView) => navigate(galleryUrl(project.id, filter, next), { replace: true });
@@ -129,7 +129,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
         <Sidebar {...props.catalogue} filter={filter} onChange={change} overlay={overlay} onView={view} generation={generation}>
           <section>
             <h2>Export</h2>
-            <ExportForm projectId={project.id} datasetId={dataset?.id} name={dataset ? dataset.title : project.title} readOnly={props.session.key.scope === 'read'} />
+            <ExportForm projectId={project.id} datasetId={dataset?.id} name={dataset ? dataset.title : project.title} readOnly={props.session.key.scope === 'read'} classTitles={props.catalogue.classes.map((c) => c.title)} />
           </section>
         </Sidebar>
         <main class="gallery-main">
@@ -157,7 +157,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
                   onChange={(e) => view({ ...overlay, opacity: Number((e.currentTarget as HTMLInputElement).value) })}
                 />
               </label>
-              <NameSearch value={filter.namePrefix ?? ''} onChange={(namePrefix) => change({ namePrefix: namePrefix || undefined })} />
+              <NameSearch value={filter.nameContains ?? ''} onChange={(nameContains) => change({ nameContains: nameContains || undefined })} />
             </div>
           </div>
           {selected.size > 0 && <BatchBar selected={selected} tags={props.catalogue.tags} readOnly={props.session.key.scope === 'read'} onClear={() => setSelected(new Set())} onChanged={reread} />}
@@ -182,7 +182,7 @@ function NameSearch(props: { value: string; onChange: (value: string) => void })
   }, [text]);
   return (
     <div class="search">
-      <label for="name-search">Name starts with</label>
+      <label for="name-search">Name contains</label>
       <input id="name-search" type="search" value={text} maxLength={1024} onInput={(event) => setText((event.currentTarget as HTMLInputElement).value)} />
     </div>
   );
@@ -192,7 +192,7 @@ function NameSearch(props: { value: string; onChange: (value: string) => void })
 function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[], generation: number) {
   const [counts, setCounts] = useState<{ classes: Map<number, number>; tags: Map<number, number> } | null>(null);
   const base: ImageFilter = filter.datasetId ? { datasetId: filter.datasetId } : { projectId: filter.projectId };
-  if (filter.namePrefix) base.namePrefix = filter.namePrefix;
+  if (filter.nameContains) base.nameContains = filter.nameContains;
   const key = filterKey(base);
   useEffect(() => {
     let live = true;

@@ -61,6 +61,9 @@ export const ImageListFilters = {
   datasetId: Type.Optional(Id),
   projectId: Type.Optional(Id),
   namePrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  nameContains: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1024, description: 'names that hold this text anywhere, without regard to case (Unicode case folding; accents count)' }),
+  ),
   tagId: Type.Optional(Id),
   classId: Type.Optional(Id),
   annotated: Type.Optional(Type.Boolean({ description: 'true: images with at least one object; false: images with none' })),
