@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Context, createContext } from '../../src/context.ts';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../../src/repositories/teams.repository.ts';
+import { MAX_STREAMS_PER_TEAM, STREAM_RETRY_AFTER_SECONDS } from '../../src/http/v2/tasks.routes.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newProject } from '../helpers/factories.ts';
 import { listeningPort } from '../helpers/raw-http.ts';
@@ -174,6 +175,41 @@ for (const dialect of dialects) {
         resumed.close();
         fresh.close();
       }
+    });
+
+    test('a running task removed between two reads is announced as removed', async () => {
+      const id = await newTask(alpha);
+      await start(id);
+      const stream = await openStream();
+      try {
+        await waitFor('the snapshot', () => stream.events().length > 0);
+        // Ended and removed in one transaction: no read sees it ended.
+        await worker.db.kysely.transaction().execute(async (trx) => {
+          await tasks.finishTask(trx, { id, owner: 'w', status: 'stopped', meta: {} });
+          await tasks.deleteEndedTask(trx, alpha, id);
+        });
+        const removed = await waitFor('the removal', () => stream.events().find((e) => e.event === 'removed'));
+        assert.deepEqual(JSON.parse(removed.data), { id });
+      } finally {
+        stream.close();
+      }
+    });
+
+    test(`the stream counts among the team’s ${MAX_STREAMS_PER_TEAM} streams`, async () => {
+      const streams = await Promise.all(Array.from({ length: MAX_STREAMS_PER_TEAM }, () => openStream()));
+      try {
+        assert.ok(streams.every((s) => s.status === 200));
+        const refused = await t.request({ method: 'GET', url: '/v2/tasks/events' });
+        assert.equal(refused.statusCode, 429);
+        assert.equal(refused.headers['retry-after'], String(STREAM_RETRY_AFTER_SECONDS));
+      } finally {
+        streams.forEach((s) => s.close());
+      }
+      await waitFor('a stream to be let in again', async () => {
+        const again = await openStream();
+        again.close();
+        return again.status === 200;
+      });
     });
 
     test('housekeeping=false leaves thumbnails tasks out of the stream', async () => {

@@ -264,7 +264,8 @@ export function ImportForm(props: { onImported: () => void; readOnly: boolean; p
           <span>
             Import {task.status}
             {taskProgress && task.status === 'started' ? `: ${taskProgress.done} of ${taskProgress.total} images` : ''}
-            {task.status === 'finished' ? (warningsOf(task).total > 0 ? `, with ${plural(warningsOf(task).total, 'warning', 'warnings')}:` : '.') : ''}
+            {task.status === 'finished' ? '.' : ''}
+            {task.status === 'finished' && warningsOf(task).total > 0 ? ` It gave ${plural(warningsOf(task).total, 'warning', 'warnings')}:` : ''}
           </span>
         )}
       </div>
