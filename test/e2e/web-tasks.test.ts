@@ -70,8 +70,9 @@ describe('the tasks page in Chromium', { skip: chromiumSkip }, () => {
     console.log(`# screenshots in ${SHOTS}`);
   });
 
-  const shoot = async (name: string, narrow = false) => {
+  const shoot = async (name: string, narrow = false, show?: string) => {
     if (narrow) await page.setViewportSize({ width: 390, height: 844 });
+    if (show) await page.locator(show).scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: false });
     if (narrow) await page.setViewportSize({ width: 1440, height: 900 });
   };
@@ -169,7 +170,7 @@ describe('the tasks page in Chromium', { skip: chromiumSkip }, () => {
     assert.equal(openStreams, 0, 'the gallery holds no stream once its export has ended');
     await checkAccessibility(page, 'the gallery with past exports');
     await shoot('gallery-past-exports');
-    await shoot('gallery-past-exports-narrow', true);
+    await shoot('gallery-past-exports-narrow', true, '.past-exports');
 
     await past.getByRole('link', { name: 'All exports of this project' }).click();
     await page.waitForURL(/\/tasks\?type=export&project=\d+/);
