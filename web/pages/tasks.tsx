@@ -14,6 +14,8 @@ import { ACTIVE_STATUSES, HOUSEKEEPING_TYPES, hasArchive, plural, progressOf } f
 const PAGE = 50;
 const TYPES = ['import', 'export', 'thumbnails', 'dtl'];
 const STATUSES = ['queued', 'started', 'terminating', 'finished', 'error', 'stopped'];
+/** Task states from the stream kept, to reconcile with list reads. */
+const HEARD = 2000;
 
 /** What the page has read: the tasks so far, where the next page starts (null: none left), and how many there are. */
 interface Listed {
@@ -35,6 +37,15 @@ function filterOf(params: URLSearchParams): TaskFilter {
   };
 }
 
+const RANK: Record<string, number> = { queued: 0, started: 1, terminating: 2, finished: 3, error: 3, stopped: 3 };
+/** The later of two states of one task: the stream and a list read cross, and either may be older. */
+function later(a: Task, b: Task | undefined): Task {
+  if (!b) return a;
+  const rank = (RANK[b.status] ?? 0) - (RANK[a.status] ?? 0);
+  if (rank !== 0) return rank > 0 ? b : a;
+  return (progressOf(b)?.done ?? 0) >= (progressOf(a)?.done ?? 0) ? b : a;
+}
+
 const matches = (task: Task, filter: TaskFilter): boolean =>
   (filter.type === undefined || task.type === filter.type) &&
   (filter.projectId === undefined || task.project?.id === filter.projectId) &&
@@ -52,6 +63,8 @@ export function TasksPage(props: { session: Session; onSignOut: () => void; loca
   const filterKey = JSON.stringify(filter);
   const current = useRef(filter);
   current.current = filter;
+  /** The last state the stream told of each task: a list read that crossed it must not undo it. */
+  const heard = useRef(new Map<number, Task>());
   const tasks = listed?.tasks ?? null;
 
   const setFilter = (change: Partial<Record<'type' | 'project' | 'status' | 'housekeeping', string>>) => {
@@ -74,7 +87,7 @@ export function TasksPage(props: { session: Session; onSignOut: () => void; loca
     setError('');
     let cancelled = false;
     listTasks({ ...filter, limit: PAGE, count: true }).then(
-      (page) => !cancelled && setListed({ tasks: page.items, next: page.nextCursor, total: page.total ?? null }),
+      (page) => !cancelled && setListed({ tasks: page.items.map((t) => later(t, heard.current.get(t.id))), next: page.nextCursor, total: page.total ?? null }),
       (failure: Error) => !cancelled && setError(failure.message),
     );
     return () => {
@@ -87,6 +100,10 @@ export function TasksPage(props: { session: Session; onSignOut: () => void; loca
     () =>
       watchTasks({
         onTask(task) {
+          heard.current.delete(task.id);
+          heard.current.set(task.id, task);
+          // The oldest told go first: a page left open for days keeps a bounded memory.
+          if (heard.current.size > HEARD) heard.current.delete(heard.current.keys().next().value!);
           if (HOUSEKEEPING_TYPES.has(task.type)) {
             setHousekeeping((before) => {
               const after = new Map(before);
@@ -122,7 +139,7 @@ export function TasksPage(props: { session: Session; onSignOut: () => void; loca
         if (!before) return before;
         // Pages go by id: a task is never on two of them, but a repeated click must not add one twice.
         const known = new Set(before.tasks.map((t) => t.id));
-        return { ...before, tasks: [...before.tasks, ...page.items.filter((t) => !known.has(t.id))], next: page.nextCursor };
+        return { ...before, tasks: [...before.tasks, ...page.items.filter((t) => !known.has(t.id)).map((t) => later(t, heard.current.get(t.id)))], next: page.nextCursor };
       });
     } catch (failure) {
       setError((failure as Error).message);
