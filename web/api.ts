@@ -186,26 +186,18 @@ export const saveAnnotation = (id: number, body: AnnotationBody, etag: string): 
 export const imageFileUrl = (id: number): string => `/v2/images/${id}/file`;
 export const thumbnailUrl = (id: number): string => `/v2/images/${id}/thumbnail`;
 
-/** A page of the team's tasks, newest first: the first without a cursor, the next with the page's `nextCursor`. */
-export const listTasks = (options: { limit: number; cursor?: string; count?: boolean }): Promise<Page<Task>> => call('GET', `/v2/tasks${query(options)}`);
-export const stopTask = (id: number): Promise<Task> => call('POST', `/v2/tasks/${id}/stop`);
-
-/**
- * Follows a task's events (GET /v2/tasks/:id/events): `onTask` gets the task at once and at each
- * change, up to its final state. Answers a function that stops following.
- */
-export function followTask(id: number, onTask: (task: Task) => void): () => void {
-  const events = new EventSource(`/v2/tasks/${id}/events`);
-  const take = (event: MessageEvent<string>) => onTask(JSON.parse(event.data) as Task);
-  events.addEventListener('progress', take);
-  events.addEventListener('final', (event) => {
-    take(event);
-    events.close();
-  });
-  // The server closes the stream after `final`; any other end is not retried here.
-  events.onerror = () => events.close();
-  return () => events.close();
+/** What a tasks list is narrowed to; `housekeeping: false` leaves out thumbnails tasks. */
+export interface TaskFilter {
+  type?: string;
+  projectId?: number;
+  status?: string;
+  housekeeping?: boolean;
 }
+
+/** A page of the team's tasks, newest first: the first without a cursor, the next with the page's `nextCursor`. */
+export const listTasks = (options: TaskFilter & { limit: number; cursor?: string; count?: boolean }): Promise<Page<Task>> => call('GET', `/v2/tasks${query({ ...options })}`);
+export const getTask = (id: number): Promise<Task> => call('GET', `/v2/tasks/${id}`);
+export const stopTask = (id: number): Promise<Task> => call('POST', `/v2/tasks/${id}/stop`);
 
 export const EXPORT_FORMATS = ['supervisely', 'coco', 'yolo', 'pascal_voc', 'masks'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

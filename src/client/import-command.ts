@@ -46,7 +46,15 @@ function report(summary: ImportSummary, out: NodeJS.WritableStream): void {
       `${summary.imagesSkipped} already stored, ${bytes(summary.bytesUploaded)} sent in ${summary.seconds}s\n`,
   );
   if (summary.error) out.write(`error: ${summary.error.code}: ${summary.error.message}\n`);
+  const total = summary.warnings.length + summary.moreWarnings;
+  if (total === 0) return;
+  out.write(`${total} warning${total === 1 ? '' : 's'}:\n`);
+  for (const w of summary.warnings.slice(0, PRINTED_WARNINGS)) out.write(`  ${w.path ? `${w.path}: ` : ''}${w.message}\n`);
+  if (total > PRINTED_WARNINGS) out.write(`  … and ${total - Math.min(PRINTED_WARNINGS, summary.warnings.length)} more (--json lists the first ${summary.warnings.length})\n`);
 }
+
+/** Warnings printed one a line; --json has all the server kept. */
+const PRINTED_WARNINGS = 20;
 
 /** Runs the import; answers the exit code. */
 export async function runImportCommand(options: ImportCommandOptions): Promise<number> {

@@ -44,6 +44,10 @@ export interface ImportSummary {
   projectId: number | null;
   seconds: number;
   error?: { code: string; message: string };
+  /** What the import left out or could not read, file by file: the first ones the server kept. */
+  warnings: { path: string; message: string }[];
+  /** Warnings beyond those listed. */
+  moreWarnings: number;
 }
 
 /** Some files were refused by the server (not an image it can decode, not valid JSON of the format…). */
@@ -224,7 +228,8 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
     },
   });
   progress.stop();
-  const meta = task.meta as { project?: { id?: number }; error?: { code: string; message: string } };
+  const meta = task.meta as { project?: { id?: number }; error?: { code: string; message: string }; warnings?: { path?: string; message?: string }[]; moreWarnings?: number };
+  const warnings = (Array.isArray(meta.warnings) ? meta.warnings : []).map((w) => ({ path: String(w.path ?? ''), message: String(w.message ?? '') }));
   return {
     files: folder.files.length,
     filesIgnored: folder.ignored.length,
@@ -237,6 +242,8 @@ export async function importFolder(client: AnnostoreClient, options: ImportFolde
     projectId: meta.project?.id ?? project.id ?? null,
     seconds: Math.round((Date.now() - started) / 100) / 10,
     ...(meta.error ? { error: meta.error } : {}),
+    warnings,
+    moreWarnings: typeof meta.moreWarnings === 'number' ? meta.moreWarnings : 0,
   };
 }
 

@@ -20,6 +20,7 @@ import * as audit from './migrations/0015_audit.ts';
 import * as rateLimits from './migrations/0016_rate_limits.ts';
 import * as objectTagValues from './migrations/0017_object_tag_values.ts';
 import * as nameSearch from './migrations/0019_name_search.ts';
+import * as taskProjects from './migrations/0024_task_projects.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -40,6 +41,7 @@ const migrations = {
   '0016_rate_limits': rateLimits,
   '0017_object_tag_values': objectTagValues,
   '0019_name_search': nameSearch,
+  '0024_task_projects': taskProjects,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -164,6 +164,8 @@ export interface TasksTable {
   size: Bytes;
   /** JSON text: the task's public meta (project, datasets, progress, error). */
   meta: string;
+  /** The project it works on; null for work of no single project. No foreign key: history outlives it. */
+  project_id: number | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;

@@ -47,7 +47,7 @@ const later = (now: string, ms: number): string => new Date(Date.parse(now) + ms
 
 export async function createTask(
   db: Kysely<Database>,
-  task: { teamId: number; userId: number | null; type: string; size: number; meta: Record<string, unknown>; input: unknown },
+  task: { teamId: number; userId: number | null; type: string; size: number; meta: Record<string, unknown>; input: unknown; projectId?: number | null },
 ): Promise<number> {
   // The task and its input land together or not at all.
   if (!db.isTransaction) return db.transaction().execute((trx) => createTask(trx, task));
@@ -60,6 +60,7 @@ export async function createTask(
       status: 'queued',
       size: task.size,
       meta: JSON.stringify(task.meta),
+      project_id: task.projectId ?? null,
       created_at: isoNow(),
       stop_requested: 0,
       attempts: 0,
@@ -328,37 +329,80 @@ export async function mergeEndedMeta(db: Kysely<Database>, id: number, patch: Re
   await db.updateTable('tasks').set({ meta: JSON.stringify({ ...parseDocument(row.meta), ...patch }) }).where('id', '=', id).execute();
 }
 
-/** A task as listed page by page: the record and when it was created. */
+/** A task as listed page by page: the record, when it was created, and the project it works on. */
 export interface TaskEntry extends TaskRecord {
   createdAt: string;
+  /** Null for work of no single project; the title null once the project is gone. */
+  project: { id: number; title: string | null } | null;
 }
 
-export interface TaskPageQuery {
+/** The filters of a tasks list. */
+export interface TaskFilter {
   type?: string;
   status?: TaskStatus;
+  projectId?: number;
+  /** Types left out (housekeeping the caller does not want to see). */
+  exceptTypes?: readonly string[];
+}
+
+export interface TaskPageQuery extends TaskFilter {
   /** Only tasks with a smaller id: the last id of the page before (pages go newest first). */
   beforeId?: number;
   limit: number;
 }
 
+type EntryRow = Pick<TaskRow, 'id' | 'type' | 'size' | 'status' | 'meta' | 'created_at' | 'started_at' | 'finished_at' | 'project_id'> & { project_title: string | null };
+
+const toEntry = (row: EntryRow): TaskEntry => ({
+  ...toRecord(row),
+  createdAt: row.created_at,
+  project: row.project_id === null ? null : { id: row.project_id, title: row.project_title },
+});
+
+/** The team's tasks joined to their project's title (a project of the same team only). */
+function selectEntries(db: Kysely<Database>, teamId: number) {
+  return db
+    .selectFrom('tasks')
+    .leftJoin('projects', (join) => join.onRef('projects.id', '=', 'tasks.project_id').on('projects.team_id', '=', teamId))
+    .select([
+      'tasks.id',
+      'tasks.type',
+      'tasks.size',
+      'tasks.status',
+      'tasks.meta',
+      'tasks.created_at',
+      'tasks.started_at',
+      'tasks.finished_at',
+      'tasks.project_id',
+      'projects.title as project_title',
+    ])
+    .where('tasks.team_id', '=', teamId);
+}
+
+function filtered(select: ReturnType<typeof selectEntries>, filter: TaskFilter): ReturnType<typeof selectEntries> {
+  let q = select;
+  if (filter.type !== undefined) q = q.where('tasks.type', '=', filter.type);
+  if (filter.status !== undefined) q = q.where('tasks.status', '=', filter.status);
+  if (filter.projectId !== undefined) q = q.where('tasks.project_id', '=', filter.projectId);
+  if (filter.exceptTypes?.length) q = q.where('tasks.type', 'not in', [...filter.exceptTypes]);
+  return q;
+}
+
 /** The team's tasks, newest first, a page at a time by keyset on the id (never an offset). */
 export async function listTaskPage(db: Kysely<Database>, teamId: number, query: TaskPageQuery): Promise<TaskEntry[]> {
-  let select = db
-    .selectFrom('tasks')
-    .select(['id', 'type', 'size', 'status', 'meta', 'created_at', 'started_at', 'finished_at'])
-    .where('team_id', '=', teamId);
-  if (query.type !== undefined) select = select.where('type', '=', query.type);
-  if (query.status !== undefined) select = select.where('status', '=', query.status);
-  if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
-  const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
-  return rows.map((row) => ({ ...toRecord(row), createdAt: row.created_at }));
+  let select = filtered(selectEntries(db, teamId), query);
+  if (query.beforeId !== undefined) select = select.where('tasks.id', '<', query.beforeId);
+  const rows = await select.orderBy('tasks.id', 'desc').limit(query.limit).execute();
+  return rows.map(toEntry);
 }
 
 /** How many of the team's tasks match the filters of a page query. */
-export async function countTasks(db: Kysely<Database>, teamId: number, query: Pick<TaskPageQuery, 'type' | 'status'>): Promise<number> {
-  let select = db.selectFrom('tasks').select((eb) => eb.fn.countAll<number | string>().as('n')).where('team_id', '=', teamId);
-  if (query.type !== undefined) select = select.where('type', '=', query.type);
-  if (query.status !== undefined) select = select.where('status', '=', query.status);
+export async function countTasks(db: Kysely<Database>, teamId: number, filter: TaskFilter): Promise<number> {
+  let select = db.selectFrom('tasks').select((eb) => eb.fn.countAll<number | string>().as('n')).where('tasks.team_id', '=', teamId);
+  if (filter.type !== undefined) select = select.where('tasks.type', '=', filter.type);
+  if (filter.status !== undefined) select = select.where('tasks.status', '=', filter.status);
+  if (filter.projectId !== undefined) select = select.where('tasks.project_id', '=', filter.projectId);
+  if (filter.exceptTypes?.length) select = select.where('tasks.type', 'not in', [...filter.exceptTypes]);
   return Number((await select.executeTakeFirstOrThrow()).n);
 }
 
@@ -368,16 +412,48 @@ export async function countTasks(db: Kysely<Database>, teamId: number, query: Pi
  * transactions begin holding the write lock.
  */
 export async function findTaskEntry(db: Kysely<Database>, teamId: number, id: number, options: { lock?: boolean } = {}): Promise<TaskEntry | undefined> {
-  let query = db
-    .selectFrom('tasks')
-    .select(['id', 'type', 'size', 'status', 'meta', 'created_at', 'started_at', 'finished_at'])
-    .where('team_id', '=', teamId)
-    .where('id', '=', id);
-  if (options.lock && isPostgres(db)) query = query.forUpdate();
+  let query = selectEntries(db, teamId).where('tasks.id', '=', id);
+  if (options.lock && isPostgres(db)) query = query.forUpdate('tasks');
   const row = await query.executeTakeFirst();
-  return row && { ...toRecord(row), createdAt: row.created_at };
+  return row && toEntry(row);
 }
 
+/**
+ * What a watch of the team's tasks reads each time: the tasks not ended yet, those newer than
+ * `afterId`, those named in `ids` (last seen running: read until seen ended), and those that ended at
+ * or after `endedSince`; oldest first, at most `limit`.
+ */
+export async function listWatchedTasks(
+  db: Kysely<Database>,
+  teamId: number,
+  query: { afterId: number; ids: readonly number[]; endedSince?: string; exceptTypes?: readonly string[]; limit: number },
+): Promise<TaskEntry[]> {
+  const rows = await filtered(selectEntries(db, teamId), { exceptTypes: query.exceptTypes })
+    .where((eb) =>
+      eb.or([
+        eb('tasks.status', 'not in', [...ENDED_STATUSES]),
+        eb('tasks.id', '>', query.afterId),
+        ...(query.ids.length ? [eb('tasks.id', 'in', [...query.ids])] : []),
+        ...(query.endedSince !== undefined ? [eb('tasks.finished_at', '>=', query.endedSince)] : []),
+      ]),
+    )
+    .orderBy('tasks.id')
+    .limit(query.limit)
+    .execute();
+  return rows.map(toEntry);
+}
+
+/** The newest id among the team's tasks, 0 when it has none. */
+export async function lastTaskId(db: Kysely<Database>, teamId: number): Promise<number> {
+  const row = await db.selectFrom('tasks').select((eb) => eb.fn.max('id').as('id')).where('team_id', '=', teamId).executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+/** The project a task works on (null when none, or the task is gone). */
+export async function projectOfTask(db: Kysely<Database>, id: number): Promise<number | null> {
+  const row = await db.selectFrom('tasks').select('project_id').where('id', '=', id).executeTakeFirst();
+  return row?.project_id ?? null;
+}
 
 /**
  * Removes the team's task if it has ended (its input, plan and items go with it by cascade). One

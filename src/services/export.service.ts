@@ -57,10 +57,11 @@ export async function startExport(ctx: Context, principal: Principal, request: E
   const name = `${project.title}-${writer.format}`;
   const config = dtlConfig(project.title, subset ? chosen.map((d) => d.title) : null, name, writer, common, definition.classes.map((c) => c.title));
   const taskId = await db.transaction().execute(async (trx) => {
-    const id = await tasks.createTask(trx, { teamId: principal.teamId, userId: principal.userId, type: EXPORT_TASK, size: bytes, meta: {}, input: {} });
+    const id = await tasks.createTask(trx, { teamId: principal.teamId, userId: principal.userId, type: EXPORT_TASK, size: bytes, meta: {}, input: {}, projectId });
     const key = archiveKey(principal.teamId, id);
     const meta = {
       name,
+      format: writer.format,
       config,
       settings: { batchSize: EXPORT_PAGE, nodesCount: 1 },
       path: { bucket: ctx.archives.bucket, objectName: ctx.archives.objectName(key) },

@@ -258,6 +258,7 @@ async function queueImport(
     userId: principal.userId,
     type: 'import',
     size,
+    projectId: project.id,
     meta: {
       project,
       datasets: datasetMeta,

@@ -4,6 +4,7 @@
 // place of the repository's single statements.
 import type { Kysely } from 'kysely';
 import type { Database, TaskRow } from '../db/types.ts';
+import * as projects from '../repositories/projects.repository.ts';
 import * as tasks from '../repositories/tasks.repository.ts';
 import { taskViewOfRow } from './task-view.ts';
 import { type WebhookEvent, recordEvent } from './webhook-events.ts';
@@ -21,7 +22,9 @@ function inTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) =>
 
 async function recordStatus(trx: Kysely<Database>, row: TaskRow | undefined): Promise<void> {
   const type = row && EVENT_OF_STATUS[row.status];
-  if (row && type) await recordEvent(trx, row.team_id, type, taskViewOfRow(row));
+  if (!row || !type) return;
+  const project = row.project_id === null ? undefined : await projects.findProject(trx, row.team_id, row.project_id);
+  await recordEvent(trx, row.team_id, type, taskViewOfRow(row, project?.title ?? null));
 }
 
 /**

@@ -34,7 +34,7 @@ const pause = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 /** Waits until the stamp differs from `seen`, MAX_QUIET_MS have passed, or `signal` aborts. */
-async function nextChance(db: Db, seen: number | undefined, signal: AbortSignal): Promise<void> {
+export async function nextChance(db: Db, seen: number | undefined, signal: AbortSignal): Promise<void> {
   const deadline = Date.now() + MAX_QUIET_MS;
   while (!signal.aborted && Date.now() < deadline) {
     await pause(STAMP_EVERY_MS, signal);

@@ -45,9 +45,18 @@ export async function stopTask(db: Kysely<Database>, teamId: number, id: number)
 
 export const isEnded = (status: TaskStatus): boolean => tasks.ENDED_STATUSES.includes(status);
 
+/**
+ * Task types that are housekeeping: background work that follows what a user did (an import's or an
+ * upload's thumbnails), many of them, left out of a list that asks for `housekeeping: false`.
+ */
+export const HOUSEKEEPING_TYPES: readonly string[] = [THUMBNAILS_TASK];
+
 export interface TaskPageRequest {
   type?: string;
   status?: TaskStatus;
+  projectId?: number;
+  /** false leaves out HOUSEKEEPING_TYPES (unless `type` names one). */
+  housekeeping?: boolean;
   /** The id of the last task of the page before. */
   afterId?: number;
   limit: number;
@@ -56,7 +65,8 @@ export interface TaskPageRequest {
 
 /** A page of the team's tasks, newest first; `nextId` continues after it, null on the last page. */
 export async function listTaskPage(db: Kysely<Database>, teamId: number, request: TaskPageRequest): Promise<{ items: TaskView[]; nextId: number | null; total?: number }> {
-  const filter = { type: request.type, status: request.status };
+  const hidden = request.housekeeping === false && request.type === undefined ? HOUSEKEEPING_TYPES : [];
+  const filter = { type: request.type, status: request.status, projectId: request.projectId, exceptTypes: hidden };
   // One more than asked tells whether a next page exists without a count.
   const rows = await tasks.listTaskPage(db, teamId, { ...filter, beforeId: request.afterId, limit: request.limit + 1 });
   const items = rows.slice(0, request.limit).map(toTaskView);

@@ -25,9 +25,11 @@ export async function queueThumbnails(trx: Kysely<Database>, owner: { teamId: nu
   const inputs: ThumbnailsInput[] = [];
   if ('hashes' in input) for (let i = 0; i < input.hashes.length; i += MAX_LISTED_HASHES) inputs.push({ hashes: input.hashes.slice(i, i + MAX_LISTED_HASHES) });
   else inputs.push(input);
+  // An import's thumbnails belong to its project; an upload's images are in none yet.
+  const projectId = 'importTaskId' in input ? await tasks.projectOfTask(trx, input.importTaskId) : null;
   const ids: number[] = [];
   for (const one of inputs) {
-    ids.push(await tasks.createTask(trx, { teamId: owner.teamId, userId: owner.userId, type: THUMBNAILS_TASK, size: 0, meta: { made: 0, failed: 0 }, input: one }));
+    ids.push(await tasks.createTask(trx, { teamId: owner.teamId, userId: owner.userId, type: THUMBNAILS_TASK, size: 0, meta: { made: 0, failed: 0 }, input: one, projectId }));
   }
   return ids;
 }

@@ -131,7 +131,7 @@ for (const dialect of dialects) {
       const res = await get(`/v2/tasks/${id}`);
       assert.equal(res.statusCode, 200, res.body);
       const task = json<TaskView>(res);
-      assert.deepEqual({ ...task, createdAt: 'x' }, { id, type: 'probe', status: 'queued', size: 123_456, meta: { label: 'probe' }, createdAt: 'x', startedAt: null, finishedAt: null });
+      assert.deepEqual({ ...task, createdAt: 'x' }, { id, type: 'probe', status: 'queued', size: 123_456, meta: { label: 'probe' }, project: null, format: null, createdAt: 'x', startedAt: null, finishedAt: null });
       assert.match(task.createdAt, ISO);
       assert.ok(res.headers.etag);
       assert.equal((await t.request({ method: 'GET', url: `/v2/tasks/${id}`, headers: { 'if-none-match': String(res.headers.etag) } })).statusCode, 304);

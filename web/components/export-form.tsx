@@ -1,7 +1,8 @@
 // Export what the gallery shows (the project, or its chosen dataset): pick a format and options,
 // start, follow the task's progress, and download the archive once it is made.
 import { useEffect, useState } from 'preact/hooks';
-import { EXPORT_FORMATS, type ExportFormat, type Task, exportArchiveUrl, followTask, startExport } from '../api.ts';
+import { EXPORT_FORMATS, type ExportFormat, type Task, exportArchiveUrl, startExport } from '../api.ts';
+import { followTask } from '../task-stream.ts';
 import { DEFAULT_CHOICES, type ExportChoices, ExportOptions, requestOptions } from './export-options.tsx';
 
 const FORMAT_NAMES: Record<ExportFormat, string> = {

@@ -3,7 +3,10 @@
 // (only what the server lacks) and imported.
 import { useEffect, useState } from 'preact/hooks';
 import { FORMAT_NAMES, PRESETS } from '../../src/client/folder-format.ts';
-import { type Task, followTask } from '../api.ts';
+import type { Task } from '../api.ts';
+import { followTask } from '../task-stream.ts';
+import { plural, warningsOf } from '../task-text.ts';
+import { TaskWarnings } from './task-warnings.tsx';
 import {
   type DroppedFolder,
   type ImportPlan,
@@ -262,9 +265,11 @@ export function ImportForm(props: { onImported: () => void; readOnly: boolean; p
             Import {task.status}
             {taskProgress && task.status === 'started' ? `: ${taskProgress.done} of ${taskProgress.total} images` : ''}
             {task.status === 'finished' ? '.' : ''}
+            {task.status === 'finished' && warningsOf(task).total > 0 ? ` It gave ${plural(warningsOf(task).total, 'warning', 'warnings')}:` : ''}
           </span>
         )}
       </div>
+      {task && !['queued', 'started'].includes(task.status) && <TaskWarnings task={task} open />}
       {(error || failure) && (
         <p class="error" role="alert">
           {error || `Import failed: ${failure}`}

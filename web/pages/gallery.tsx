@@ -8,6 +8,7 @@ import { type Dataset, type ImageClass, type ImageFilter, type Project, type Ses
 import { Header } from '../components/header.tsx';
 import { BatchBar } from '../components/batch-bar.tsx';
 import { ExportForm } from '../components/export-form.tsx';
+import { PastExports } from '../components/past-exports.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
 import { filterFromUrl, filterKey, filterParams, filterQuery, queryOf } from '../filters.ts';
 import { forgetImageLists, imageListOf } from '../image-list.ts';
@@ -130,6 +131,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
           <section>
             <h2>Export</h2>
             <ExportForm projectId={project.id} datasetId={dataset?.id} name={dataset ? dataset.title : project.title} readOnly={props.session.key.scope === 'read'} classTitles={props.catalogue.classes.map((c) => c.title)} />
+            <PastExports projectId={project.id} />
           </section>
         </Sidebar>
         <main class="gallery-main">

@@ -8,8 +8,8 @@ import { NOSNIFF } from '../plugins/security-headers.ts';
 export const HEARTBEAT_MS = 15_000;
 
 export interface EventStream {
-  /** Sends one event; `data` goes as one line of JSON. */
-  send(event: string, data: unknown): void;
+  /** Sends one event; `data` goes as one line of JSON. `id` (no line breaks) is numbered 1, 2, … when not given. */
+  send(event: string, data: unknown, id?: string): void;
   /** Ends the answer (the client sees the stream close). */
   close(): void;
   /** Aborted once the client has gone or close() was called: the work behind the stream stops. */
@@ -39,9 +39,9 @@ export function openEventStream(reply: FastifyReply, options: { heartbeatMs?: nu
   if (raw.destroyed) stop();
   return {
     signal: controller.signal,
-    send(event, data) {
+    send(event, data, id) {
       if (raw.writableEnded || raw.destroyed) return;
-      raw.write(`event: ${event}\nid: ${nextId++}\ndata: ${JSON.stringify(data)}\n\n`);
+      raw.write(`event: ${event}\nid: ${id ?? nextId++}\ndata: ${JSON.stringify(data)}\n\n`);
     },
     close() {
       stop();

@@ -1,4 +1,4 @@
-// GET /v2/tasks, GET /v2/tasks/:id, GET /v2/tasks/:id/events, POST /v2/tasks/:id/stop, DELETE /v2/tasks/:id
+// GET /v2/tasks, GET /v2/tasks/events, GET /v2/tasks/:id, GET /v2/tasks/:id/events, POST /v2/tasks/:id/stop, DELETE /v2/tasks/:id
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -6,13 +6,14 @@ import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { type TaskUpdate, watchTask } from '../../services/task-watch.ts';
 import * as tasks from '../../services/tasks.service.ts';
-import { TaskListQuery, TaskView } from '../schemas/v2-tasks.ts';
+import { type TeamTaskEvent, watchTeamTasks } from '../../services/team-task-watch.ts';
+import { TaskEventsQuery, TaskListQuery, TaskView } from '../schemas/v2-tasks.ts';
 import { IdParams, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { openEventStream } from './event-stream.ts';
 
-/** Event streams one team may hold open on this server at once: each reads its task on its own. */
+/** Event streams one team may hold open on this server at once (of one task or of all): each reads on its own. */
 export const MAX_STREAMS_PER_TEAM = 32;
 /** The Retry-After of a stream refused for the limit: streams end as their tasks do, seconds apart. */
 export const STREAM_RETRY_AFTER_SECONDS = 5;
@@ -41,6 +42,14 @@ class StreamCount {
   }
 }
 
+/** The time a resumed stream left off (its Last-Event-ID), when it is one this server sent. */
+function resumedFrom(header: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(header) ? header[0] : header;
+  if (!text || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(text) || Number.isNaN(Date.parse(text))) return undefined;
+  // A time ahead of this server's clock resumes from now.
+  return Date.parse(text) > Date.now() ? new Date().toISOString() : text;
+}
+
 /** Whether the client has closed the connection the answer would go on. */
 const clientGone = (request: FastifyRequest, reply: FastifyReply): boolean => reply.raw.destroyed || request.raw.socket.destroyed;
 
@@ -61,12 +70,90 @@ export const taskRoutes =
         },
       },
       async (request, reply) => {
-        const { limit = 100, cursor, count, type, status } = request.query;
-        const page = await tasks.listTaskPage(db, request.principal.teamId, { type, status, limit, count, afterId: decodeCursor(cursor, isIdKey) });
+        const { limit = 100, cursor, count, type, status, projectId, housekeeping } = request.query;
+        const page = await tasks.listTaskPage(db, request.principal.teamId, { type, status, projectId, housekeeping, limit, count, afterId: decodeCursor(cursor, isIdKey) });
         const { nextId, ...rest } = page;
         return sendList(request, reply, { ...rest, nextCursor: nextId === null ? null : encodeCursor(nextId) });
       },
     );
+
+    app.get(
+      '/tasks/events',
+      {
+        schema: {
+          tags: ['tasks'],
+          summary: 'Server-Sent Events of all the team’s tasks: a `snapshot`, then a `task` event each time one is created or changes',
+          description: [
+            'One stream for a page that shows many tasks (a browser holds at most 6 connections to a host). Events:',
+            '`snapshot` {tasks: [Task]} first: the tasks not ended yet (on a resumed stream, also those that ended since);',
+            '`task` Task: a task created or changed (an ended task is sent once, as it ended);',
+            '`removed` {id}: a task last seen running was removed. Each event’s id is the time of the read it came from:',
+            'an EventSource that reconnects sends it back (Last-Event-ID) and its snapshot also holds the tasks that ended meanwhile.',
+            `A team holds at most ${MAX_STREAMS_PER_TEAM} event streams at once on a server, of one task or of all (429 past it).`,
+          ].join(' '),
+          querystring: TaskEventsQuery,
+          produces: ['text/event-stream'],
+          response: { 200: Type.String({ description: 'text/event-stream' }), ...problemResponses, 429: Problem },
+        },
+      },
+      async (request, reply) => {
+        const teamId = request.principal.teamId;
+        const release = takeStream(reply, teamId);
+        try {
+          return await streamTeamEvents(request, reply, teamId, request.query.housekeeping !== false, release);
+        } catch (error) {
+          release();
+          throw error;
+        }
+      },
+    );
+
+    /** A stream slot of the team, or a 429 with its Retry-After. */
+    function takeStream(reply: FastifyReply, teamId: number): () => void {
+      try {
+        return openStreams.take(teamId);
+      } catch (error) {
+        void reply.header('retry-after', String(STREAM_RETRY_AFTER_SECONDS));
+        throw error;
+      }
+    }
+
+    /** Answers the team's event stream; `release` is called once it has ended. */
+    async function streamTeamEvents(request: FastifyRequest, reply: FastifyReply, teamId: number, housekeeping: boolean, release: () => void): Promise<FastifyReply> {
+      const abandoned = new AbortController();
+      const leave = () => abandoned.abort();
+      reply.raw.once('close', leave);
+      if (clientGone(request, reply)) leave();
+      const since = resumedFrom(request.headers['last-event-id']);
+      const exceptTypes = housekeeping ? [] : tasks.HOUSEKEEPING_TYPES;
+      const updates = watchTeamTasks(ctx.db, teamId, { signal: abandoned.signal, exceptTypes, ...(since ? { since } : {}) });
+      const first = await updates.next();
+      reply.raw.off('close', leave);
+      if (abandoned.signal.aborted || clientGone(request, reply) || first.done) {
+        await updates.return(undefined);
+        release();
+        return reply.code(204).send(null);
+      }
+      const stream = openEventStream(reply);
+      stream.signal.addEventListener('abort', () => abandoned.abort(), { once: true });
+      const send = (event: TeamTaskEvent) => {
+        if (event.kind === 'snapshot') stream.send('snapshot', { tasks: event.tasks }, event.at);
+        else if (event.kind === 'task') stream.send('task', event.task, event.at);
+        else stream.send('removed', { id: event.id }, event.at);
+      };
+      const pump = async () => {
+        try {
+          for (let update: IteratorResult<TeamTaskEvent> = first; !update.done; update = await updates.next()) send(update.value);
+        } catch (error) {
+          request.log.error({ err: error }, 'team task event stream failed');
+        } finally {
+          stream.close();
+          release();
+        }
+      };
+      void pump();
+      return reply;
+    }
 
     app.get(
       '/tasks/:id',
@@ -96,13 +183,7 @@ export const taskRoutes =
       },
       async (request, reply) => {
         const teamId = request.principal.teamId;
-        let release: () => void;
-        try {
-          release = openStreams.take(teamId);
-        } catch (error) {
-          void reply.header('retry-after', String(STREAM_RETRY_AFTER_SECONDS));
-          throw error;
-        }
+        const release = takeStream(reply, teamId);
         try {
           return await streamEvents(request, reply, teamId, request.params.id, release);
         } catch (error) {
