@@ -8,6 +8,7 @@ import { type Dataset, type ImageClass, type ImageFilter, type Project, type Ses
 import { Header } from '../components/header.tsx';
 import { BatchBar } from '../components/batch-bar.tsx';
 import { ExportForm } from '../components/export-form.tsx';
+import { Link } from '../components/link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
 import { filterFromUrl, filterKey, filterParams, filterQuery, queryOf } from '../filters.ts';
 import { forgetImageLists, imageListOf } from '../image-list.ts';
@@ -271,6 +272,9 @@ function Sidebar(
       </section>
       <section>
         <h2>Tags</h2>
+        <Link href={`/projects/${props.project.id}/tags`} class="manage-link">
+          Manage tags
+        </Link>
         {props.tags.length === 0 && <p class="quiet-text">No image tags</p>}
         <ul class="facets">
           {props.tags.map((t) => (
