@@ -179,7 +179,7 @@ async function nextValueRule(db: Kysely<Database>, tag: ProjectTagRow, change: T
     const problem = valueProblem(rule, value);
     if (problem) {
       const carriers = tag.scope === 'images' ? `${count} image${count === 1 ? '' : 's'}` : `${count} object${count === 1 ? '' : 's'}`;
-      throw conflict(`${carriers} carry the value ${JSON.stringify(value)}, which the change would not allow (${problem}); change or remove it there first`, {
+      throw conflict(`${carriers} ${count === 1 ? 'carries' : 'carry'} the value ${JSON.stringify(value)}, which the change would not allow (${problem}); change or remove it there first`, {
         value,
         count,
       });

@@ -13,6 +13,8 @@ import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { exportedFolder } from '../helpers/export-round-trip.ts';
 import { newDataset, newImage, newProject, newTag, polygon } from '../helpers/factories.ts';
+import { uploadProject, waitForTask } from '../helpers/importing.ts';
+import { pngImage } from '../helpers/multipart.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 import { assertProblem } from '../helpers/v2.ts';
 
@@ -247,6 +249,29 @@ for (const dialect of dialects) {
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    test('a Supervisely import keeps a oneof_string tag’s values and its objects’ values', async () => {
+      const file = (value: unknown) => Buffer.from(JSON.stringify(value));
+      const meta = {
+        classes: [{ title: 'car', shape: 'polygon', color: '#FF0000' }],
+        tags: [{ name: 'color', value_type: 'oneof_string', values: ['red', 'blue'], color: '#0000FF', applicable_type: 'objectsOnly' }],
+      };
+      const annotation = { description: '', tags: [], size: { width: 64, height: 48 }, objects: [{ classTitle: 'car', tags: [{ name: 'color', value: 'blue' }], points: { exterior: TRIANGLE, interior: [] } }] };
+      const files = await uploadProject(t, [
+        { path: 'meta.json', type: 'class', content: file(meta) },
+        { path: 'ds/img/a.png', type: 'image', content: await pngImage(64, 48, 3) },
+        { path: 'ds/ann/a.png.json', type: 'annotation', content: file(annotation) },
+      ]);
+      const res = await t.request({ method: 'POST', url: '/v1/tasks/import', payload: { project: { id: null, title: 'with values' }, preset: 1, files } });
+      assert.equal(res.statusCode, 200, res.body);
+      const task = await waitForTask(t, json<{ taskId: number }>(res).taskId);
+      assert.equal(task.status, 'finished', JSON.stringify(task.meta));
+      const projectId = task.meta.project.id as number;
+      const [tag] = json<{ items: Tag[] }>(await t.request({ method: 'GET', url: `/v2/projects/${projectId}/tags` })).items;
+      assert.deepEqual([tag!.title, tag!.valueType, tag!.values], ['color', 'oneof_string', ['red', 'blue']]);
+      const image = await t.ctx.db.kysely.selectFrom('images').select('id').where('project_id', '=', projectId).executeTakeFirstOrThrow();
+      assert.deepEqual((await read(image.id)).annotation.objects[0]!.tagValues, { color: 'blue' });
     });
   });
 }

@@ -118,8 +118,22 @@ describe('tags and their values in Chromium', { skip: chromiumSkip }, () => {
     assert.deepEqual([object!.tags, object!.tagValues], [['color', 'velocity'], { color: 'blue', velocity: 12.5 }]);
     await checkAccessibility(page, 'the editor with tag values');
 
-    // Deleting says how many carry it first.
+    // A list that would leave a value in use out is refused, naming it; a tag changed meanwhile is not overwritten.
     await page.goto(`${base}/projects/${projectId}/tags`);
+    await page.getByRole('button', { name: 'Edit color' }).click();
+    await page.locator('.tag-row').getByLabel('Values, one a line').fill('red\ngreen');
+    await page.getByRole('button', { name: 'Save tag' }).click();
+    await page.getByRole('alert').filter({ hasText: '1 object carries the value "blue"' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Edit color' }).click();
+    await page.locator('.tag-row').getByLabel('Hotkey').fill('j');
+    const color = json<{ items: { id: number; title: string }[] }>(await t.request({ method: 'GET', url: `/v2/projects/${projectId}/tags` })).items.find((x) => x.title === 'color')!;
+    assert.equal((await t.request({ method: 'PATCH', url: `/v2/tags/${color.id}`, payload: { hotkey: 'x' } })).statusCode, 200);
+    await page.getByRole('button', { name: 'Save tag' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Someone changed this tag meanwhile' }).waitFor();
+    await page.locator('.tag-row', { hasText: 'color' }).locator('kbd', { hasText: 'x' }).waitFor();
+
+    // Deleting says how many carry it first.
     await page.getByRole('button', { name: 'Delete velocity' }).click();
     const dialog = page.getByRole('alertdialog', { name: 'Delete velocity?' });
     await dialog.getByText('1 object on 1 image carries it and will lose it.').waitFor();
