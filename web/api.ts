@@ -141,6 +141,15 @@ export const getDataset = (id: number): Promise<Dataset> => call('GET', `/v2/dat
 export const listClasses = (projectId: number): Promise<ImageClass[]> => all(`/v2/projects/${projectId}/classes`);
 export const listObjectTags = (projectId: number): Promise<Tag[]> => all(`/v2/projects/${projectId}/tags?scope=figures`);
 export const listImageTags = (projectId: number): Promise<Tag[]> => all(`/v2/projects/${projectId}/tags?scope=images`);
+export const listTags = (projectId: number): Promise<Tag[]> => all(`/v2/projects/${projectId}/tags`);
+export type TagDefinition = Pick<Tag, 'title' | 'hotkey' | 'valueType' | 'values'>;
+export const createTag = (projectId: number, tag: TagDefinition & Pick<Tag, 'scope'>): Promise<Tag> => call('POST', `/v2/projects/${projectId}/tags`, tag);
+/** A tag with its ETag, to change or delete it only as it was read. */
+export const getTag = (id: number): Promise<Tagged<Tag>> => tagged('GET', `/v2/tags/${id}`);
+export const changeTag = (id: number, change: Partial<TagDefinition>, etag: string): Promise<Tagged<Tag>> => tagged('PATCH', `/v2/tags/${id}`, change, etag);
+export const deleteTag = async (id: number, etag: string): Promise<void> => void (await send('DELETE', `/v2/tags/${id}`, undefined, { ifMatch: etag }));
+/** How many images (and, for an object tag, objects) carry the tag. */
+export const tagUsage = (id: number): Promise<{ images: number; objects?: number }> => call('GET', `/v2/tags/${id}/usage`);
 
 /** What a gallery shows: one dataset or a whole project, narrowed by a class, a tag or a name. */
 export interface ImageFilter {

@@ -19,6 +19,7 @@ import * as webhooks from './migrations/0014_webhooks.ts';
 import * as audit from './migrations/0015_audit.ts';
 import * as rateLimits from './migrations/0016_rate_limits.ts';
 import * as objectTagValues from './migrations/0017_object_tag_values.ts';
+import * as tagValues from './migrations/0018_tag_values.ts';
 import * as nameSearch from './migrations/0019_name_search.ts';
 import * as taskProjects from './migrations/0024_task_projects.ts';
 
@@ -40,6 +41,7 @@ const migrations = {
   '0015_audit': audit,
   '0016_rate_limits': rateLimits,
   '0017_object_tag_values': objectTagValues,
+  '0018_tag_values': tagValues,
   '0019_name_search': nameSearch,
   '0024_task_projects': taskProjects,
 } satisfies Record<string, Migration>;

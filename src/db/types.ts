@@ -64,6 +64,8 @@ export interface ProjectTagsTable {
   hotkey: string;
   /** One of TAG_VALUE_TYPES: what a value of the tag may be, as the client declared it. */
   value_type: TextWithDefault;
+  /** A oneof_string tag's possible values as a JSON array of strings; null for other types. */
+  possible_values: ColumnType<string | null, string | null | undefined, string | null>;
   created_by: number | null;
   created_at: string;
   updated_at: string;

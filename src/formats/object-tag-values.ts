@@ -40,6 +40,20 @@ export function renameTagInValues(text: string, from: string, to: string): strin
   return JSON.stringify(values);
 }
 
+/** The stored text without the tag `title`; null when no value is left. */
+export function removeTagFromValues(text: string, title: string): string | null {
+  const values = parseObjectTagValues(text);
+  let changed = false;
+  for (const [id, own] of Object.entries(values)) {
+    if (!Object.hasOwn(own, title)) continue;
+    delete own[title];
+    changed = true;
+    if (Object.keys(own).length === 0) delete values[id];
+  }
+  if (!changed) return text;
+  return Object.keys(values).length > 0 ? JSON.stringify(values) : null;
+}
+
 /**
  * The stored text for a copy of the objects, whose ids become 1..n: the values of the object of id
  * `ids[k]` go to id k + 1.

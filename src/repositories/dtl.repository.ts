@@ -34,7 +34,7 @@ export async function insertOutputProject(
   for (const t of tags) {
     const row = await db
       .insertInto('project_tags')
-      .values({ project_id: projectId, scope: t.scope, title: t.title, hotkey: '', value_type: t.valueType, created_by: createdBy, created_at: now, updated_at: now })
+      .values({ project_id: projectId, scope: t.scope, title: t.title, hotkey: '', value_type: t.valueType, possible_values: t.valueType === 'oneof_string' && t.values?.length ? JSON.stringify(t.values) : null, created_by: createdBy, created_at: now, updated_at: now })
       .returning('id')
       .executeTakeFirstOrThrow();
     tagIds.set(`${t.scope}/${t.title}`, row.id);

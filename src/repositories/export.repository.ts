@@ -9,7 +9,7 @@ import { parseObjectTagValues, tagsWithValues } from '../formats/object-tag-valu
 /** An object as images.objects_json stores it: object tags by title; their values are in images.object_tag_values. */
 type StoredObject = Omit<ExportObject, 'tags'> & { tags: string[] };
 
-/** Value types kept as given: `oneof_string` is not, as its list of values is not stored. */
+/** Value types kept as given; `oneof_string` too when its list of values is stored (a tag made before the list was kept has none). */
 const GIVEN_TYPES = new Set(['any_number', 'any_string']);
 
 /**
@@ -23,7 +23,7 @@ export async function exportProject(db: Kysely<Database>, projectId: number): Pr
   const project = await db.selectFrom('projects').select('title').where('id', '=', projectId).executeTakeFirst();
   if (!project) return undefined;
   const classes = await db.selectFrom('classes').select(['title', 'shape', 'color']).where('project_id', '=', projectId).orderBy('id').execute();
-  const tags = await db.selectFrom('project_tags').select(['id', 'title', 'scope', 'value_type']).where('project_id', '=', projectId).orderBy('id').execute();
+  const tags = await db.selectFrom('project_tags').select(['id', 'title', 'scope', 'value_type', 'possible_values']).where('project_id', '=', projectId).orderBy('id').execute();
   // Values are stored as JSON text: a string value starts with a quote.
   const kinds = await db
     .selectFrom('image_tags')
@@ -44,7 +44,11 @@ export async function exportProject(db: Kysely<Database>, projectId: number): Pr
   return {
     title: project.title,
     classes: classes.map((c) => ({ title: c.title, shape: c.shape as ClassShape, color: c.color })),
-    tags: tags.map((t) => ({ title: t.title, scope: t.scope as TagScope, valueType: GIVEN_TYPES.has(t.value_type) ? (t.value_type as TagValueType) : valueType(t.id) })),
+    tags: tags.map((t) =>
+      t.value_type === 'oneof_string' && t.possible_values !== null
+        ? { title: t.title, scope: t.scope as TagScope, valueType: 'oneof_string' as const, values: JSON.parse(t.possible_values) as string[] }
+        : { title: t.title, scope: t.scope as TagScope, valueType: GIVEN_TYPES.has(t.value_type) ? (t.value_type as TagValueType) : valueType(t.id) },
+    ),
   };
 }
 

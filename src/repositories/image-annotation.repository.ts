@@ -4,6 +4,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
 import { isPostgres, jsonRows, jsonRowsOf } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
+import type { TagValueType } from '../formats/canonical.ts';
 import { insertImageTags, insertObjectTagRefs } from './import.repository.ts';
 
 /** An image's annotation as stored. */
@@ -20,6 +21,8 @@ export interface StoredAnnotation {
   objectIds: string | null;
   /** images.next_object_id: null means n + 1. */
   nextObjectId: number | null;
+  /** images.object_tag_values: the objects' tag values by object id, null when none has one. */
+  objectTagValues: string | null;
   /** The image's tags, in tag id order (the order v1 lists their titles in). */
   tags: { id: number; title: string; value: string | null }[];
 }
@@ -60,6 +63,7 @@ export async function findAnnotation(
       'images.objects_json',
       'images.object_ids',
       'images.next_object_id',
+      'images.object_tag_values',
     ])
     .where('images.id', '=', imageId)
     .where('projects.team_id', '=', teamId);
@@ -94,6 +98,7 @@ export async function findAnnotation(
     objectsJson: row.objects_json,
     objectIds: row.object_ids,
     nextObjectId: row.next_object_id,
+    objectTagValues: row.object_tag_values,
     tags,
   };
 }
@@ -103,6 +108,8 @@ export interface AnnotationWrite {
   objectsJson: string;
   objectIds: string | null;
   nextObjectId: number | null;
+  /** images.object_tag_values. */
+  objectTagValues: string | null;
   /** The image's tags by id, with their values as JSON text. */
   imageTags: { tagId: number; value: string | null }[];
   /** The figure tags the objects use, by id. */
@@ -121,6 +128,7 @@ export async function writeAnnotation(db: Kysely<Database>, imageId: number, wri
       objects_json: write.objectsJson,
       object_ids: write.objectIds,
       next_object_id: write.nextObjectId,
+      object_tag_values: write.objectTagValues,
       updated_at: isoNow(),
     })
     .where('id', '=', imageId)
@@ -134,23 +142,34 @@ export async function writeAnnotation(db: Kysely<Database>, imageId: number, wri
   for (let i = 0; i < refs.length; i += 1000) await insertObjectTagRefs(db, refs.slice(i, i + 1000));
 }
 
+/** A tag an annotation write names: its id, and what its values may be (a oneof_string tag's list, or null). */
+export interface LockedTag {
+  id: number;
+  title: string;
+  valueType: TagValueType;
+  values: string[] | null;
+}
+
 /**
  * The ids of the project's tags of `scope` with these titles, by title. On PostgreSQL the rows found
  * stay share-locked until the caller's transaction ends, as importRepo.lockTags does for an import
  * batch: a rename or delete of one of them waits for the annotation write, then finds the image
  * through the references it wrote. A rename committed first is seen: its tag no longer has the title.
  */
-export async function lockTagsByTitle(db: Kysely<Database>, projectId: number, scope: 'images' | 'figures', titles: readonly string[]): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
+export async function lockTagsByTitle(db: Kysely<Database>, projectId: number, scope: 'images' | 'figures', titles: readonly string[]): Promise<Map<string, LockedTag>> {
+  const ids = new Map<string, LockedTag>();
   for (let i = 0; i < titles.length; i += 1000) {
     let query = db
       .selectFrom('project_tags')
-      .select(['id', 'title'])
+      .select(['id', 'title', 'value_type', 'possible_values'])
       .where('project_id', '=', projectId)
       .where('scope', '=', scope)
       .where('title', 'in', titles.slice(i, i + 1000));
     if (isPostgres(db)) query = query.forShare();
-    for (const row of await query.execute()) ids.set(row.title, row.id);
+    for (const row of await query.execute()) {
+      const values = row.possible_values === null ? null : (JSON.parse(row.possible_values) as string[]);
+      ids.set(row.title, { id: row.id, title: row.title, valueType: row.value_type as TagValueType, values });
+    }
   }
   return ids;
 }

@@ -4,7 +4,7 @@ import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database, ProjectTagRow } from '../db/types.ts';
 import type { TagValueType } from '../formats/canonical.ts';
-import { renameTagInValues } from '../formats/object-tag-values.ts';
+import { removeTagFromValues, renameTagInValues } from '../formats/object-tag-values.ts';
 
 /** `images` tags go on whole images, `figures` tags on the objects inside an annotation. */
 export type TagScope = 'images' | 'figures';
@@ -26,8 +26,12 @@ export interface NewTag {
   hotkey: string;
   /** `none` when not given. */
   valueType?: TagValueType;
+  /** A oneof_string tag's possible values. */
+  values?: readonly string[];
   createdBy: number;
 }
+
+const valuesText = (values: readonly string[] | undefined): string | null => (values && values.length ? JSON.stringify(values) : null);
 
 const toRecord = (r: ProjectTagRow): ProjectTagRecord => ({
   id: r.id,
@@ -116,6 +120,7 @@ export async function insertTag(db: Kysely<Database>, tag: NewTag): Promise<numb
       title: tag.title,
       hotkey: tag.hotkey,
       value_type: tag.valueType,
+      possible_values: valuesText(tag.values),
       created_by: tag.createdBy,
       created_at: now,
       updated_at: now,
@@ -139,6 +144,7 @@ export async function ensureTag(db: Kysely<Database>, tag: NewTag): Promise<{ id
       title: tag.title,
       hotkey: tag.hotkey,
       value_type: tag.valueType ?? 'none',
+      possible_values: valuesText(tag.values),
       created_by: tag.createdBy,
       created_at: now,
       updated_at: now,
@@ -152,11 +158,15 @@ export async function ensureTag(db: Kysely<Database>, tag: NewTag): Promise<{ id
   return { id: existing.id, created: false };
 }
 
-/** Sets title and hotkey; a title already used in the project and scope raises the unique violation. */
-export async function updateTag(db: Kysely<Database>, tagId: number, change: { title: string; hotkey: string }): Promise<void> {
+/** Sets title, hotkey and value type; a title already used in the project and scope raises the unique violation. */
+export async function updateTag(
+  db: Kysely<Database>,
+  tagId: number,
+  change: { title: string; hotkey: string; valueType: TagValueType; values: readonly string[] | null },
+): Promise<void> {
   await db
     .updateTable('project_tags')
-    .set({ title: change.title, hotkey: change.hotkey, updated_at: isoNow() })
+    .set({ title: change.title, hotkey: change.hotkey, value_type: change.valueType, possible_values: valuesText(change.values ?? undefined), updated_at: isoNow() })
     .where('id', '=', tagId)
     .execute();
 }
@@ -189,6 +199,52 @@ export async function renameObjectTagValues(db: Kysely<Database>, tagId: number,
     const next = renameTagInValues(row.object_tag_values!, from, to);
     if (next !== row.object_tag_values) await db.updateTable('images').set({ object_tag_values: next }).where('id', '=', row.id).execute();
   }
+}
+
+/**
+ * Takes the figure tag `title` out of the stored object tag values of the images whose objects use
+ * the tag (its delete takes the title out of the objects). Call inside the delete's transaction.
+ */
+export async function removeObjectTagValues(db: Kysely<Database>, tagId: number, title: string): Promise<void> {
+  const rows = await db
+    .selectFrom('object_tag_refs')
+    .innerJoin('images', 'images.id', 'object_tag_refs.image_id')
+    .select(['images.id', 'images.object_tag_values'])
+    .where('object_tag_refs.tag_id', '=', tagId)
+    .where('images.object_tag_values', 'is not', null)
+    .execute();
+  for (const row of rows) {
+    const next = removeTagFromValues(row.object_tag_values!, title);
+    if (next !== row.object_tag_values) await db.updateTable('images').set({ object_tag_values: next }).where('id', '=', row.id).execute();
+  }
+}
+
+/** How many images carry the image tag, and with each value how many (values as stored, JSON text). */
+export async function imageTagUsage(db: Kysely<Database>, tagId: number): Promise<{ images: number; values: Map<string, number> }> {
+  const rows = await db
+    .selectFrom('image_tags')
+    .select((eb) => ['value', eb.fn.countAll().as('n')])
+    .where('tag_id', '=', tagId)
+    .groupBy('value')
+    .execute();
+  const values = new Map<string, number>();
+  let images = 0;
+  for (const r of rows) {
+    images += Number(r.n);
+    if (r.value !== null) values.set(r.value, Number(r.n));
+  }
+  return { images, values };
+}
+
+/** The images whose objects use the figure tag, with their stored objects and object tag values. */
+export async function imagesUsingFigureTagWithValues(db: Kysely<Database>, tagId: number): Promise<{ objectsJson: string; objectTagValues: string | null }[]> {
+  const rows = await db
+    .selectFrom('object_tag_refs')
+    .innerJoin('images', 'images.id', 'object_tag_refs.image_id')
+    .select(['images.objects_json', 'images.object_tag_values'])
+    .where('object_tag_refs.tag_id', '=', tagId)
+    .execute();
+  return rows.map((r) => ({ objectsJson: r.objects_json, objectTagValues: r.object_tag_values }));
 }
 
 /** The images whose objects use the figure tag, with their stored objects. */
@@ -236,6 +292,8 @@ export interface TagResource {
   title: string;
   hotkey: string;
   valueType: TagValueType;
+  /** A oneof_string tag's possible values, as Supervisely's meta.json lists them; absent for the other types. */
+  values?: string[];
   createdBy: number | null;
   createdAt: string;
   updatedAt: string;
@@ -248,6 +306,7 @@ export const toTagResource = (r: ProjectTagRow): TagResource => ({
   title: r.title,
   hotkey: r.hotkey,
   valueType: r.value_type as TagValueType,
+  ...(r.possible_values !== null ? { values: JSON.parse(r.possible_values) as string[] } : {}),
   createdBy: r.created_by,
   createdAt: r.created_at,
   updatedAt: r.updated_at,

@@ -11,10 +11,12 @@ import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database } from '../db/types.ts';
 import { conflict, notFound } from '../errors.ts';
-import { type AnnotationObject, type CanonicalAnnotation, serializeObjects, toAnnotationObject } from '../formats/canonical.ts';
+import { type AnnotationObject, type TagValue, serializeObjects, toAnnotationObject } from '../formats/canonical.ts';
+import { parseObjectTagValues } from '../formats/object-tag-values.ts';
 import { type StoredAnnotation, findAnnotation, lockClassesByTitle, lockTagsByTitle, writeAnnotation } from '../repositories/image-annotation.repository.ts';
 import { classShapes } from '../repositories/import.repository.ts';
 import { invalidAt, readAnnotation } from './annotation-input.ts';
+import { imageTagValuesText, objectTagValuesTextOf, resolveTagValues } from './annotation-tag-values.ts';
 import { type AnnotationPatch, applyPatch } from './annotation-patch.ts';
 import { type AnnotationState, annotationJson, annotationTag, checkAnnotationIfMatch, objectStarts } from './annotation-text.ts';
 import { type IdentifiedObjects, nextObjectIdOf, objectIdsOf, storedObjectIds } from './object-ids.ts';
@@ -42,6 +44,8 @@ const stateOf = (stored: StoredAnnotation): AnnotationState => ({
   height: stored.height,
   objectsJson: stored.objectsJson,
   objectIds: stored.objectIds,
+  imageTagValues: imageTagValuesText(stored.tags),
+  objectTagValues: stored.objectTagValues,
 });
 
 async function requireAnnotation(db: Kysely<Database>, teamId: number, imageId: number, lock: boolean): Promise<StoredAnnotation> {
@@ -67,7 +71,11 @@ export async function getAnnotation(ctx: Context, teamId: number, imageId: numbe
 interface NextState {
   description: string;
   /** Image tags as the request gives them, with the pointer of each. */
-  imageTags: { title: string; value: string | null; at: string }[];
+  imageTags: { title: string; at: string }[];
+  /** What the request says of the image tags' values; undefined keeps them. */
+  imageValues?: { tags?: unknown; tagValues?: unknown };
+  /** What the request says of object `index`'s tag values (its members as sent); null keeps them. */
+  objectValues: (index: number) => { tags?: unknown; tagValues?: unknown; at: string } | null;
   objects: AnnotationObject[];
   ids: number[];
   next: number;
@@ -101,6 +109,8 @@ async function writeState(trx: Kysely<Database>, written: WrittenAnnotations, st
   for (const t of state.imageTags) {
     if (!imageTagIds.has(t.title)) throw invalidAt(t.at, `"${t.title}" is not an image tag of the project`);
   }
+  const imageRules = new Map([...imageTagIds.values()].map((t) => [t.title, t]));
+  const figureRules = new Map([...figureTagIds.values()].map((t) => [t.title, t]));
   if (figureTagIds.size < figureTitles.size) {
     for (const [i, o] of state.objects.entries()) {
       const j = o.tags.findIndex((title) => !figureTagIds.has(title));
@@ -108,25 +118,38 @@ async function writeState(trx: Kysely<Database>, written: WrittenAnnotations, st
     }
   }
 
-  // A tag named without a value keeps the value it had on the image: v2 shows titles only, so a
-  // representation sent back as it was read must not lose what an import stored.
-  const valueBefore = new Map(stored.tags.map((t) => [t.title, t.value]));
+  // A tag named without a value keeps the value it had (annotation-tag-values.ts): a representation
+  // sent back without its values must not lose what an import stored.
+  const imageBefore = Object.fromEntries(stored.tags.filter((t) => t.value !== null).map((t) => [t.title, JSON.parse(t.value!) as TagValue]));
+  const imageValues = resolveTagValues({ titles: state.imageTags.map((t) => t.title), ...(state.imageValues ?? {}), at: '', before: imageBefore }, imageRules);
   const imageTags = state.imageTags
-    .map((t) => ({ tagId: imageTagIds.get(t.title)!, title: t.title, value: t.value ?? valueBefore.get(t.title) ?? null }))
+    .map((t) => ({ tagId: imageTagIds.get(t.title)!.id, title: t.title, value: Object.hasOwn(imageValues, t.title) ? JSON.stringify(imageValues[t.title]) : null }))
     // In tag id order, as v1 lists them.
     .sort((a, b) => a.tagId - b.tagId);
+  const objectsBefore = parseObjectTagValues(stored.objectTagValues);
+  const objectValues = state.objects.map((o, i) => {
+    const before = objectsBefore[String(state.ids[i])];
+    const input = state.objectValues(i);
+    if (input === null) return before ? Object.fromEntries(o.tags.filter((t) => Object.hasOwn(before, t)).map((t) => [t, before[t]!])) : {};
+    return resolveTagValues({ titles: o.tags, ...input, before }, figureRules);
+  });
+  const objectTagValues = objectTagValuesTextOf(state.ids, objectValues);
   const { objectsJson } = state;
   const ids = storedObjectIds(state.ids, state.next);
   await writeAnnotation(trx, stored.imageId, {
     description: state.description,
     objectsJson,
     ...ids,
+    objectTagValues,
     imageTags,
-    objectTagIds: [...figureTitles].map((title) => figureTagIds.get(title)!),
+    objectTagIds: [...figureTitles].map((title) => figureTagIds.get(title)!.id),
   });
   written.remember(stored.imageId, objectsJson, state.objects);
   const tags = imageTags.map((t) => t.title);
-  return answerOf({ ...stateOf(stored), description: state.description, tags, objectsJson, objectIds: ids.objectIds }, state.ids);
+  return answerOf(
+    { ...stateOf(stored), description: state.description, tags, objectsJson, objectIds: ids.objectIds, imageTagValues: imageTagValuesText(imageTags), objectTagValues },
+    state.ids,
+  );
 }
 
 /**
@@ -172,9 +195,6 @@ export async function recordAnnotationsRewritten(trx: Kysely<Database>, teamId: 
   await recordEvents(trx, teamId, 'annotation.updated', events);
 }
 
-/** A tag value as image_tags stores it: JSON text, or null for none. */
-const storedValue = (value: CanonicalAnnotation['tags'][number]['value']): string | null => (value === null ? null : JSON.stringify(value));
-
 function checkDescription(ctx: Context, description: string, at: string): void {
   const max = ctx.config.limits.descriptionLength;
   if (description.length > max) throw invalidAt(at, `must be at most ${max} characters`);
@@ -191,7 +211,9 @@ export async function replaceAnnotation(ctx: Context, written: WrittenAnnotation
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
     if (body.name !== undefined && body.name !== stored.name) throw invalidAt('/name', `is the image's name, "${stored.name}", and is not changed here`);
     const size = { width: stored.width, height: stored.height };
-    const read = readAnnotation({ ...body, size: body.size ?? size }, await classShapes(trx, stored.projectId));
+    const raw = body.objects as Record<string, unknown>[];
+    // tagValues is v2's, not the reader's: it is read by annotation-tag-values.ts.
+    const read = readAnnotation({ ...body, tagValues: undefined, objects: raw.map(({ tagValues: _, ...o }) => o), size: body.size ?? size }, await classShapes(trx, stored.projectId));
     if (read.size.width !== size.width || read.size.height !== size.height) {
       throw invalidAt('/size', `is the image's size, ${size.width}×${size.height}, and is not changed here`);
     }
@@ -202,7 +224,6 @@ export async function replaceAnnotation(ctx: Context, written: WrittenAnnotation
     const count = objectStarts(stored.objectsJson).length;
     const storedIndex = new Map(objectIdsOf(stored.objectIds, count).map((id, k) => [id, k]));
     const taken = new Set<number>();
-    const raw = body.objects as Record<string, unknown>[];
     let next = nextObjectIdOf(stored.nextObjectId, count);
     const ids = raw.map((o, i) => {
       const id = o.id;
@@ -224,7 +245,9 @@ export async function replaceAnnotation(ctx: Context, written: WrittenAnnotation
 
     const answer = await writeState(trx, written, stored, {
       description: read.description,
-      imageTags: read.tags.map((t, i) => ({ title: t.name, value: storedValue(t.value), at: `/tags/${i}` })),
+      imageTags: read.tags.map((t, i) => ({ title: t.name, at: `/tags/${i}` })),
+      imageValues: { tags: body.tags, tagValues: body.tagValues },
+      objectValues: (i) => ({ tags: raw[i]!.tags, tagValues: raw[i]!.tagValues, at: `/objects/${i}` }),
       objects,
       ids,
       next,
@@ -250,7 +273,7 @@ export async function patchAnnotation(ctx: Context, written: WrittenAnnotations,
       // The objects the patch leaves alone are written as the text they were stored as.
       objectsJson: objectsJsonReusing(stored.objectsJson, patched.objects, patched.from, () => true),
       description: stored.description,
-      imageTags: stored.tags.map((t, i) => ({ title: t.title, value: t.value, at: `/tags/${i}` })),
+      imageTags: stored.tags.map((t, i) => ({ title: t.title, at: `/tags/${i}` })),
     });
     await recordUpdated(trx, teamId, stored, answer);
     return answer;

@@ -17,10 +17,20 @@ export interface PatchedObjects extends IdentifiedObjects {
   tagsAt: (index: number) => string;
   /** For each object the patch left alone, its index among the stored ones; -1 for the others. */
   from: number[];
+  /** What the patch says of object `index`'s tags and tag values (its members as sent, and where); null when it left them alone. */
+  objectValues: (index: number) => { tags?: unknown; tagValues?: unknown; at: string } | null;
 }
 
 /** Members a change may set: those of an object as v1 shows it (and the reader's geometryType). */
-const CHANGEABLE = new Set(['classTitle', 'description', 'tags', 'bitmap', 'points', 'geometryType']);
+const CHANGEABLE = new Set(['classTitle', 'description', 'tags', 'tagValues', 'bitmap', 'points', 'geometryType']);
+
+/** The object without v2's tagValues, which the reader does not take. */
+const withoutValues = (o: unknown): unknown => {
+  if (o === null || typeof o !== 'object' || !('tagValues' in o)) return o;
+  const rest = { ...(o as Record<string, unknown>) };
+  delete rest.tagValues;
+  return rest;
+};
 
 /**
  * Applies `patch` to the current objects. Removals and changes name ids of the image, each at most
@@ -68,11 +78,11 @@ export function applyPatch(
   current.ids.forEach((id, k) => {
     const change = changes.get(id);
     if (!change) return;
-    toRead.push({ ...current.objects[k], ...change.fields });
+    toRead.push(withoutValues({ ...current.objects[k], ...change.fields }));
     origins.push(change.at);
   });
   added.forEach((o, i) => {
-    toRead.push(o);
+    toRead.push(withoutValues(o));
     origins.push(`/add/${i}`);
   });
   const locate = (steps: PathStep[]) =>
@@ -83,6 +93,7 @@ export function applyPatch(
   const ids: number[] = [];
   const tagsAt: string[] = [];
   const from: number[] = [];
+  const values: ({ tags?: unknown; tagValues?: unknown; at: string } | null)[] = [];
   let r = 0;
   current.ids.forEach((id, k) => {
     if (removed.has(id)) return;
@@ -91,6 +102,8 @@ export function applyPatch(
     ids.push(id);
     from.push(change ? -1 : k);
     tagsAt.push(change ? `${change.at}/tags` : `/objects/${k}/tags`);
+    const touchesTags = change && ('tags' in change.fields || 'tagValues' in change.fields);
+    values.push(touchesTags ? { tags: change.fields.tags, tagValues: change.fields.tagValues, at: change.at } : null);
   });
   let next = current.next;
   added.forEach((_, i) => {
@@ -98,6 +111,8 @@ export function applyPatch(
     ids.push(next++);
     from.push(-1);
     tagsAt.push(`/add/${i}/tags`);
+    const o = added[i] as Record<string, unknown>;
+    values.push({ tags: o.tags, tagValues: o.tagValues, at: `/add/${i}` });
   });
-  return { objects, ids, next, from, tagsAt: (i) => tagsAt[i]! };
+  return { objects, ids, next, from, tagsAt: (i) => tagsAt[i]!, objectValues: (i) => values[i]! };
 }

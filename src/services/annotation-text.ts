@@ -2,6 +2,7 @@
 // object's id written in, and the entity tag of that state. Neither re-encodes the objects: turning a
 // thousand polygons' coordinates back into text costs more than the rest of a PUT together.
 import { createHash } from 'node:crypto';
+import { type ObjectTagValues, parseObjectTagValues } from '../formats/object-tag-values.ts';
 import { checkIfMatch, entityTag } from './preconditions.ts';
 
 /**
@@ -18,14 +19,18 @@ export function objectStarts(objectsJson: string): number[] {
   return starts;
 }
 
-/** The objects' text with `"id":<id>` as the first member of each (every object has members). */
-function withIds(objectsJson: string, starts: readonly number[], ids: readonly number[]): string {
+/**
+ * The objects' text with `"id":<id>` as the first member of each (every object has members), then
+ * `"tagValues":{…}` for an object whose tags have values.
+ */
+function withIds(objectsJson: string, starts: readonly number[], ids: readonly number[], values: ObjectTagValues): string {
   if (starts.length !== ids.length) throw new Error(`${ids.length} ids for ${starts.length} objects`);
   const parts: string[] = [];
   let from = 0;
   for (let k = 0; k < starts.length; k += 1) {
     const at = starts[k]! + 1;
-    parts.push(objectsJson.slice(from, at), `"id":${ids[k]},`);
+    const own = values[String(ids[k])];
+    parts.push(objectsJson.slice(from, at), own ? `"id":${ids[k]},"tagValues":${JSON.stringify(own)},` : `"id":${ids[k]},`);
     from = at;
   }
   parts.push(objectsJson.slice(from));
@@ -44,6 +49,10 @@ export interface AnnotationState {
   objectsJson: string;
   /** Their ids (images.object_ids, null for 1..n). */
   objectIds: string | null;
+  /** The image tags' values as the representation's `tagValues` text, null when none has one. */
+  imageTagValues: string | null;
+  /** images.object_tag_values: the objects' tag values by id, null when none has one. */
+  objectTagValues: string | null;
 }
 
 /**
@@ -57,7 +66,12 @@ export const annotationTag = (s: AnnotationState): string => entityTag(taggedFor
  * What the tag is a digest of. The objects' text goes in as a digest of its own: hashed as it is, it
  * is not first copied into the JSON of the whole.
  */
-const taggedForm = (s: AnnotationState) => [s.description, s.tags, s.name, s.width, s.height, createHash('sha256').update(s.objectsJson).digest('base64url'), s.objectIds];
+const taggedForm = (s: AnnotationState) => {
+  const form: unknown[] = [s.description, s.tags, s.name, s.width, s.height, createHash('sha256').update(s.objectsJson).digest('base64url'), s.objectIds];
+  // Values go in only when there are some: an annotation without any keeps the tag it always had.
+  if (s.imageTagValues !== null || s.objectTagValues !== null) form.push(s.imageTagValues, s.objectTagValues);
+  return form;
+};
 
 /** Throws 412 PRECONDITION_FAILED, naming the current tag, when `ifMatch` is given and names another state. */
 export const checkAnnotationIfMatch = (s: AnnotationState, ifMatch: string | undefined): void => checkIfMatch(taggedForm(s), ifMatch);
@@ -67,5 +81,6 @@ export const checkAnnotationIfMatch = (s: AnnotationState, ifMatch: string | und
  * object with its id first. `starts` are objectStarts(objectsJson), when already known.
  */
 export function annotationJson(s: AnnotationState, ids: readonly number[], starts = objectStarts(s.objectsJson)): string {
-  return `{"description":${JSON.stringify(s.description)},"tags":${JSON.stringify(s.tags)},"name":${JSON.stringify(s.name)},"size":{"width":${s.width},"height":${s.height}},"objects":${withIds(s.objectsJson, starts, ids)}}`;
+  const imageValues = s.imageTagValues === null ? '' : `,"tagValues":${s.imageTagValues}`;
+  return `{"description":${JSON.stringify(s.description)},"tags":${JSON.stringify(s.tags)}${imageValues},"name":${JSON.stringify(s.name)},"size":{"width":${s.width},"height":${s.height}},"objects":${withIds(s.objectsJson, starts, ids, parseObjectTagValues(s.objectTagValues))}}`;
 }

@@ -316,7 +316,7 @@ export async function startImport(ctx: Context, principal: Principal, request: I
     const clashes = await importRepo.ensureClasses(trx, projectId, plan.classes);
     refuseClassClashes(clashes);
     for (const tag of plan.tags) {
-      await tags.ensureTag(trx, { projectId, scope: tag.scope, title: tag.title, hotkey: '', valueType: tag.valueType, createdBy: principal.userId });
+      await tags.ensureTag(trx, { projectId, scope: tag.scope, title: tag.title, hotkey: '', valueType: tag.valueType, values: tag.valueType === 'oneof_string' ? tag.values : undefined, createdBy: principal.userId });
     }
     const datasetMeta: DatasetMeta[] = [];
     const items: ImportItem[] = [];

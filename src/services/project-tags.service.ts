@@ -28,7 +28,7 @@ export async function createProjectTag(
   db: Kysely<Database>,
   caller: { teamId: number; userId: number },
   projectId: number,
-  input: { title: string; scope: TagScope; hotkey?: string; valueType?: TagValueType },
+  input: { title: string; scope: TagScope; hotkey?: string; valueType?: TagValueType; values?: string[] },
 ): Promise<TagResource> {
   const id = await tags.createTag(db, caller, projectId, input);
   return describeProjectTag(db, caller.teamId, id);
@@ -38,12 +38,19 @@ export async function describeProjectTag(db: Kysely<Database>, teamId: number, t
   return tagRows.toTagResource(await requireTag(db, teamId, tagId));
 }
 
-/** Renames the tag and/or sets its hotkey if `ifMatch` (when given) still names it as it is. */
+/** How many images (and, for an object tag, objects) carry the tag: what its delete takes away. */
+export async function projectTagUsage(db: Kysely<Database>, teamId: number, tagId: number): Promise<{ images: number; objects?: number }> {
+  const tag = await requireTag(db, teamId, tagId);
+  const usage = await tags.tagUsage(db, tag, { objects: true });
+  return { images: usage.images, ...(usage.objects !== undefined ? { objects: usage.objects } : {}) };
+}
+
+/** Renames the tag, sets its hotkey, value type or values, if `ifMatch` (when given) still names it as it is. */
 export async function changeProjectTag(
   db: Kysely<Database>,
   teamId: number,
   tagId: number,
-  change: { title?: string; hotkey?: string },
+  change: tags.TagChange,
   ifMatch: string | undefined,
 ): Promise<TagResource> {
   const tag = await requireTag(db, teamId, tagId);

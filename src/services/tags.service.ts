@@ -4,13 +4,15 @@ import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../db/dialect.ts';
 import type { Database, ProjectTagRow } from '../db/types.ts';
 import { type AppError, conflict, notFound } from '../errors.ts';
-import type { AnnotationObject, TagValueType } from '../formats/canonical.ts';
+import type { AnnotationObject, TagValue, TagValueType } from '../formats/canonical.ts';
+import { parseObjectTagValues } from '../formats/object-tag-values.ts';
 import * as projects from '../repositories/projects.repository.ts';
 import * as tags from '../repositories/tags.repository.ts';
 import type { TagScope } from '../repositories/tags.repository.ts';
 import { MAX_REWRITE_EVENTS, recordAnnotationsRewritten } from './annotation-edits.service.ts';
 import { rewriteImageObjects } from './object-rewrite.ts';
 import { requireProject } from './projects.service.ts';
+import { type ValueRule, checkPossibleValues, possibleValuesOf, valueProblem } from './tag-value-rules.ts';
 import { checkTitle } from './titles.ts';
 
 export type { TagScope };
@@ -21,6 +23,8 @@ export interface TagInput {
   hotkey?: string;
   /** What a value of the tag may be; `none` when not given. */
   valueType?: TagValueType;
+  /** A oneof_string tag's possible values (required for that type, refused for the others). */
+  values?: string[];
 }
 
 /** A tag named by id or by title. */
@@ -41,6 +45,7 @@ export async function createTag(
   input: TagInput,
 ): Promise<number> {
   checkTitle(input.title);
+  checkPossibleValues(input.valueType ?? 'none', input.values);
   try {
     return await db.transaction().execute(async (trx) => {
       await requireProject(trx, caller.teamId, projectId);
@@ -50,6 +55,7 @@ export async function createTag(
         title: input.title,
         hotkey: input.hotkey ?? '',
         valueType: input.valueType,
+        values: input.values,
         createdBy: caller.userId,
       });
       // The project's representation lists its tags, so it changed too.
@@ -82,6 +88,10 @@ export async function updateTag(
 export interface TagChange {
   title?: string;
   hotkey?: string;
+  /** A new value type: every value the tag carries must be one of the new type (else 409). */
+  valueType?: TagValueType;
+  /** A oneof_string tag's new list: every value the tag carries must stay in it (else 409). */
+  values?: string[];
 }
 
 /**
@@ -108,7 +118,8 @@ export async function changeTag(
       if (!tag) throw notFound('tag', { projectId, tagId, type: scope });
       precondition?.(tag);
       const title = change.title ?? tag.title;
-      await tags.updateTag(trx, tagId, { title, hotkey: change.hotkey ?? tag.hotkey });
+      const rule = await nextValueRule(trx, tag, change);
+      await tags.updateTag(trx, tagId, { title, hotkey: change.hotkey ?? tag.hotkey, valueType: rule.valueType, values: rule.values });
       if (scope === 'figures' && tag.title !== title) {
         await recordAnnotationsRewritten(trx, teamId, await rewriteFigureTag(trx, tagId, (titles) => titles.map((t) => (t === tag.title ? title : t))));
         await tags.renameObjectTagValues(trx, tagId, tag.title, title);
@@ -138,13 +149,67 @@ export async function deleteTag(
     const tag = await tags.findTag(trx, projectId, scope, tagId, { lock: true });
     if (!tag) throw notFound('tag', { projectId, tagId, type: scope });
     precondition?.(tag);
-    if (scope === 'figures') await recordAnnotationsRewritten(trx, teamId, await rewriteFigureTag(trx, tagId, (titles) => titles.filter((t) => t !== tag.title)));
+    if (scope === 'figures') {
+      await recordAnnotationsRewritten(trx, teamId, await rewriteFigureTag(trx, tagId, (titles) => titles.filter((t) => t !== tag.title)));
+      await tags.removeObjectTagValues(trx, tagId, tag.title);
+    }
     // Read before the delete takes the attachments away; the events carry the ETags after it.
     const carrying = scope === 'images' ? await tags.imagesCarryingTag(trx, tagId, MAX_REWRITE_EVENTS) : [];
     await tags.deleteTag(trx, tagId);
     await recordAnnotationsRewritten(trx, teamId, carrying);
     await projects.touchProject(trx, projectId);
   });
+}
+
+/**
+ * The value type and possible values the tag has after `change`. A change of either must leave every
+ * value the tag already carries valid: a value some image or object still has is a 409 that says
+ * which and how many carry it.
+ */
+async function nextValueRule(db: Kysely<Database>, tag: ProjectTagRow, change: TagChange): Promise<ValueRule> {
+  const before = tag.value_type as TagValueType;
+  const valueType = change.valueType ?? before;
+  if (change.valueType === undefined && change.values === undefined) return { title: tag.title, valueType, values: possibleValuesOf(tag.possible_values) };
+  const given = change.values ?? (valueType === before ? (possibleValuesOf(tag.possible_values) ?? undefined) : undefined);
+  checkPossibleValues(valueType, given);
+  const rule: ValueRule = { title: tag.title, valueType, values: given ?? null };
+  const usage = await tagUsage(db, tag, { objects: false });
+  for (const [text, count] of usage.values) {
+    const value = JSON.parse(text) as TagValue;
+    const problem = valueProblem(rule, value);
+    if (problem) {
+      const carriers = tag.scope === 'images' ? `${count} image${count === 1 ? '' : 's'}` : `${count} object${count === 1 ? '' : 's'}`;
+      throw conflict(`${carriers} ${count === 1 ? 'carries' : 'carry'} the value ${JSON.stringify(value)}, which the change would not allow (${problem}); change or remove it there first`, {
+        value,
+        count,
+      });
+    }
+  }
+  return rule;
+}
+
+/** How many images (and, for a figure tag, objects) carry the tag, and how many carry each value (as JSON text). */
+export interface TagUsage {
+  images: number;
+  objects?: number;
+  values: Map<string, number>;
+}
+
+/** The tag's usage; `objects: false` leaves a figure tag's objects uncounted (it reads every image's objects). */
+export async function tagUsage(db: Kysely<Database>, tag: Pick<ProjectTagRow, 'id' | 'scope' | 'title'>, options: { objects: boolean }): Promise<TagUsage> {
+  if (tag.scope === 'images') return tags.imageTagUsage(db, tag.id);
+  const images = await tags.imagesUsingFigureTagWithValues(db, tag.id);
+  const values = new Map<string, number>();
+  let objects = 0;
+  for (const image of images) {
+    if (options.objects) for (const o of JSON.parse(image.objectsJson) as AnnotationObject[]) if (o.tags?.includes(tag.title)) objects += 1;
+    for (const own of Object.values(parseObjectTagValues(image.objectTagValues))) {
+      if (!Object.hasOwn(own, tag.title)) continue;
+      const key = JSON.stringify(own[tag.title]);
+      values.set(key, (values.get(key) ?? 0) + 1);
+    }
+  }
+  return { images: images.length, ...(options.objects ? { objects } : {}), values };
 }
 
 /**

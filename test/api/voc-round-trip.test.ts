@@ -184,6 +184,21 @@ for (const dialect of dialects) {
       const types = Object.fromEntries(json<{ items: { title: string; valueType: string }[] }>(tags).items.map((tag) => [tag.title, tag.valueType]));
       assert.deepEqual(types, { pose: 'any_string', truncated: 'any_number', difficult: 'any_number', occluded: 'any_number' });
 
+      // v2 reads them as values of the objects' tags, and checks a value written against its type.
+      const image = await t.ctx.db.kysely.selectFrom('images').select('id').where('project_id', '=', projectId).where('name', '=', '1be.jpg').executeTakeFirstOrThrow();
+      const read = await t.request({ method: 'GET', url: `/v2/images/${image.id}/annotation` });
+      assert.equal(read.statusCode, 200, read.body);
+      const annotation = json<{ objects: { tags: string[]; tagValues?: Record<string, unknown> }[] }>(read);
+      for (const o of annotation.objects) assert.deepEqual(o.tagValues, { pose: 'Unspecified', truncated: 0, difficult: 0, occluded: 0 });
+      const first = annotation.objects[0]!;
+      const refused = await t.request({
+        method: 'PUT',
+        url: `/v2/images/${image.id}/annotation`,
+        payload: { ...annotation, objects: [{ ...first, tagValues: { ...first.tagValues, truncated: 'yes' } }] },
+      });
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.equal(json<{ errors: { pointer: string }[] }>(refused).errors[0]!.pointer, '/objects/0/tagValues/truncated');
+
       // A Supervisely export carries them too: the value types in meta.json, the values on the objects.
       const dir = await exportVoc(projectId, 'supervisely');
       try {

@@ -17,6 +17,9 @@ import {
   removeObject,
   removeVertex,
   setClass,
+  setImageTagValue,
+  setImageTags,
+  setObjectTagValue,
   setObjectTags,
   toAnnotationBody,
   toggled,
@@ -131,4 +134,19 @@ test('undo and redo walk every change since the start; a new change drops what c
   assert.deepEqual(history.future, []);
   assert.equal(redone(history), history);
   assert.equal(history.past.length, 2);
+});
+
+test('tag values: set on a tag the object or image carries, gone with the tag, sent whole in the body', () => {
+  const doc = fromAnnotation({ ...ANNOTATION, tags: ['weather'], tagValues: { weather: 'rain' }, objects: [{ ...ANNOTATION.objects[0]!, tags: ['pose'], tagValues: { pose: 'Unspecified' } }] });
+  assert.deepEqual(doc.objects[0]!.tagValues, { pose: 'Unspecified' });
+  assert.throws(() => setObjectTagValue(doc, 1, 'speed', 3), EditRefused);
+  const tagged = setObjectTagValue(setObjectTags(doc, 1, ['pose', 'speed']), 1, 'speed', 3);
+  assert.deepEqual(toAnnotationBody(tagged).body.objects[0]!.tagValues, { pose: 'Unspecified', speed: 3 });
+  // Cleared: the body says so by leaving it out.
+  assert.deepEqual(toAnnotationBody(setObjectTagValue(tagged, 1, 'pose', null)).body.objects[0]!.tagValues, { speed: 3 });
+  // A tag taken off takes its value with it.
+  assert.deepEqual(setObjectTags(tagged, 1, ['speed']).objects[0]!.tagValues, { speed: 3 });
+  assert.equal(setObjectTagValue(tagged, 1, 'speed', 3), tagged);
+  assert.deepEqual(toAnnotationBody(setImageTagValue(doc, 'weather', 'sun')).body.tagValues, { weather: 'sun' });
+  assert.deepEqual(toAnnotationBody(setImageTags(doc, [])).body.tagValues, {});
 });

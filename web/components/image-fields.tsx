@@ -2,13 +2,14 @@
 // undone and checked for conflicts with the objects.
 import { useLayoutEffect, useState } from 'preact/hooks';
 import type { Tag } from '../api.ts';
-import { setImageDescription, setImageTags, toggled } from '../editor/document.ts';
+import { type TagValues, setImageDescription, setImageTagValue, setImageTags, toggled } from '../editor/document.ts';
 import type { Edit } from './editor-overlay.tsx';
 import { TagToggles } from './tag-toggles.tsx';
 
 interface Props {
   description: string;
   tags: string[];
+  tagValues?: TagValues;
   /** The project's image tags (scope `images`). */
   projectTags: Tag[];
   onEdit: (edit: Edit) => void;
@@ -24,7 +25,14 @@ export function ImageFields(props: Props) {
       <fieldset>
         <legend>Tags</legend>
         {props.projectTags.length === 0 && <p class="quiet-text">The project has no image tags.</p>}
-        <TagToggles tags={props.projectTags} checked={props.tags} onToggle={(title) => props.onEdit((doc) => setImageTags(doc, toggled(doc.tags, title, titles)))} />
+        <TagToggles
+          tags={props.projectTags}
+          checked={props.tags}
+          values={props.tagValues}
+          of="image"
+          onToggle={(title) => props.onEdit((doc) => setImageTags(doc, toggled(doc.tags, title, titles)))}
+          onValue={(title, value) => props.onEdit((doc) => setImageTagValue(doc, title, value))}
+        />
       </fieldset>
       <label for="description">Description</label>
       <textarea

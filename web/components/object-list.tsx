@@ -9,6 +9,7 @@ import { memo } from 'preact/compat';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ImageClass } from '../api.ts';
 import { type LayerObject, objectName } from './annotation-layer.tsx';
+import { tagText } from './tag-value-input.tsx';
 
 /** A row's height in pixels; styles.css gives `.object-list li` the same. */
 export const ROW = 30;
@@ -18,7 +19,7 @@ const MAX_HEIGHT = 480;
 const OVERSCAN = 8;
 
 interface Props {
-  objects: readonly (LayerObject & { tags: string[] })[];
+  objects: readonly (LayerObject & { tags: string[]; tagValues?: Readonly<Record<string, string | number>> })[];
   classes: Map<string, ImageClass>;
   hovered: number | null;
   onHover: (name: number | null) => void;
@@ -108,7 +109,7 @@ export const ObjectList = memo(function ObjectList(props: Props) {
           const name = objectName(o);
           const problem = props.problems?.get(name);
           const classes = [props.hovered === name && 'hovered', props.selected === name && 'selected', problem && 'has-problem'].filter(Boolean).join(' ');
-          const note = problem ?? (o.tags.length > 0 ? o.tags.join(', ') : '');
+          const note = problem ?? (o.tags.length > 0 ? o.tags.map((t) => tagText(t, o.tagValues)).join(', ') : '');
           return (
             <li
               key={name}

@@ -2,7 +2,7 @@
 // and what the server refused about it at the last save. Every change is one edit, to undo.
 import { useLayoutEffect, useState } from 'preact/hooks';
 import type { ImageClass, Tag } from '../api.ts';
-import { type EditObject, removeHole, removeObject, removeVertex, setClass, setObjectDescription, setObjectTags, toggled } from '../editor/document.ts';
+import { type EditObject, removeHole, removeObject, removeVertex, setClass, setObjectDescription, setObjectTagValue, setObjectTags, toggled } from '../editor/document.ts';
 import type { Shape } from '../editor/geometry.ts';
 import type { Edit, Selection } from './editor-overlay.tsx';
 import { TagToggles } from './tag-toggles.tsx';
@@ -49,7 +49,14 @@ export function ObjectPanel(props: Props) {
       <fieldset>
         <legend>Object tags</legend>
         {props.tags.length === 0 && <p class="quiet-text">The project has no object tags.</p>}
-        <TagToggles tags={props.tags} checked={object.tags} onToggle={(title) => props.onEdit((doc) => setObjectTags(doc, key, toggled(object.tags, title, titles)))} />
+        <TagToggles
+          tags={props.tags}
+          checked={object.tags}
+          values={object.tagValues}
+          of="object"
+          onToggle={(title) => props.onEdit((doc) => setObjectTags(doc, key, toggled(object.tags, title, titles)))}
+          onValue={(title, value) => props.onEdit((doc) => setObjectTagValue(doc, key, title, value))}
+        />
       </fieldset>
       <label for="object-description">Object description</label>
       <textarea id="object-description" rows={2} maxLength={10_000} value={description} onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)} onChange={() => props.onEdit((doc) => setObjectDescription(doc, key, description))} />

@@ -28,14 +28,22 @@ export interface EditObject {
   classTitle: string;
   description: string;
   tags: string[];
+  /** Values of the tags that have one, by title (only tags the object carries). */
+  tagValues?: TagValues;
   bitmap: AnnotationObject['bitmap'];
   points: { exterior: Point[]; interior: Point[][] };
 }
+
+/** A tag's value, typed by its tag's value type (a number for any_number, text otherwise). */
+export type TagValue = string | number;
+export type TagValues = Readonly<Record<string, TagValue>>;
 
 export interface EditorDocument {
   size: Size;
   description: string;
   tags: string[];
+  /** The image tags' values, by title. */
+  tagValues?: TagValues;
   objects: readonly EditObject[];
   /** The key the next new object gets. */
   nextKey: number;
@@ -47,8 +55,8 @@ export type RingRef = 'exterior' | number;
 export class EditRefused extends Error {}
 
 export function fromAnnotation(annotation: Annotation): EditorDocument {
-  const objects = annotation.objects.map((o, i) => ({ key: i + 1, id: o.id, classTitle: o.classTitle, description: o.description, tags: o.tags, bitmap: o.bitmap, points: o.points }));
-  return { size: annotation.size, description: annotation.description, tags: annotation.tags, objects, nextKey: objects.length + 1 };
+  const objects = annotation.objects.map((o, i) => ({ key: i + 1, id: o.id, classTitle: o.classTitle, description: o.description, tags: o.tags, tagValues: o.tagValues ?? {}, bitmap: o.bitmap, points: o.points }));
+  return { size: annotation.size, description: annotation.description, tags: annotation.tags, tagValues: annotation.tagValues ?? {}, objects, nextKey: objects.length + 1 };
 }
 
 /**
@@ -62,10 +70,12 @@ export function toAnnotationBody(doc: EditorDocument, knownIds?: ReadonlySet<num
     classTitle: o.classTitle,
     description: o.description,
     tags: o.tags,
+    // Sent whole: a tag left out of it has no value.
+    tagValues: valuesOf(o.tagValues, o.tags),
     bitmap: o.bitmap,
     points: o.points,
   }));
-  return { body: { description: doc.description, tags: doc.tags, objects }, keys: doc.objects.map((o) => o.key) };
+  return { body: { description: doc.description, tags: doc.tags, tagValues: valuesOf(doc.tagValues, doc.tags), objects }, keys: doc.objects.map((o) => o.key) };
 }
 
 /** The object's index in `objects[]` of a problem's JSON pointer, or -1. */
@@ -188,9 +198,39 @@ export function setClass(doc: EditorDocument, key: number, classTitle: string, s
   return replaced(doc, key, (o) => ({ ...o, classTitle }));
 }
 
+/** The values of `tags` among `values`: a tag taken off loses its value. */
+function valuesOf(values: TagValues | undefined, tags: readonly string[]): Record<string, TagValue> {
+  const kept: Record<string, TagValue> = {};
+  for (const title of tags) if (values && Object.hasOwn(values, title)) kept[title] = values[title]!;
+  return kept;
+}
+
+/** `values` with the tag's value set, or taken away when null. */
+function withValue(values: TagValues | undefined, title: string, value: TagValue | null): TagValues {
+  const next = { ...values };
+  if (value === null) delete next[title];
+  else next[title] = value;
+  return next;
+}
+
 export function setObjectTags(doc: EditorDocument, key: number, tags: string[]): EditorDocument {
   find(doc, key);
-  return replaced(doc, key, (o) => ({ ...o, tags }));
+  return replaced(doc, key, (o) => ({ ...o, tags, tagValues: valuesOf(o.tagValues, tags) }));
+}
+
+/** Sets the value of a tag the object carries (null: no value). */
+export function setObjectTagValue(doc: EditorDocument, key: number, title: string, value: TagValue | null): EditorDocument {
+  const object = find(doc, key);
+  if (!object.tags.includes(title)) throw new EditRefused(`the object has no tag "${title}"`);
+  if ((object.tagValues?.[title] ?? null) === value) return doc;
+  return replaced(doc, key, (o) => ({ ...o, tagValues: withValue(o.tagValues, title, value) }));
+}
+
+/** Sets the value of an image tag the image carries (null: no value). */
+export function setImageTagValue(doc: EditorDocument, title: string, value: TagValue | null): EditorDocument {
+  if (!doc.tags.includes(title)) throw new EditRefused(`the image has no tag "${title}"`);
+  if ((doc.tagValues?.[title] ?? null) === value) return doc;
+  return { ...doc, tagValues: withValue(doc.tagValues, title, value) };
 }
 
 export function setObjectDescription(doc: EditorDocument, key: number, description: string): EditorDocument {
@@ -206,7 +246,7 @@ export function setBitmap(doc: EditorDocument, key: number, bitmap: EditObject['
 }
 
 export const setImageDescription = (doc: EditorDocument, description: string): EditorDocument => (doc.description === description ? doc : { ...doc, description });
-export const setImageTags = (doc: EditorDocument, tags: string[]): EditorDocument => ({ ...doc, tags });
+export const setImageTags = (doc: EditorDocument, tags: string[]): EditorDocument => ({ ...doc, tags, tagValues: valuesOf(doc.tagValues, tags) });
 
 /** Adds the tag if it is missing, removes it if present, keeping the order of `all` (the project's). */
 export function toggled(tags: readonly string[], title: string, all: readonly string[]): string[] {

@@ -9,6 +9,7 @@ import { Header } from '../components/header.tsx';
 import { BatchBar } from '../components/batch-bar.tsx';
 import { ExportForm } from '../components/export-form.tsx';
 import { PastExports } from '../components/past-exports.tsx';
+import { Link } from '../components/link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
 import { filterFromUrl, filterKey, filterParams, filterQuery, queryOf } from '../filters.ts';
 import { forgetImageLists, imageListOf } from '../image-list.ts';
@@ -273,6 +274,9 @@ function Sidebar(
       </section>
       <section>
         <h2>Tags</h2>
+        <Link href={`/projects/${props.project.id}/tags`} class="manage-link">
+          Manage tags
+        </Link>
         {props.tags.length === 0 && <p class="quiet-text">No image tags</p>}
         <ul class="facets">
           {props.tags.map((t) => (

@@ -447,7 +447,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               <dd>{image.tags.length ? image.tags.map((t) => (t.value === null ? t.title : `${t.title}: ${t.value}`)).join(', ') : 'none'}</dd>
             </dl>
             {canWrite ? (
-              <ImageFields description={editor.doc.description} tags={editor.doc.tags} projectTags={props.tags} onEdit={editor.edit} />
+              <ImageFields description={editor.doc.description} tags={editor.doc.tags} tagValues={editor.doc.tagValues} projectTags={props.tags} onEdit={editor.edit} />
             ) : (
               <DetailsEditor imageId={image.id} annotation={props.tagged} tags={props.tags} readOnly={true} onSaved={props.onSaved} />
             )}

@@ -3,6 +3,7 @@
 import { Type } from 'typebox';
 import type { Limits } from '../../config.ts';
 import { TAG_VALUE_TYPES } from '../../formats/canonical.ts';
+import { MAX_TAG_VALUES, MAX_TAG_VALUE_LENGTH } from '../../services/tag-value-rules.ts';
 import { Id, TagScope, Timestamp, Title } from './common.ts';
 import { Hotkey } from './requests.ts';
 import { ClassShape } from './resources.ts';
@@ -70,6 +71,9 @@ export const TagV2 = Type.Object(
     title: Type.String(),
     hotkey: Type.String(),
     valueType: TagValueType,
+    values: Type.Optional(
+      Type.Array(Type.String(), { description: 'a `oneof_string` tag’s possible values, as Supervisely’s meta.json lists them; absent for the other value types' }),
+    ),
     createdBy: Type.Union([Type.Integer(), Type.Null()]),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -91,11 +95,30 @@ export const projectChangeBody = (limits: Pick<Limits, 'descriptionLength'>) =>
 export const DatasetBody = Type.Object({ title: Title }, { additionalProperties: false });
 export const NewClassBody = Type.Object({ title: Title, shape: ClassShape, color: Color }, { additionalProperties: false });
 export const ClassChangeBody = Type.Object({ title: Type.Optional(Title), color: Type.Optional(Color) }, { additionalProperties: false, minProperties: 1 });
+const PossibleValues = Type.Array(Type.String({ minLength: 1, maxLength: MAX_TAG_VALUE_LENGTH }), {
+  maxItems: MAX_TAG_VALUES,
+  description: 'the possible values of a `oneof_string` tag (required for it, refused for the other types), distinct',
+});
 export const NewTagBody = Type.Object(
-  { title: Title, scope: TagScope, hotkey: Type.Optional(Hotkey), valueType: Type.Optional(TagValueType) },
+  { title: Title, scope: TagScope, hotkey: Type.Optional(Hotkey), valueType: Type.Optional(TagValueType), values: Type.Optional(PossibleValues) },
   { additionalProperties: false },
 );
-export const TagChangeBody = Type.Object({ title: Type.Optional(Title), hotkey: Type.Optional(Hotkey) }, { additionalProperties: false, minProperties: 1 });
+export const TagChangeBody = Type.Object(
+  {
+    title: Type.Optional(Title),
+    hotkey: Type.Optional(Hotkey),
+    valueType: Type.Optional(Type.Enum([...TAG_VALUE_TYPES], { description: 'every value the tag carries must fit the new type (else 409)' })),
+    values: Type.Optional(PossibleValues),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const TagUsageV2 = Type.Object(
+  {
+    images: Type.Integer({ description: 'images that carry the tag (an object tag: images with an object that does)' }),
+    objects: Type.Optional(Type.Integer({ description: 'objects that carry an object tag' })),
+  },
+  { $id: 'TagUsageV2' },
+);
 
 // Queries
 export const ProjectsQuery = Type.Object({

@@ -9,6 +9,17 @@ const MAX_TAGS = 1000;
 
 const TagValue = Type.Union([Type.Null(), Type.Number(), Type.String()]);
 
+/** Tag values by tag title, as a request may set them: a tag of the list left out has no value. */
+const TagValuesInput = Type.Record(Type.String({ minLength: 1 }), TagValue, {
+  maxProperties: MAX_TAGS,
+  description: 'values by tag title, each typed by its tag’s value type; when sent, a tag left out has no value (otherwise a tag keeps the value it had)',
+});
+
+/** Tag values by tag title, as a read shows them: only tags that have a value. */
+const TagValues = Type.Record(Type.String(), Type.Union([Type.Number(), Type.String()]), {
+  description: 'the values of the tags that have one, by tag title; absent when none has',
+});
+
 /** A tag as the reader takes it: a title, or {name, value} as Supervisely files write it. */
 const TagInput = Type.Union([
   Type.String({ minLength: 1 }),
@@ -19,6 +30,7 @@ const ObjectMembers = {
   classTitle: Type.String({ minLength: 1, description: 'a class of the project; the geometry must fit its shape' }),
   description: Type.Optional(Type.String()),
   tags: Type.Optional(Type.Array(TagInput, { maxItems: MAX_TAGS, description: 'object tags (scope `figures`) of the project' })),
+  tagValues: Type.Optional(TagValuesInput),
   bitmap: Type.Optional(
     Type.Union([Type.Null(), Type.Object({ origin: Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }), data: Type.String() }, { additionalProperties: false })]),
   ),
@@ -36,6 +48,7 @@ export const AnnotationBody = Type.Object(
   {
     description: Type.Optional(Type.String()),
     tags: Type.Optional(Type.Array(TagInput, { maxItems: MAX_TAGS, description: 'image tags (scope `images`) of the project' })),
+    tagValues: Type.Optional(TagValuesInput),
     name: Type.Optional(Type.String({ description: 'the image’s name, as read; it is not changed here' })),
     size: Type.Optional(Type.Object({ width: Type.Integer(), height: Type.Integer() }, { description: 'the image’s size, as read; it is not changed here' })),
     objects: Type.Array(ObjectInput, { maxItems: MAX_OBJECTS_PER_ANNOTATION }),
@@ -62,6 +75,7 @@ const IdentifiedObject = Type.Object({
   classTitle: Type.String(),
   description: Type.String(),
   tags: Type.Array(Type.String()),
+  tagValues: Type.Optional(TagValues),
   bitmap: Type.Union([Type.Null(), Type.Object({ origin: Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }), data: Type.String() })]),
   points: Type.Object({ exterior: Type.Array(Point), interior: Type.Array(Type.Array(Point)) }),
 });
@@ -70,6 +84,7 @@ export const ImageAnnotation = Type.Object(
   {
     description: Type.String(),
     tags: Type.Array(Type.String(), { description: 'image tag titles, in tag id order' }),
+    tagValues: Type.Optional(TagValues),
     name: Type.String(),
     size: Type.Object({ width: Type.Integer(), height: Type.Integer() }),
     objects: Type.Array(IdentifiedObject),

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as projectTags from '../../services/project-tags.service.ts';
-import { NewTagBody, ProjectIdParams, TagChangeBody, TagV2, TagsQuery } from '../schemas/catalog.ts';
+import { NewTagBody, ProjectIdParams, TagChangeBody, TagUsageV2, TagV2, TagsQuery } from '../schemas/catalog.ts';
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
@@ -58,12 +58,20 @@ export const projectTagRoutes =
       async (request, reply) => sendTagged(request, reply, await projectTags.describeProjectTag(db, request.principal.teamId, request.params.id)),
     );
 
+    app.get(
+      '/tags/:id/usage',
+      {
+        schema: { tags, summary: 'How many images and objects carry the tag (what its delete takes away)', params: IdParams, response: { 200: TagUsageV2, ...problemResponses } },
+      },
+      async (request) => projectTags.projectTagUsage(db, request.principal.teamId, request.params.id),
+    );
+
     app.patch(
       '/tags/:id',
       {
         schema: {
           tags,
-          summary: 'Rename a tag and/or set its hotkey; a figure tag’s rename reaches every object. If-Match makes it conditional',
+          summary: 'Rename a tag, set its hotkey, value type or possible values; a figure tag’s rename reaches every object. If-Match makes it conditional',
           params: IdParams,
           headers: IfMatchHeaders,
           body: TagChangeBody,
