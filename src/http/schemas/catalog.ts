@@ -62,6 +62,15 @@ export const ClassV2 = Type.Object(
   { $id: 'ClassV2' },
 );
 
+export const ClassUsage = Type.Object(
+  {
+    classId: Type.Integer(),
+    objects: Type.Integer({ minimum: 0, description: 'objects of the class stored over the project' }),
+    images: Type.Integer({ minimum: 0, description: 'images holding at least one of them' }),
+  },
+  { $id: 'ClassUsage' },
+);
+
 export const TagV2 = Type.Object(
   {
     id: Type.Integer(),
@@ -89,7 +98,14 @@ export const projectChangeBody = (limits: Pick<Limits, 'descriptionLength'>) =>
     { additionalProperties: false, minProperties: 1 },
   );
 export const DatasetBody = Type.Object({ title: Title }, { additionalProperties: false });
-export const NewClassBody = Type.Object({ title: Title, shape: ClassShape, color: Color }, { additionalProperties: false });
+export const NewClassBody = Type.Object(
+  {
+    title: Title,
+    shape: ClassShape,
+    color: Type.Optional(Type.String({ ...Color, description: '#RRGGBB; without it, the next colour of a palette for many classes, clearly apart from the project’s others' })),
+  },
+  { additionalProperties: false },
+);
 export const ClassChangeBody = Type.Object({ title: Type.Optional(Title), color: Type.Optional(Color) }, { additionalProperties: false, minProperties: 1 });
 export const NewTagBody = Type.Object(
   { title: Title, scope: TagScope, hotkey: Type.Optional(Hotkey), valueType: Type.Optional(TagValueType) },
