@@ -8,6 +8,7 @@ import { type Dataset, type ImageClass, type ImageFilter, type Project, type Ses
 import { Header } from '../components/header.tsx';
 import { BatchBar } from '../components/batch-bar.tsx';
 import { ExportForm } from '../components/export-form.tsx';
+import { SchemaLink } from '../components/schema-link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
 import { filterFromUrl, filterKey, filterParams, filterQuery, queryOf } from '../filters.ts';
 import { forgetImageLists, imageListOf } from '../image-list.ts';
@@ -242,6 +243,7 @@ function Sidebar(
       </section>
       <section>
         <h2>Classes</h2>
+        <SchemaLink projectId={props.project.id} />
         {props.classes.length === 0 ? (
           <p class="quiet-text">No classes</p>
         ) : (
