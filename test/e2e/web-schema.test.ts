@@ -75,6 +75,8 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     await page.getByRole('button', { name: 'New project' }).click();
     await page.getByLabel('Title').fill('Chess boards');
     await page.getByLabel('Description').fill('Pieces on boards, one box each');
+    await checkAccessibility(page, 'the projects page with the new project form');
+    await shootBoth(page, 'projects-new');
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.getByRole('heading', { name: 'Settings of Chess boards', level: 1 }).waitFor();
     const projectId = Number(/\/projects\/(\d+)\/settings$/.exec(page.url())?.[1]);
@@ -164,10 +166,14 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     await newImage(t.ctx, datasetId, { objects: [polygon('car', TRIANGLE), polygon('bus', TRIANGLE), polygon('car', TRIANGLE)] });
     await newImage(t.ctx, datasetId, { objects: [polygon('car', TRIANGLE)] });
     const page = await signedIn(t.key);
+    await page.getByRole('listitem').filter({ hasText: 'Traffic' }).getByRole('link', { name: 'Settings: datasets and classes' }).waitFor();
     await page.getByRole('link', { name: 'Traffic' }).click();
     await page.getByRole('link', { name: 'Edit datasets and classes' }).click();
     await page.getByRole('heading', { name: 'Settings of Traffic' }).waitFor();
     const [car, bus] = await classesOf(projectId);
+    const classRows = page.getByRole('list', { name: 'Classes' }).getByRole('listitem');
+    await classRows.filter({ hasText: 'car' }).getByText('2 images').waitFor();
+    await classRows.filter({ hasText: 'bus' }).getByText('1 image', { exact: true }).waitFor();
 
     await page.getByRole('button', { name: 'Rename car' }).click();
     await page.getByLabel('New title of car').fill('automobile');
@@ -177,6 +183,7 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     assert.deepEqual(objects.body.map((r) => r.data.objects.map((o) => o.classTitle)), [['automobile', 'bus', 'automobile'], ['automobile']]);
 
     await page.getByRole('button', { name: 'Colour of automobile' }).click();
+    assert.equal(await page.getByRole('radio', { name: '#00d200 (like another class’s)' }).count(), 1, 'the bus’s colour is marked');
     await page.getByRole('radio', { name: /^#00c3ff/ }).click();
     await shootBoth(page, 'project-settings-colour');
     await page.getByRole('button', { name: 'Save colour' }).click();

@@ -37,7 +37,9 @@ export function ConfirmDialog(props: Props) {
         <div class="confirm-body">{props.children}</div>
         {props.typeToConfirm !== undefined && (
           <label class="confirm-type">
-            Type <strong>{props.typeToConfirm}</strong> to confirm
+            <span>
+              Type <strong>{props.typeToConfirm}</strong> to confirm
+            </span>
             <input value={typed} onInput={(e) => setTyped((e.currentTarget as HTMLInputElement).value)} autoComplete="off" spellcheck={false} />
           </label>
         )}

@@ -32,7 +32,11 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
         {creating && <NewProjectForm onCancel={() => setCreating(false)} />}
         {error && <p class="error" role="alert">{error}</p>}
         {!projects && !error && <p role="status">Loading projects…</p>}
-        {projects?.length === 0 && <p>No projects yet. Import one with <code>annostore import</code>.</p>}
+        {projects?.length === 0 && (
+          <p>
+            No projects yet. Create one, import a folder below, or use <code>annostore import</code>.
+          </p>
+        )}
         <ul class="project-list">
           {projects?.map((project) => (
             <li key={project.id} class="project-card">
