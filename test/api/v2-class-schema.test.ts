@@ -1,12 +1,13 @@
 // What the web interface's schema editor relies on, on both databases: a class created without a
 // colour takes the palette's next one, clearly apart from the project's others; a class's usage (the
-// objects a cascading delete removes) is counted; an import's labels get distinct colours too.
+// objects a cascading delete removes) is counted; an import's labels get distinct colours too, into
+// a new project or one that has classes already.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CLASS_PALETTE, TOO_CLOSE, colorDistance } from '../../src/formats/class-colors.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
-import { importAndRead, withImportRunner } from '../helpers/importing.ts';
+import { importAndRead, uploadProject, waitForTask, withImportRunner } from '../helpers/importing.ts';
 import { pngImage } from '../helpers/multipart.ts';
 import { type TestApp, json } from '../helpers/test-app.ts';
 import { type List, assertProblem } from '../helpers/v2.ts';
@@ -88,6 +89,23 @@ for (const dialect of dialects) {
       assert.deepEqual([...imported.classes.keys()], CHESS);
       const projectId = imported.task.meta.project.id as number;
       const classes = json<List<Class>>(await t.request({ method: 'GET', url: `/v2/projects/${projectId}/classes` })).items;
+      assertDistinct(classes.map((c) => c.color));
+    });
+
+    test('labels imported into a project that has classes take colours apart from those classes', async () => {
+      const projectId = await newProject(t.ctx, { title: 'chess existing', classes: CHESS.slice(0, 3).map((title, i) => ({ title, shape: 'rectangle', color: CLASS_PALETTE[i]! })) });
+      const files = [
+        { path: 'chess/data.yaml', content: Buffer.from(`names:\n${CHESS.map((n) => `  - ${n}`).join('\n')}\n`), type: 'annotation' as const, format: 'yolo' },
+        { path: 'chess/images/train/board.png', content: await pngImage(8, 8), type: 'image' as const, format: 'yolo' },
+        { path: 'chess/labels/train/board.txt', content: Buffer.from(CHESS.map((_, i) => `${i} 0.5 0.5 0.2 0.2`).join('\n')), type: 'annotation' as const, format: 'yolo' },
+      ];
+      const res = await t.request({ method: 'POST', url: '/v1/tasks/import', payload: { project: { id: projectId }, preset: 5, files: await uploadProject(t, files) } });
+      assert.equal(res.statusCode, 200, res.body);
+      const task = await waitForTask(t, json<{ taskId: number }>(res).taskId);
+      assert.equal(task.status, 'finished', JSON.stringify(task.meta));
+      const classes = json<List<Class>>(await t.request({ method: 'GET', url: `/v2/projects/${projectId}/classes` })).items;
+      assert.deepEqual(classes.map((c) => c.title), CHESS);
+      assert.deepEqual(classes.slice(0, 3).map((c) => c.color), CLASS_PALETTE.slice(0, 3), 'the project’s classes keep theirs');
       assertDistinct(classes.map((c) => c.color));
     });
   });
