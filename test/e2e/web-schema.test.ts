@@ -186,6 +186,11 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     // The bus's colour is marked as another class's.
     await page.getByRole('radio', { name: '#00d200 (like another class’s)' }).waitFor();
     await page.getByRole('radio', { name: /^#00c3ff/ }).click();
+    // The palette is a radio group: the arrows move the choice.
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getByRole('radio', { name: /^#964b00/ }).getAttribute('aria-checked'), 'true');
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await page.getByRole('radio', { name: /^#00c3ff/ }).getAttribute('aria-checked'), 'true');
     await shootBoth(page, 'project-settings-colour');
     await page.getByRole('button', { name: 'Save colour' }).click();
     await page.getByRole('button', { name: 'Colour of automobile' }).waitFor();
