@@ -2,7 +2,7 @@
 // cookie goes with each request by itself (same origin); nothing here ever holds an API key beyond
 // the sign-in call that exchanges it.
 import type { Static } from 'typebox';
-import type { ClassV2, DatasetListItem, ProjectListItem, TagV2 } from '../src/http/schemas/catalog.ts';
+import type { ClassUsage, ClassV2, DatasetListItem, ProjectListItem, TagV2 } from '../src/http/schemas/catalog.ts';
 import type { ImageAnnotation } from '../src/http/schemas/image-annotation.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
@@ -274,3 +274,28 @@ export async function eachOf(ids: number[], work: (id: number) => Promise<void>,
   );
   return failed;
 }
+
+// A project's schema (the settings page and the editor's "new class"): changes of one resource go
+// under If-Match with the ETag read when the user began the change, so someone else's change made
+// meanwhile is a 412 rather than overwritten.
+type NewClass = { title: string; shape: ImageClass['shape']; color?: string };
+const removeTagged = async (url: string, etag: string): Promise<void> => void (await send('DELETE', url, undefined, { ifMatch: etag }));
+
+export const createProject = (body: { title: string; description?: string }): Promise<Project> => call('POST', '/v2/projects', body);
+export const readProject = (id: number): Promise<Tagged<Project>> => tagged('GET', `/v2/projects/${id}`);
+export const changeProject = (id: number, change: { title?: string; description?: string }, etag: string): Promise<Tagged<Project>> => tagged('PATCH', `/v2/projects/${id}`, change, etag);
+export const deleteProject = (id: number, etag: string): Promise<void> => removeTagged(`/v2/projects/${id}`, etag);
+
+export const createDataset = (projectId: number, title: string): Promise<Dataset> => call('POST', `/v2/projects/${projectId}/datasets`, { title });
+export const readDataset = (id: number): Promise<Tagged<Dataset>> => tagged('GET', `/v2/datasets/${id}`);
+export const renameDataset = (id: number, title: string, etag: string): Promise<Tagged<Dataset>> => tagged('PATCH', `/v2/datasets/${id}`, { title }, etag);
+export const deleteDataset = (id: number, etag: string): Promise<void> => removeTagged(`/v2/datasets/${id}`, etag);
+
+/** Without a colour, the server gives the palette's next one apart from the project's others. */
+export const createClass = (projectId: number, body: NewClass): Promise<ImageClass> => call('POST', `/v2/projects/${projectId}/classes`, body);
+export const readClass = (id: number): Promise<Tagged<ImageClass>> => tagged('GET', `/v2/classes/${id}`);
+export const changeClass = (id: number, change: { title?: string; color?: string }, etag: string): Promise<Tagged<ImageClass>> => tagged('PATCH', `/v2/classes/${id}`, change, etag);
+/** Deletes the class and every object of it (`cascade=true`). */
+export const deleteClass = (id: number, etag: string): Promise<void> => removeTagged(`/v2/classes/${id}?cascade=true`, etag);
+/** What deleting the class removes: its objects, and the images holding them. */
+export const classUsage = (id: number): Promise<Static<typeof ClassUsage>> => call('GET', `/v2/classes/${id}/usage`);

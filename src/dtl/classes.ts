@@ -11,7 +11,7 @@
 //                 class of the layer's shape, with a colour of its own.
 // A title that is a class already joins it when the shapes agree, and is a 400 when they do not.
 import type { ClassDefinition, ClassShape, TagDefinition } from '../formats/canonical.ts';
-import { defaultClassColor } from '../formats/supervisely/meta-reader.ts';
+import { nextClassColor } from '../formats/class-colors.ts';
 
 export const OTHER = '__other__';
 export const IGNORE = '__ignore__';
@@ -86,9 +86,9 @@ export class ClassListBuilder {
     this.put({ ...from, title, color: title === from.title ? from.color : (this.byTitle.get(title)?.color ?? from.color) });
   }
 
-  /** `__new__`: a class of the layer's shape (a class of that title in the input keeps its colour). */
-  create(title: string, shape: ClassShape, color: string = defaultClassColor(title)): void {
-    this.put({ title, shape, color });
+  /** `__new__`: a class of the layer's shape (a class of that title in the input keeps its colour, a new one the palette's next). */
+  create(title: string, shape: ClassShape, color?: string): void {
+    this.put({ title, shape, color: color ?? this.byTitle.get(title)?.color ?? nextClassColor([...this.byTitle.values()].map((c) => c.color)) });
   }
 
   private put(c: ClassDefinition): void {

@@ -37,6 +37,12 @@ export async function countClasses(db: Kysely<Database>, projectId: number): Pro
   return Number(row.n);
 }
 
+/** The colours of the project's classes, in id order. */
+export async function classColors(db: Kysely<Database>, projectId: number): Promise<string[]> {
+  const rows = await db.selectFrom('classes').select('color').where('project_id', '=', projectId).orderBy('id').execute();
+  return rows.map((r) => r.color);
+}
+
 /** The class if it lies in a project of the team; with `lock`, its row is locked on PostgreSQL. */
 export async function findClass(
   db: Kysely<Database>,

@@ -5,6 +5,7 @@ import { insertRows } from '../db/bulk-insert.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import type { ClassDefinition, ClassShape } from '../formats/canonical.ts';
+import { CLASS_PALETTE, TOO_CLOSE, colorDistance, nextClassColor } from '../formats/class-colors.ts';
 
 /** One image of an import's plan, as the worker reads it. */
 export interface ImportItem {
@@ -54,13 +55,19 @@ export async function classShapes(db: Kysely<Database>, projectId: number): Prom
  * refuses the import for those: objects of one class must keep one geometry).
  */
 export async function ensureClasses(db: Kysely<Database>, projectId: number, classes: ClassDefinition[]): Promise<string[]> {
-  const existing = await classShapes(db, projectId);
+  const rows = await db.selectFrom('classes').select(['title', 'shape', 'color']).where('project_id', '=', projectId).orderBy('id').execute();
+  const existing = new Map(rows.map((r) => [r.title, r.shape as ClassShape]));
+  // A palette colour the import's plan handed out, before it knew the project, moves on to the next
+  // one when a class of the project already looks like it.
+  const taken = rows.map((r) => r.color);
   const clashes: string[] = [];
   const now = isoNow();
   for (const c of classes) {
     const shape = existing.get(c.title);
     if (shape === undefined) {
-      await db.insertInto('classes').values({ project_id: projectId, title: c.title, shape: c.shape, color: c.color, created_at: now }).execute();
+      const color = CLASS_PALETTE.includes(c.color.toLowerCase()) && taken.some((t) => colorDistance(t, c.color) < TOO_CLOSE) ? nextClassColor(taken) : c.color;
+      taken.push(color);
+      await db.insertInto('classes').values({ project_id: projectId, title: c.title, shape: c.shape, color, created_at: now }).execute();
       existing.set(c.title, c.shape);
     } else if (shape !== c.shape) clashes.push(`${c.title} (${shape} in the project, ${c.shape} in the import)`);
   }

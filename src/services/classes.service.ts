@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../db/dialect.ts';
 import type { ClassRow, Database } from '../db/types.ts';
 import { type AppError, conflict, notFound } from '../errors.ts';
 import type { AnnotationObject, ClassShape } from '../formats/canonical.ts';
+import { nextClassColor } from '../formats/class-colors.ts';
 import * as classes from '../repositories/classes.repository.ts';
 import type { ClassResource } from '../repositories/classes.repository.ts';
 import * as projects from '../repositories/projects.repository.ts';
@@ -28,13 +29,15 @@ export async function createClass(
   db: Kysely<Database>,
   teamId: number,
   projectId: number,
-  input: { title: string; shape: ClassShape; color: string },
+  input: { title: string; shape: ClassShape; color?: string | undefined },
 ): Promise<ClassResource> {
   checkTitle(input.title);
   try {
     const id = await db.transaction().execute(async (trx) => {
-      await requireProject(trx, teamId, projectId);
-      const id = await classes.insertClass(trx, projectId, input);
+      // The project's row held: two classes created at once do not both take the same next colour.
+      if (!(await projects.findProjectRow(trx, teamId, projectId, { lock: true }))) throw notFound('project', { projectId });
+      const color = input.color ?? nextClassColor(await classes.classColors(trx, projectId));
+      const id = await classes.insertClass(trx, projectId, { ...input, color });
       // The project's v1 representation lists its classes, so it changed too.
       await projects.touchProject(trx, projectId);
       return id;
@@ -116,26 +119,36 @@ export async function removeClass(
       });
       await recordAnnotationsRewritten(trx, teamId, rewritten);
     } else {
-      let objects = 0;
-      let imagesUsing = 0;
-      await forImagesNamingClass(trx, row, async (images) => {
-        for (const image of images) {
-          const count = (JSON.parse(image.objectsJson) as AnnotationObject[]).filter(ofClass).length;
-          objects += count;
-          if (count > 0) imagesUsing += 1;
-        }
-      });
+      const { objects, images } = await usageOf(trx, row);
       if (objects > 0) {
-        throw conflict(`${objects} objects in ${imagesUsing} images are of class "${row.title}"; delete with cascade=true to remove them too`, {
+        throw conflict(`${objects} objects in ${images} images are of class "${row.title}"; delete with cascade=true to remove them too`, {
           classId,
           objects,
-          images: imagesUsing,
+          images,
         });
       }
     }
     await classes.deleteClass(trx, classId);
     await projects.touchProject(trx, row.project_id);
   });
+}
+
+/** How many objects of the class are stored, and in how many images: what a cascading delete removes. */
+export async function classUsage(db: Kysely<Database>, teamId: number, classId: number): Promise<{ classId: number; objects: number; images: number }> {
+  return { classId, ...(await usageOf(db, await requireClass(db, teamId, classId))) };
+}
+
+async function usageOf(db: Kysely<Database>, row: ClassRow): Promise<{ objects: number; images: number }> {
+  let objects = 0;
+  let images = 0;
+  await forImagesNamingClass(db, row, async (batch) => {
+    for (const image of batch) {
+      const count = (JSON.parse(image.objectsJson) as AnnotationObject[]).filter((o) => o.classTitle === row.title).length;
+      objects += count;
+      if (count > 0) images += 1;
+    }
+  });
+  return { objects, images };
 }
 
 /** Images read at a time while a class's objects are counted or rewritten: memory stays bounded. */

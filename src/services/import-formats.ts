@@ -13,6 +13,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Context } from '../context.ts';
+import { classColorSource } from '../formats/class-colors.ts';
 import { type ClassDefinition, type ClassShape, type FormatWarning, type ShapedObject, type TagDefinition, type TagValue, type TagValueType, settleClassShapes } from '../formats/canonical.ts';
 import {
   type ByteSource,
@@ -44,7 +45,6 @@ import {
   readVocXml,
   splitFiles,
 } from '../formats/pascal-voc/index.ts';
-import { defaultClassColor } from '../formats/supervisely/index.ts';
 import {
   YoloFormatError,
   type YoloConfig,
@@ -154,7 +154,9 @@ export async function planForeignImport(
   };
   const read = format === 'coco' ? readCoco : format === 'pascal_voc' ? readVoc : readYolo;
   const reading = await read(r);
-  const color = (title: string) => reading.colors?.get(title) ?? defaultClassColor(title);
+  // Labels without a colour of the format's take the palette's in order, apart from those given.
+  const nextColor = classColorSource(reading.colors?.values());
+  const color = (title: string) => reading.colors?.get(title) ?? nextColor();
   const { classes, settle } = settleClassShapes(reading.shapes, reading.labels, color, 'rectangle', reading.priority);
 
   const datasets = new Map<string, ForeignPlan['datasets'][number] & { names: Set<string> }>();

@@ -15,7 +15,7 @@ for (const dialect of dialects) {
     after(async () => t?.close());
 
     test('each page address answers the same HTML, with no key, under a strict content policy', async () => {
-      const pages = ['/', '/sign-in', '/projects/3/images?class=2', '/projects/3/tags', '/datasets/4/images', '/images/41?project=3', '/tasks'];
+      const pages = ['/', '/sign-in', '/projects/3/images?class=2', '/projects/3/tags', '/projects/3/settings', '/datasets/4/images', '/images/41?project=3', '/tasks'];
       const bodies = new Set<string>();
       for (const url of pages) {
         const res = await t.request({ method: 'GET', url, key: null });

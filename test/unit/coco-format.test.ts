@@ -7,7 +7,7 @@ import { inflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { type ShapedObject, settleClasses } from '../../src/formats/canonical.ts';
 import { CocoFormatError, cocoSubset, cocoSubsets, decodeRle, detect, imageCandidates, maskToBitmap, readCocoFile } from '../../src/formats/coco/index.ts';
-import { defaultClassColor, readMaskSize } from '../../src/formats/supervisely/index.ts';
+import { readMaskSize } from '../../src/formats/supervisely/index.ts';
 import { PEER } from '../helpers/peer-fixtures.ts';
 
 const load = (rel: string): unknown => JSON.parse(readFileSync(path.join(PEER, rel), 'utf8'));
@@ -152,7 +152,7 @@ describe('COCO reader', () => {
       points: { exterior: shape === 'bitmap' ? [] : [[1, 2], [3, 4]], interior: [] },
     });
     const objects = [o('person', 'polygon'), o('person', 'bitmap'), o('person', 'rectangle'), o('car', 'rectangle')];
-    const classes = settleClasses(objects, ['person', 'car', 'kite'], defaultClassColor);
+    const classes = settleClasses(objects, ['person', 'car', 'kite'], () => '#e6194b');
     assert.deepEqual(classes.map((c) => [c.title, c.shape]), [['person', 'polygon'], ['person (bitmap)', 'bitmap'], ['car', 'rectangle'], ['kite', 'rectangle']]);
     assert.deepEqual(objects.map((x) => x.classTitle), ['person', 'person (bitmap)', 'person', 'car']);
     assert.deepEqual(objects[2]!.points.exterior, [[1, 2], [3, 2], [3, 4], [1, 4]]);

@@ -6,11 +6,11 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { serializeObjects, toAnnotationObject } from '../../src/formats/canonical.ts';
+import { CLASS_PALETTE, TOO_CLOSE, colorDistance } from '../../src/formats/class-colors.ts';
 import {
   MAX_OBJECTS_PER_ANNOTATION,
   MAX_POINTS_PER_OBJECT,
   SuperviselyFormatError,
-  defaultClassColor,
   detect,
   hasSuperviselyFiles,
   parseAnnotation,
@@ -153,14 +153,13 @@ describe('parseProjectMeta', () => {
     ]);
   });
 
-  test('reads the 2018 meta and gives a class without colour a stable one', () => {
+  test('reads the 2018 meta and gives a class without colour a stable one of the palette, apart from those given', () => {
     const meta = meta2018();
     assert.equal(meta.classes.length, 5);
     const sky = meta.classes.find((c) => c.title === 'sky');
-    assert.match(sky?.color ?? '', /^#[0-9A-F]{6}$/);
-    assert.equal(sky?.color, defaultClassColor('sky'));
+    assert.ok(CLASS_PALETTE.includes(sky?.color ?? ''), sky?.color);
+    for (const given of ['#FF0000', '#00FF00', '#0000FF', '#FFFF00']) assert.ok(colorDistance(sky!.color, given) >= TOO_CLOSE, given);
     assert.equal(meta2018().classes[4]?.color, sky?.color);
-    assert.notEqual(defaultClassColor('sky'), defaultClassColor('sea'));
     assert.deepEqual(meta.tags, [
       { title: 'daytime', scope: 'images', valueType: 'none' },
       { title: 'rain', scope: 'images', valueType: 'none' },

@@ -32,6 +32,8 @@ interface Props {
   saving: boolean;
   onSave: () => void;
   notice: Notice | null;
+  /** A tool whose shape no class has was chosen: offer to create such a class. */
+  onMissingShape?: (shape: ImageClass['shape'], tool: string) => void;
 }
 
 export function EditorToolbar(props: Props) {
@@ -39,20 +41,24 @@ export function EditorToolbar(props: Props) {
   return (
     <div class="editor-toolbar" role="toolbar" aria-label="Editing tools">
       <div class="tools">
-        {TOOLS.map((t) => (
-          <button
-            key={t.tool}
-            type="button"
-            class="tool"
-            aria-pressed={props.tool === t.tool}
-            aria-keyshortcuts={t.key}
-            title={`${t.label} (${t.key})`}
-            disabled={t.shape !== undefined && !shapes.has(t.shape as ImageClass['shape'])}
-            onClick={() => props.onTool(t.tool)}
-          >
-            {t.label}
-          </button>
-        ))}
+        {TOOLS.map((t) => {
+          const missing = t.shape !== undefined && !shapes.has(t.shape as ImageClass['shape']);
+          const offer = missing && props.onMissingShape !== undefined;
+          return (
+            <button
+              key={t.tool}
+              type="button"
+              class={offer ? 'tool needs-class' : 'tool'}
+              aria-pressed={props.tool === t.tool}
+              aria-keyshortcuts={t.key}
+              title={offer ? `${t.label} (${t.key}): the project has no ${t.shape} class yet; create one` : `${t.label} (${t.key})`}
+              disabled={missing && !offer}
+              onClick={() => (offer ? props.onMissingShape!(t.shape as ImageClass['shape'], t.label) : props.onTool(t.tool))}
+            >
+              {t.label}
+            </button>
+          );
+        })}
       </div>
       <label class="class-picker">
         Class

@@ -10,6 +10,7 @@ import { BatchBar } from '../components/batch-bar.tsx';
 import { ExportForm } from '../components/export-form.tsx';
 import { PastExports } from '../components/past-exports.tsx';
 import { Link } from '../components/link.tsx';
+import { SchemaLink } from '../components/schema-link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
 import { filterFromUrl, filterKey, filterParams, filterQuery, queryOf } from '../filters.ts';
 import { forgetImageLists, imageListOf } from '../image-list.ts';
@@ -245,6 +246,7 @@ function Sidebar(
       </section>
       <section>
         <h2>Classes</h2>
+        <SchemaLink projectId={props.project.id} />
         {props.classes.length === 0 ? (
           <p class="quiet-text">No classes</p>
         ) : (

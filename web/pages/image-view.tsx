@@ -11,6 +11,7 @@ import { EditorOverlay, type Tool, shapeOfClass } from '../components/editor-ove
 import { EditorToolbar, TOOLS } from '../components/editor-toolbar.tsx';
 import { Header } from '../components/header.tsx';
 import { HelpDialog } from '../components/help-dialog.tsx';
+import { NewClassDialog } from '../components/new-class-dialog.tsx';
 import { ImageFields } from '../components/image-fields.tsx';
 import { ObjectList } from '../components/object-list.tsx';
 import { ObjectPanel } from '../components/object-panel.tsx';
@@ -82,8 +83,10 @@ export function ImagePage(props: Props) {
     setLoaded({ ...loaded, tagged });
     getImage(loaded.image.id).then((image) => setLoaded((now) => (now && now.image.id === image.id ? { ...now, image } : now)), () => undefined);
   };
+  // A class made from the editor joins the project's list at once.
+  const classCreated = (created: ImageClass) => setLoaded((now) => now && { ...now, classes: [...now.classes, created] });
   // A new image is a new editor: its history starts with it.
-  return <Viewer key={loaded.image.id} {...props} {...loaded} onSaved={saved} />;
+  return <Viewer key={loaded.image.id} {...props} {...loaded} onSaved={saved} onClassCreated={classCreated} />;
 }
 
 /**
@@ -104,7 +107,7 @@ function cullBox(view: View, frame: { width: number; height: number }): Box {
   };
 }
 
-function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) => void }) {
+function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) => void; onClassCreated: (created: ImageClass) => void }) {
   const { image, project, classes } = props;
   const canWrite = props.session.key.scope !== 'read';
   const editor = useAnnotationEditor(image.id, props.tagged, props.onSaved);
@@ -122,6 +125,8 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
   const [tool, setTool] = useState<Tool>('select');
   const [classTitle, setClassTitle] = useState<string | null>(classes[0]?.title ?? null);
   const [brushRadius, setBrushRadius] = useState(12);
+  // A tool whose shape no class has: the dialog that offers to create one is open.
+  const [missing, setMissing] = useState<{ shape: ImageClass['shape']; tool: Tool; label: string } | null>(null);
 
   // Where the image stands among the gallery's images, and its neighbours.
   useEffect(() => {
@@ -198,7 +203,10 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
     const shape = TOOLS.find((t) => t.tool === next)?.shape;
     if (shape && shapeOf(classTitle ?? '') !== shape) {
       const fitting = classes.find((c) => c.shape === shape);
-      if (!fitting) return;
+      if (!fitting) {
+        setMissing({ shape: shape as ImageClass['shape'], tool: next, label: TOOLS.find((t) => t.tool === next)!.label });
+        return;
+      }
       setClassTitle(fitting.title);
     }
     if (next === 'hole' && !(editor.selected && shapeOf(editor.doc.objects.find((o) => o.key === editor.selected!.key)?.classTitle ?? '') === 'polygon')) {
@@ -375,6 +383,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               saving={editor.saving}
               onSave={() => void editor.save()}
               notice={editor.notice}
+              onMissingShape={(shape, label) => setMissing({ shape, label, tool: TOOLS.find((t) => t.label === label)!.tool })}
             />
           )}
           <div class="stage" ref={frame} data-tool={canWrite ? tool : undefined} {...handlers}>
@@ -455,6 +464,21 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
         </aside>
       </div>
       <HelpDialog open={help} onClose={() => setHelp(false)} editing={canWrite} />
+      {canWrite && (
+        <NewClassDialog
+          shape={missing?.shape ?? null}
+          tool={missing?.label ?? ''}
+          projectId={project.id}
+          classes={classes}
+          onClose={() => setMissing(null)}
+          onCreated={(created) => {
+            props.onClassCreated(created);
+            setClassTitle(created.title);
+            if (missing) setTool(missing.tool);
+            setMissing(null);
+          }}
+        />
+      )}
       {canWrite && (
         <ConflictDialog
           open={editor.conflict !== null}

@@ -1,15 +1,19 @@
-// The team's projects: what each holds (datasets, images, objects) and its classes in their colours.
+// The team's projects: what each holds (datasets, images, objects) and its classes in their colours;
+// a new one created, each one's settings a link away.
 import { useEffect, useState } from 'preact/hooks';
 import { type Project, type Session, listProjects } from '../api.ts';
 import { Header } from '../components/header.tsx';
 import { ImportForm } from '../components/import-form.tsx';
 import { Link } from '../components/link.tsx';
+import { NewProjectForm } from '../components/new-project-form.tsx';
 
 const count = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
 export function ProjectsPage(props: { session: Session; onSignOut: () => void }) {
   const [projects, setProjects] = useState<Project[] | null>(null);
   const [error, setError] = useState('');
+  const [creating, setCreating] = useState(false);
+  const readOnly = props.session.key.scope === 'read';
 
   const load = () => listProjects().then(setProjects, (failure: Error) => setError(failure.message));
   useEffect(() => {
@@ -21,10 +25,18 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
     <>
       <Header session={props.session} onSignOut={props.onSignOut} />
       <main class="projects">
-        <h1>Projects</h1>
+        <div class="projects-head">
+          <h1>Projects</h1>
+          {!readOnly && !creating && <button type="button" onClick={() => setCreating(true)}>New project</button>}
+        </div>
+        {creating && <NewProjectForm onCancel={() => setCreating(false)} />}
         {error && <p class="error" role="alert">{error}</p>}
         {!projects && !error && <p role="status">Loading projects…</p>}
-        {projects?.length === 0 && <p>No projects yet. Import one with <code>annostore import</code>.</p>}
+        {projects?.length === 0 && (
+          <p>
+            No projects yet. Create one, import a folder below, or use <code>annostore import</code>.
+          </p>
+        )}
         <ul class="project-list">
           {projects?.map((project) => (
             <li key={project.id} class="project-card">
@@ -46,10 +58,13 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
                   </li>
                 ))}
               </ul>
+              <p class="card-links">
+                <Link href={`/projects/${project.id}/settings`}>{readOnly ? 'Datasets and classes' : 'Settings: datasets and classes'}</Link>
+              </p>
             </li>
           ))}
         </ul>
-        <ImportForm onImported={() => void load()} readOnly={props.session.key.scope === 'read'} projects={projects ?? []} />
+        <ImportForm onImported={() => void load()} readOnly={readOnly} projects={projects ?? []} />
       </main>
     </>
   );

@@ -8,6 +8,7 @@ import {
   CLASS_SHAPES,
   isClassShape,
 } from '../canonical.ts';
+import { classColorSource } from '../class-colors.ts';
 import { SuperviselyFormatError, childPath, isRecord, typeName } from './errors.ts';
 
 /** A class whose shape we cannot store; the caller decides whether that fails the import. */
@@ -83,13 +84,17 @@ function readClasses(list: unknown[], path: string): Omit<ProjectMeta, 'tags'> {
       });
       return;
     }
-    classes.push({ title, shape, color: readColor(raw.color, title, childPath(at, 'color')) });
+    classes.push({ title, shape, color: readColor(raw.color, childPath(at, 'color')) });
   });
+  // A class without a colour takes the palette's next one, apart from those the meta gives.
+  const nextColor = classColorSource(classes.flatMap((c) => (c.color ? [c.color] : [])));
+  for (const c of classes) if (!c.color) c.color = nextColor();
   return { classes, unsupported };
 }
 
-function readColor(raw: unknown, title: string, at: string): string {
-  if (raw === undefined || raw === null || raw === '') return defaultClassColor(title);
+/** The class's colour, or '' when the meta gives none. */
+function readColor(raw: unknown, at: string): string {
+  if (raw === undefined || raw === null || raw === '') return '';
   if (typeof raw === 'string' && COLOR.test(raw)) return raw;
   throw new SuperviselyFormatError(at, `must be a #RRGGBB colour, got ${JSON.stringify(raw)}`);
 }

@@ -63,6 +63,15 @@ export const ClassV2 = Type.Object(
   { $id: 'ClassV2' },
 );
 
+export const ClassUsage = Type.Object(
+  {
+    classId: Type.Integer(),
+    objects: Type.Integer({ minimum: 0, description: 'objects of the class stored over the project' }),
+    images: Type.Integer({ minimum: 0, description: 'images holding at least one of them' }),
+  },
+  { $id: 'ClassUsage' },
+);
+
 export const TagV2 = Type.Object(
   {
     id: Type.Integer(),
@@ -93,7 +102,14 @@ export const projectChangeBody = (limits: Pick<Limits, 'descriptionLength'>) =>
     { additionalProperties: false, minProperties: 1 },
   );
 export const DatasetBody = Type.Object({ title: Title }, { additionalProperties: false });
-export const NewClassBody = Type.Object({ title: Title, shape: ClassShape, color: Color }, { additionalProperties: false });
+export const NewClassBody = Type.Object(
+  {
+    title: Title,
+    shape: ClassShape,
+    color: Type.Optional(Type.String({ ...Color, description: '#RRGGBB; without it, the next colour of a palette for many classes, clearly apart from the project’s others' })),
+  },
+  { additionalProperties: false },
+);
 export const ClassChangeBody = Type.Object({ title: Type.Optional(Title), color: Type.Optional(Color) }, { additionalProperties: false, minProperties: 1 });
 const PossibleValues = Type.Array(Type.String({ minLength: 1, maxLength: MAX_TAG_VALUE_LENGTH }), {
   maxItems: MAX_TAG_VALUES,

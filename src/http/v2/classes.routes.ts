@@ -1,9 +1,9 @@
-// GET and POST /v2/projects/:projectId/classes, GET, PATCH and DELETE /v2/classes/:id.
+// GET and POST /v2/projects/:projectId/classes, GET, PATCH and DELETE /v2/classes/:id, GET /v2/classes/:id/usage.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as classes from '../../services/classes.service.ts';
-import { ClassChangeBody, ClassDeleteQuery, ClassV2, ClassesQuery, NewClassBody, ProjectIdParams } from '../schemas/catalog.ts';
+import { ClassChangeBody, ClassDeleteQuery, ClassUsage, ClassV2, ClassesQuery, NewClassBody, ProjectIdParams } from '../schemas/catalog.ts';
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
@@ -55,6 +55,19 @@ export const classRoutes =
         schema: { tags, summary: 'A class', params: IdParams, response: { 200: ClassV2, 304: Type.Null(), ...problemResponses } },
       },
       async (request, reply) => sendTagged(request, reply, await classes.describeClass(db, request.principal.teamId, request.params.id)),
+    );
+
+    app.get(
+      '/classes/:id/usage',
+      {
+        schema: {
+          tags,
+          summary: 'How many objects of the class are stored, in how many images: what a delete with cascade=true removes',
+          params: IdParams,
+          response: { 200: ClassUsage, ...problemResponses },
+        },
+      },
+      async (request) => classes.classUsage(db, request.principal.teamId, request.params.id),
     );
 
     app.patch(
