@@ -4,6 +4,8 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { type Session, currentSession, signOut, whenSignedOut } from './api.ts';
 import { GalleryPage } from './pages/gallery.tsx';
 import { ImagePage } from './pages/image-view.tsx';
+import { NotFoundPage } from './pages/not-found.tsx';
+import { positive } from './filters.ts';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TasksPage } from './pages/tasks.tsx';
@@ -44,11 +46,22 @@ function App() {
   }
   const page = { session, onSignOut: leave, location };
   let params: Record<string, string> | null;
-  if ((params = match('/projects/:id/images', location.path))) return <GalleryPage {...page} scope={{ projectId: Number(params.id) }} />;
-  if ((params = match('/datasets/:id/images', location.path))) return <GalleryPage {...page} scope={{ datasetId: Number(params.id) }} />;
-  if ((params = match('/images/:id', location.path))) return <ImagePage {...page} imageId={Number(params.id)} />;
-  if (location.path === '/tasks') return <TasksPage {...page} />;
-  return <ProjectsPage {...page} />;
+  // An id that is not a whole number is no page (rather than a request the API refuses).
+  const id = (text: string) => (/^\d+$/.test(text) ? positive(text) : undefined);
+  let found: number | undefined;
+  if ((params = match('/projects/:id', location.path)) && id(params.id!)) {
+    // A project's address is its gallery's.
+    navigate(`/projects/${id(params.id!)}/images${window.location.search}`, { replace: true });
+    return null;
+  } else if ((params = match('/projects/:id/images', location.path))) {
+    if ((found = id(params.id!))) return <GalleryPage {...page} scope={{ projectId: found }} />;
+  } else if ((params = match('/datasets/:id/images', location.path))) {
+    if ((found = id(params.id!))) return <GalleryPage {...page} scope={{ datasetId: found }} />;
+  } else if ((params = match('/images/:id', location.path))) {
+    if ((found = id(params.id!))) return <ImagePage {...page} imageId={found} />;
+  } else if (location.path === '/tasks') return <TasksPage {...page} />;
+  else if (location.path === '/' || location.path === '') return <ProjectsPage {...page} />;
+  return <NotFoundPage {...page} />;
 }
 
 render(<App />, document.getElementById('app')!);
