@@ -6,9 +6,9 @@ export function TagToggles(props: { tags: Tag[]; checked: string[]; onToggle: (t
     <ul class="toggles">
       {props.tags.map((t) => (
         <li key={t.id}>
-          <label>
+          <label title={t.title}>
             <input type="checkbox" checked={props.checked.includes(t.title)} onChange={() => props.onToggle(t.title)} />
-            {t.title}
+            <span class="toggle-title">{t.title}</span>
             {t.hotkey && <kbd>{t.hotkey}</kbd>}
           </label>
         </li>
