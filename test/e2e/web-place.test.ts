@@ -6,15 +6,20 @@
 // up; a batch's result stays until dismissed; the app has an icon. Each page is photographed at
 // 1440×900 and 390×844 (WEB_SCREENSHOTS=<folder> keeps them).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { AnnotationObject } from '../../src/formats/canonical.ts';
-import { launchChromium, skipWithoutChromium } from '../helpers/chromium.ts';
+import { checkAccessibility, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon } from '../helpers/factories.ts';
 import { picture } from '../helpers/pictures.ts';
 import { type TestApp, startTestApp } from '../helpers/test-app.ts';
+import { taskHandlers } from '../../src/tasks/registry.ts';
+import { startTaskRunner } from '../../src/tasks/runner.ts';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
 
 const chromiumSkip = skipWithoutChromium('web interface place and layout tests');
 const SHOTS = process.env.WEB_SCREENSHOTS ?? tempDir('web-place-shots');
@@ -110,6 +115,7 @@ describe('the web interface keeps the user’s place and its layout', { skip: ch
       assert.doesNotMatch(body, /params\.|must be integer|NOT_FOUND|\{/, url);
       await page.getByRole('link', { name: back }).waitFor();
     }
+    await checkAccessibility(page, 'the not found page');
     await shoot(page, 'not-found-wide');
     await page.setViewportSize(NARROW);
     assert.ok((await pageWidth(page)) <= NARROW.width);
@@ -177,6 +183,7 @@ describe('the web interface keeps the user’s place and its layout', { skip: ch
     const offer = page.getByRole('region', { name: 'Unsaved changes kept' });
     await offer.getByText(/^Restore unsaved changes from \d/).waitFor();
     assert.deepEqual(await stage.boundingBox(), before, 'the offer does not move the stage');
+    await checkAccessibility(page, 'the editor offering a draft back');
     await shoot(page, 'editor-draft-offer');
     assert.match((await page.locator('#objects-title').textContent())!, /\(2\)/);
     await offer.getByRole('button', { name: 'Restore' }).click();
@@ -263,6 +270,8 @@ describe('the web interface keeps the user’s place and its layout', { skip: ch
 
       await page.goto(`${base}/images/${editId}?project=${projectId}`);
       await page.getByLabel('Zoom').filter({ hasNotText: /^100%$/ }).waitFor();
+      const crumbs = await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('listitem').filter({ visible: true }).allTextContents();
+      assert.deepEqual(crumbs.map((c) => c.slice(0, 8)), viewport === NARROW ? ['Road sur', 'long_ima'] : ['Projects', 'Road sur', 'long_ima'], 'a narrow window keeps the last two steps');
       const details = await fits(page, '.details');
       assert.ok(details.scroll <= details.client, `the image's details at ${label}: ${JSON.stringify(details)}: ${await overflowing(page, '.details')}`);
       const column = await fits(page, '.stage-column');
@@ -300,6 +309,7 @@ describe('the web interface keeps the user’s place and its layout', { skip: ch
     await alpha.goto(`${base}/projects/${emptyProjectId}/images`);
     await alpha.getByText('This project has no images yet.').waitFor();
     assert.equal(await alpha.getByText('No image matches these filters.').count(), 0);
+    await checkAccessibility(alpha, 'the gallery of a project without images');
     await shoot(alpha, 'gallery-empty-project-wide');
     await alpha.setViewportSize(NARROW);
     assert.ok((await pageWidth(alpha)) <= NARROW.width);
@@ -329,8 +339,45 @@ describe('the web interface keeps the user’s place and its layout', { skip: ch
     await result.filter({ hasText: 'done for 1 image' }).waitFor();
     await page.waitForTimeout(1500);
     assert.equal(await result.count(), 1, 'the result is still there');
+    await checkAccessibility(page, 'the gallery with a batch’s result');
     await result.getByRole('button', { name: 'Dismiss' }).click();
     await result.waitFor({ state: 'detached' });
+    await page.context().close();
+  });
+
+  test('an import shows no upload counter before there is something to upload, nor when nothing is; the tasks fit 390 px', async () => {
+    const folder = path.join(tempDir('place-import'), 'Place import');
+    fs.mkdirSync(folder);
+    for (let i = 0; i < 3; i += 1) fs.writeFileSync(path.join(folder, `p_${i}.png`), await picture(64, 48, { seed: 40 + i }));
+    const runner = startTaskRunner(t.ctx, pino({ level: 'silent' }) as unknown as FastifyBaseLogger, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 5000 });
+    const page = await signedIn(t.key);
+    try {
+      for (const round of [1, 2]) {
+        await page.goto(`${base}/`);
+        // Every text the form's status line shows, however briefly.
+        await page.evaluate(`(() => {
+          window.shown = [];
+          const state = document.querySelector('.import-state');
+          new MutationObserver(() => window.shown.push(state.textContent)).observe(state, { subtree: true, childList: true, characterData: true });
+        })()`);
+        await page.getByLabel('Choose a folder…').setInputFiles(folder);
+        await page.getByLabel('What will be imported').waitFor();
+        if (round === 2) await page.getByLabel('Into').selectOption({ label: 'Place import' });
+        await page.getByRole('button', { name: 'Import', exact: true }).click();
+        await page.getByRole('status').filter({ hasText: 'Import finished.' }).waitFor({ timeout: 60_000 });
+        const shown = (await page.evaluate('window.shown')) as string[];
+        assert.ok(!shown.some((text) => /Uploaded 0 of 0/.test(text)), `round ${round}: ${shown.join(' | ')}`);
+        if (round === 1) assert.ok(shown.some((text) => /Uploaded \d of 3/.test(text)), 'the counter shows while there is something to upload');
+        else assert.ok(!shown.some((text) => /Uploaded/.test(text)), 'nothing to upload: no counter');
+      }
+    } finally {
+      await runner.stop();
+    }
+    await page.setViewportSize(NARROW);
+    await page.goto(`${base}/tasks`);
+    await page.locator('.task-row').first().waitFor();
+    assert.ok((await pageWidth(page)) <= NARROW.width, `the tasks page: ${await overflowing(page)}`);
+    await shoot(page, 'tasks-narrow');
     await page.context().close();
   });
 
