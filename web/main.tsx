@@ -51,8 +51,7 @@ function App() {
   let found: number | undefined;
   if ((params = match('/projects/:id', location.path)) && id(params.id!)) {
     // A project's address is its gallery's.
-    navigate(`/projects/${id(params.id!)}/images${window.location.search}`, { replace: true });
-    return null;
+    return <Redirect to={`/projects/${id(params.id!)}/images${window.location.search}`} />;
   } else if ((params = match('/projects/:id/images', location.path))) {
     if ((found = id(params.id!))) return <GalleryPage {...page} scope={{ projectId: found }} />;
   } else if ((params = match('/datasets/:id/images', location.path))) {
@@ -62,6 +61,12 @@ function App() {
   } else if (location.path === '/tasks') return <TasksPage {...page} />;
   else if (location.path === '/' || location.path === '') return <ProjectsPage {...page} />;
   return <NotFoundPage {...page} />;
+}
+
+/** Replaces the address with `to` once shown (never while rendering). */
+function Redirect(props: { to: string }) {
+  useEffect(() => navigate(props.to, { replace: true }), [props.to]);
+  return null;
 }
 
 render(<App />, document.getElementById('app')!);

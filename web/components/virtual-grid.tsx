@@ -41,7 +41,8 @@ export function VirtualGrid(props: GridProps) {
   const [, changed] = useReducer((n: number, _: undefined) => n + 1, 0);
 
   useEffect(() => props.list.subscribe(() => changed(undefined)), [props.list]);
-  // Another list (other filters, or read again) starts at its top; the first one opens at the place.
+  // The place to open at, until taken (below); another list (other filters, or read again) starts at its top.
+  const pending = useRef<Place | undefined>(props.place && (props.place.top > 0 || props.place.seen !== undefined) ? props.place : undefined);
   const firstList = useRef(props.list);
   useEffect(() => {
     if (props.list === firstList.current) return;
@@ -67,7 +68,6 @@ export function VirtualGrid(props: GridProps) {
 
   // The place is taken once the grid has its size and the list its length (the scroll height), and
   // the seen image its index: centred when it would be out of view at the kept offset.
-  const pending = useRef<Place | undefined>(props.place && (props.place.top > 0 || props.place.seen !== undefined) ? props.place : undefined);
   const seenAt = pending.current?.seen === undefined ? -1 : props.list.items.findIndex((image) => image.id === pending.current!.seen);
   useEffect(() => {
     const seen = pending.current?.seen;

@@ -172,10 +172,18 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
               <NameSearch value={filter.namePrefix ?? ''} onChange={(namePrefix) => change({ namePrefix: namePrefix || undefined })} />
             </div>
           </div>
-          {selected.size > 0 && <BatchBar selected={selected} tags={props.catalogue.tags} readOnly={props.session.key.scope === 'read'} onClear={() => setSelected(new Set())} onChanged={(result) => {
+          {selected.size > 0 && (
+            <BatchBar
+              selected={selected}
+              tags={props.catalogue.tags}
+              readOnly={props.session.key.scope === 'read'}
+              onClear={() => setSelected(new Set())}
+              onChanged={(result) => {
                 setBatchResult(result);
                 reread();
-              }} />}
+              }}
+            />
+          )}
           {batchResult && selected.size === 0 && (
             <div class="batch-bar batch-result" role="status">
               <span>{batchResult}</span>
