@@ -246,6 +246,26 @@ describe('the web interface keeps the user’s place and its layout', { skip: ch
     await page.context().close();
   });
 
+  test('a draft the browser cannot keep is said so, and the edit goes on', async () => {
+    const page = await signedIn(t.key);
+    // The origin's storage filled to the brim: the next draft does not fit.
+    await page.evaluate(`(() => {
+      let size = 1 << 20;
+      for (let i = 0; size > 16; i += 1) {
+        try { localStorage.setItem('filler.' + i, 'x'.repeat(size)); } catch { size = Math.floor(size / 2); }
+      }
+    })()`);
+    await page.goto(`${base}/images/${editId}?project=${projectId}`);
+    await page.getByLabel('Zoom').filter({ hasNotText: /^100%$/ }).waitFor();
+    await page.getByLabel('Class').selectOption(LONG);
+    const box = (await page.locator('.stage').boundingBox())!;
+    await page.mouse.click(box.x + box.width / 4, box.y + box.height / 4);
+    await page.getByRole('status').filter({ hasText: 'too large for this browser to keep a draft' }).waitFor();
+    assert.equal(await page.evaluate(`localStorage.getItem('annostore.draft.${editId}')`), null);
+    await page.keyboard.press('Control+z');
+    await page.context().close();
+  });
+
   test('a 200-character class title widens no card, sidebar or page, and is whole on hover (1440 and 390)', async () => {
     for (const viewport of [WIDE, NARROW]) {
       const page = await signedIn(t.key, viewport);

@@ -64,7 +64,7 @@ export function useAnnotationEditor(imageId: number, initial: Tagged<Annotation>
     if (draftNow.current || abandoned.current) return;
     const present = historyNow.current.present;
     if (present === savedNow.current.doc) return dropDraft(imageId);
-    if (!writeDraft(imageId, { etag: savedNow.current.etag, savedAt: Date.now(), doc: present })) setNotice({ text: 'Unsaved changes (too large to keep a draft in this browser).', error: false });
+    if (!writeDraft(imageId, { etag: savedNow.current.etag, savedAt: Date.now(), doc: present })) setNotice({ text: 'Unsaved changes (too large for this browser to keep a draft of them).', error: false });
   };
   const keepDraftNow = useRef(keepDraft);
   keepDraftNow.current = keepDraft;
