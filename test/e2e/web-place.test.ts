@@ -122,6 +122,9 @@ describe('the web interface keeps the user’s place and its layout', { skip: ch
     await shoot(page, 'not-found-narrow');
     await page.getByRole('link', { name: 'Back to the gallery' }).click();
     await page.waitForURL(`${base}/projects/${projectId}/images`);
+    await page.goto(`${base}/projects/${projectId}?dataset=${bulkId}`);
+    await page.waitForURL(`${base}/projects/${projectId}/images?dataset=${bulkId}`);
+    await page.locator('.tile img').first().waitFor();
     await page.context().close();
   });
 
