@@ -13,7 +13,7 @@ import { guardConnections } from './http/connections.ts';
 import { registerHealth } from './http/health.ts';
 import { registerOperations } from './http/operations.ts';
 import { type AnswerObserver, requestLogOptions } from './http/plugins/request-log.ts';
-import { registerWebApp } from './http/web-app.ts';
+import { webInterface } from './http/web-app.ts';
 import { v1Routes } from './http/v1/index.ts';
 import { v2Routes } from './http/v2/index.ts';
 import { answerProblem } from './http/v2/problem.ts';
@@ -60,13 +60,14 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   // No route takes plain text: a text body to a JSON route is a 415, as XML or a form is, rather than a
   // string that the schema then refuses as a 400.
   app.removeContentTypeParser('text/plain');
-  registerErrorHandling(app);
+  const web = webInterface(ctx);
+  registerErrorHandling(app, web.notFoundPage);
   registerArrayQuery(app);
   registerDeprecationHeaders(app, ctx.config.deprecation);
   registerRateLimits(app, ctx);
   await registerOpenApi(app);
   registerHealth(app, ctx);
-  registerWebApp(app, ctx);
+  web.register(app);
   await app.register(v1Routes(ctx), { prefix: '/v1' });
   await app.register(v2Routes(ctx), { prefix: '/v2' });
   return app;

@@ -5,6 +5,8 @@ import { type Session, currentSession, signOut, whenSignedOut } from './api.ts';
 import { GalleryPage } from './pages/gallery.tsx';
 import { ImagePage } from './pages/image-view.tsx';
 import { ProjectSettingsPage } from './pages/project-settings.tsx';
+import { NotFoundPage } from './pages/not-found.tsx';
+import { positive } from './filters.ts';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TagsPage } from './pages/tags.tsx';
@@ -46,13 +48,31 @@ function App() {
   }
   const page = { session, onSignOut: leave, location };
   let params: Record<string, string> | null;
-  if ((params = match('/projects/:id/images', location.path))) return <GalleryPage {...page} scope={{ projectId: Number(params.id) }} />;
-  if ((params = match('/projects/:id/tags', location.path))) return <TagsPage {...page} projectId={Number(params.id)} />;
-  if ((params = match('/projects/:id/settings', location.path))) return <ProjectSettingsPage {...page} projectId={Number(params.id)} />;
-  if ((params = match('/datasets/:id/images', location.path))) return <GalleryPage {...page} scope={{ datasetId: Number(params.id) }} />;
-  if ((params = match('/images/:id', location.path))) return <ImagePage {...page} imageId={Number(params.id)} />;
-  if (location.path === '/tasks') return <TasksPage {...page} />;
-  return <ProjectsPage {...page} />;
+  // An id that is not a whole number is no page (rather than a request the API refuses).
+  const id = (text: string) => (/^\d+$/.test(text) ? positive(text) : undefined);
+  let found: number | undefined;
+  if ((params = match('/projects/:id', location.path)) && id(params.id!)) {
+    // A project's address is its gallery's.
+    return <Redirect to={`/projects/${id(params.id!)}/images${window.location.search}`} />;
+  } else if ((params = match('/projects/:id/images', location.path))) {
+    if ((found = id(params.id!))) return <GalleryPage {...page} scope={{ projectId: found }} />;
+  } else if ((params = match('/projects/:id/tags', location.path))) {
+    if ((found = id(params.id!))) return <TagsPage {...page} projectId={found} />;
+  } else if ((params = match('/projects/:id/settings', location.path))) {
+    if ((found = id(params.id!))) return <ProjectSettingsPage {...page} projectId={found} />;
+  } else if ((params = match('/datasets/:id/images', location.path))) {
+    if ((found = id(params.id!))) return <GalleryPage {...page} scope={{ datasetId: found }} />;
+  } else if ((params = match('/images/:id', location.path))) {
+    if ((found = id(params.id!))) return <ImagePage {...page} imageId={found} />;
+  } else if (location.path === '/tasks') return <TasksPage {...page} />;
+  else if (location.path === '/' || location.path === '') return <ProjectsPage {...page} />;
+  return <NotFoundPage {...page} />;
+}
+
+/** Replaces the address with `to` once shown (never while rendering). */
+function Redirect(props: { to: string }) {
+  useEffect(() => navigate(props.to, { replace: true }), [props.to]);
+  return null;
 }
 
 render(<App />, document.getElementById('app')!);

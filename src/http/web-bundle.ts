@@ -1,5 +1,5 @@
 // The web interface's bundle: web/main.tsx and what it imports (Preact, its CSS), built by esbuild
-// into one script and one stylesheet, and chunks of what it imports on demand. Built once per
+// into one script and one stylesheet, and chunks of what it imports on demand; the icon as it is. Built once per
 // process, on first need (the server asks at start, so a first visitor does not wait), kept in
 // memory; a checkout without web/ serves no interface.
 import { createHash } from 'node:crypto';
@@ -23,7 +23,11 @@ const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
+
+/** Files of web/ served as they are, beside the bundle. */
+const STATIC = ['favicon.svg'];
 
 function asset(body: Buffer, name: string): WebAsset {
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
@@ -54,6 +58,7 @@ export async function buildWebBundle(webDir: string): Promise<WebBundle> {
     });
     const assets = new Map<string, WebAsset>();
     for (const file of result.outputFiles) assets.set(path.basename(file.path), asset(Buffer.from(file.contents), file.path));
+    for (const name of STATIC) assets.set(name, asset(fs.readFileSync(path.join(webDir, name)), name));
     const html = fs.readFileSync(path.join(webDir, 'index.html'));
     return { page: asset(html, 'index.html'), assets };
   } finally {

@@ -1,6 +1,7 @@
 // The web interface as the server hands it out: the same page at each of its addresses, under a
 // policy that lets it load only this server's scripts, and its bundled script and stylesheet; the
-// API's own addresses stay the API's.
+// API's own addresses stay the API's; a browser asking for an address that is no page gets the
+// interface answered 404 (its "Not found" page), and the icon is served.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { dialects } from '../helpers/dialects.ts';
@@ -15,7 +16,7 @@ for (const dialect of dialects) {
     after(async () => t?.close());
 
     test('each page address answers the same HTML, with no key, under a strict content policy', async () => {
-      const pages = ['/', '/sign-in', '/projects/3/images?class=2', '/projects/3/tags', '/projects/3/settings', '/datasets/4/images', '/images/41?project=3', '/tasks'];
+      const pages = ['/', '/sign-in', '/projects/3', '/projects/3/images?class=2', '/projects/3/tags', '/projects/3/settings', '/datasets/4/images', '/images/41?project=3', '/tasks'];
       const bodies = new Set<string>();
       for (const url of pages) {
         const res = await t.request({ method: 'GET', url, key: null });
@@ -47,6 +48,37 @@ for (const dialect of dialects) {
     test('the API keeps its addresses: /v2 still asks for a key, an unknown path is still a 404', async () => {
       assert.equal((await t.request({ method: 'GET', url: '/v2/projects', key: null })).statusCode, 401);
       assert.equal((await t.request({ method: 'GET', url: '/no/such/page', key: null })).statusCode, 404);
+    });
+
+    test('a browser’s address that is no page gets the interface, answered 404; the API answers its own JSON even to a browser', async () => {
+      const html = { accept: 'text/html,application/xhtml+xml' };
+      for (const url of ['/projects/abc', '/projects/abc/images', '/images/1.5', '/datasets/0/images', '/nowhere/at/all', '/projects/3/images/extra']) {
+        const res = await t.request({ method: 'GET', url, key: null, headers: html });
+        assert.equal(res.statusCode, 404, url);
+        assert.match(String(res.headers['content-type']), /^text\/html/, url);
+        assert.match(String(res.headers['content-security-policy']), /default-src 'self'/, url);
+        assert.equal(res.headers['cache-control'], 'no-store', url);
+        assert.match(res.body, /<div id="app">/, url);
+      }
+      const json = await t.request({ method: 'GET', url: '/nowhere/at/all', key: null });
+      assert.equal(json.statusCode, 404);
+      assert.match(String(json.headers['content-type']), /json/, 'a client that does not ask for HTML gets JSON');
+      for (const url of ['/v2/nowhere', '/v1/nowhere', '/assets/nothing.js']) {
+        const res = await t.request({ method: 'GET', url, headers: html });
+        assert.equal(res.statusCode, 404, url);
+        assert.match(String(res.headers['content-type']), /json/, url);
+      }
+      const post = await t.request({ method: 'POST', url: '/nowhere', key: null, headers: html });
+      assert.match(String(post.headers['content-type']), /json/, 'only a GET is a page');
+    });
+
+    test('the icon is an SVG of the app’s own, linked from the page', async () => {
+      const icon = await t.request({ method: 'GET', url: '/assets/favicon.svg', key: null });
+      assert.equal(icon.statusCode, 200);
+      assert.equal(icon.headers['content-type'], 'image/svg+xml');
+      assert.match(icon.body, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+      const page = await t.request({ method: 'GET', url: '/', key: null });
+      assert.match(page.body, /<link rel="icon" href="\/assets\/favicon.svg" type="image\/svg\+xml" \/>/);
     });
   });
 }

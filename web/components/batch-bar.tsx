@@ -7,8 +7,8 @@ interface Props {
   tags: Tag[];
   readOnly: boolean;
   onClear: () => void;
-  /** Told when the images changed: the gallery reads them again. */
-  onChanged: () => void;
+  /** Told when the images changed, with what was done: the gallery reads them again and says it until dismissed. */
+  onChanged: (result: string) => void;
 }
 
 export function BatchBar(props: Props) {
@@ -20,8 +20,9 @@ export function BatchBar(props: Props) {
   const run = async (what: string, work: (id: number) => Promise<void>) => {
     setState(`${what}: 0 of ${ids.length}…`);
     const failed = await eachOf(ids, work, (done) => setState(`${what}: ${done} of ${ids.length}…`));
-    setState(failed.length ? `${what}: ${failed.length} of ${ids.length} failed.` : `${what}: done for ${count}.`);
-    props.onChanged();
+    const result = failed.length ? `${what}: ${failed.length} of ${ids.length} failed.` : `${what}: done for ${count}.`;
+    setState(result);
+    props.onChanged(result);
   };
   const tag = () => {
     const title = props.tags.find((t) => t.id === tagId)?.title;

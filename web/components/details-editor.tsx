@@ -57,9 +57,9 @@ export function DetailsEditor(props: Props) {
         <ul class="toggles">
           {props.tags.map((t) => (
             <li key={t.id}>
-              <label>
+              <label title={t.title}>
                 <input type="checkbox" checked={chosen.has(t.title)} onChange={() => toggle(t.title)} />
-                {t.title}
+                <span class="toggle-title">{t.title}</span>
               </label>
             </li>
           ))}

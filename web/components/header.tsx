@@ -25,11 +25,13 @@ export function Header(props: { session: Session; onSignOut: () => void; trail?:
               return (
                 <li key={i}>
                   {crumb.href ? (
-                    <Link href={crumb.href} aria-current={current}>
+                    <Link href={crumb.href} aria-current={current} title={crumb.label}>
                       {crumb.label}
                     </Link>
                   ) : (
-                    <span aria-current={current}>{crumb.label}</span>
+                    <span aria-current={current} title={crumb.label}>
+                      {crumb.label}
+                    </span>
                   )}
                 </li>
               );

@@ -131,16 +131,25 @@ export function ImportForm(props: { onImported: () => void; readOnly: boolean; p
     }
   };
 
+  const [dragging, setDragging] = useState(false);
   const busy = reading || progress !== null || (task !== null && ['queued', 'started'].includes(task.status));
   const taskProgress = (task?.meta as { progress?: { done: number; total: number } } | undefined)?.progress;
   const failure = (task?.meta as { error?: { message?: string } } | undefined)?.error?.message;
   return (
     <section
-      class="import"
+      class={dragging ? 'import dragging' : 'import'}
       aria-labelledby="import-title"
-      onDragOver={(e) => e.preventDefault()}
+      onDragOver={(e) => {
+        e.preventDefault();
+        if (!busy && !props.readOnly) setDragging(true);
+      }}
+      onDragLeave={(e) => {
+        // Leaving for a child of the form is still over it.
+        if (!(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setDragging(false);
+      }}
       onDrop={(e) => {
         e.preventDefault();
+        setDragging(false);
         if (!e.dataTransfer || busy || props.readOnly) return;
         // The items can be read only now, while the drop is handled; their folders are walked after.
         const entries = droppedEntries(e.dataTransfer);
@@ -251,10 +260,15 @@ export function ImportForm(props: { onImported: () => void; readOnly: boolean; p
               Hashed {progress.hashed} of {progress.images}
             </span>
             <progress max={Math.max(1, progress.images)} value={progress.hashed} aria-label={`Hashed: ${progress.hashed} of ${progress.images} images`} />
-            <span>
-              Uploaded {progress.uploaded} of {progress.queued}
-            </span>
-            <progress max={Math.max(1, progress.queued)} value={progress.uploaded} aria-label={`Uploaded: ${progress.uploaded} of ${progress.queued} files`} />
+            {/* Nothing is queued before the first hash answers: no "0 of 0" meanwhile. */}
+            {progress.queued > 0 && (
+              <>
+                <span>
+                  Uploaded {progress.uploaded} of {progress.queued}
+                </span>
+                <progress max={progress.queued} value={progress.uploaded} aria-label={`Uploaded: ${progress.uploaded} of ${progress.queued} files`} />
+              </>
+            )}
             {progress.rateLimitWait > 0 && <span>Waiting {progress.rateLimitWait} s (rate limit)</span>}
             {progress.starting && <span>Starting the import…</span>}
           </>

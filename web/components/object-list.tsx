@@ -121,7 +121,7 @@ export const ObjectList = memo(function ObjectList(props: Props) {
               aria-setsize={objects.length}
               aria-posinset={index + 1}
               aria-current={props.selected === name ? 'true' : undefined}
-              title={note || undefined}
+              title={note ? `${o.classTitle}: ${note}` : o.classTitle}
               onPointerEnter={() => props.onHover(name)}
               onPointerLeave={() => props.onHover(null)}
               onFocusIn={() => {
@@ -139,7 +139,7 @@ export const ObjectList = memo(function ObjectList(props: Props) {
               tabIndex={0}
             >
               <span class="swatch" style={{ background: props.classes.get(o.classTitle)?.color ?? '#ff00ff' }} aria-hidden="true" />
-              <span>{o.classTitle}</span>
+              <span class="object-class">{o.classTitle}</span>
               {note && <span class={problem ? 'object-problem' : 'object-tags'}>{note}</span>}
               <span class="object-id">{o.id === undefined ? 'new' : `#${o.id}`}</span>
             </li>

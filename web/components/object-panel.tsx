@@ -28,7 +28,7 @@ export function ObjectPanel(props: Props) {
   const titles = props.tags.map((t) => t.title);
   return (
     <section class="object-panel" aria-labelledby="object-panel-title">
-      <h2 id="object-panel-title">
+      <h2 id="object-panel-title" title={object.classTitle}>
         Selected: {object.classTitle} {object.id === undefined ? '(new)' : `#${object.id}`}
       </h2>
       {props.problem && (

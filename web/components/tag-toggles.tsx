@@ -22,9 +22,9 @@ export function TagToggles(props: Props) {
         const on = props.checked.includes(t.title);
         return (
           <li key={t.id} class={on && props.onValue && t.valueType !== 'none' ? 'tag-with-value' : undefined}>
-            <label>
+            <label title={t.title}>
               <input type="checkbox" checked={on} onChange={() => props.onToggle(t.title)} />
-              {t.title}
+              <span class="toggle-title">{t.title}</span>
               {t.hotkey && <kbd>{t.hotkey}</kbd>}
             </label>
             {on && props.onValue && (

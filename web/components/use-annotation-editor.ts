@@ -2,10 +2,14 @@
 // If-Match. A save that meets someone else's change (412) never overwrites: it keeps both versions
 // for the conflict view, whose "keep mine" sends this one again against the NEW tag, deliberately.
 // A 400 names the offending object by its JSON pointer; the problem stays beside that object.
-import { useRef, useState } from 'preact/hooks';
+// Unsaved changes are kept in the browser as a draft (editor/drafts.ts) and offered back when the
+// image is opened again; a draft made on a version someone has since replaced is restored against
+// that older version, so that saving it meets theirs in the conflict view rather than overwriting it.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Annotation, ApiError, type Tagged, getAnnotation, saveAnnotation } from '../api.ts';
 import { EditRefused, type EditorDocument, fromAnnotation, objectIndexOfPointer, toAnnotationBody } from '../editor/document.ts';
 import { type History, committed, redone, startHistory, undone } from '../editor/history.ts';
+import { type Draft, dropDraft, readDraft, writeDraft } from '../editor/drafts.ts';
 import type { Edit, Selection } from './editor-overlay.tsx';
 
 interface Saved {
@@ -36,6 +40,13 @@ export function useAnnotationEditor(imageId: number, initial: Tagged<Annotation>
   // otherwise send the same ETag again and be answered 412, as if someone else had saved.
   const savingNow = useRef(false);
   const [conflict, setConflict] = useState<Tagged<Annotation> | null>(null);
+  // A draft kept by an earlier visit, offered until restored or discarded (and not overwritten meanwhile).
+  const [draft, setDraftState] = useState<Draft | null>(() => readDraft(imageId));
+  const draftNow = useRef(draft);
+  const setDraft = (next: Draft | null) => {
+    draftNow.current = next;
+    setDraftState(next);
+  };
 
   const setHistory = (next: History<EditorDocument>) => {
     historyNow.current = next;
@@ -44,6 +55,52 @@ export function useAnnotationEditor(imageId: number, initial: Tagged<Annotation>
   const setSaved = (next: Saved) => {
     savedNow.current = next;
     setSavedState(next);
+  };
+
+  // The unsaved document is kept as a draft a moment after each change (and at once when the page
+  // goes away); a clean one has none.
+  const abandoned = useRef(false);
+  const keepDraft = () => {
+    if (draftNow.current || abandoned.current) return;
+    const present = historyNow.current.present;
+    if (present === savedNow.current.doc) return dropDraft(imageId);
+    if (!writeDraft(imageId, { etag: savedNow.current.etag, savedAt: Date.now(), doc: present })) setNotice({ text: 'Unsaved changes (too large for this browser to keep a draft of them).', error: false });
+  };
+  const keepDraftNow = useRef(keepDraft);
+  keepDraftNow.current = keepDraft;
+  useEffect(() => {
+    if (draft) return;
+    if (history.present === saved.doc) return dropDraft(imageId);
+    const timer = setTimeout(keepDraft, 400);
+    return () => clearTimeout(timer);
+  }, [history.present, saved.doc, draft]);
+  useEffect(() => {
+    const flush = () => keepDraftNow.current();
+    window.addEventListener('pagehide', flush);
+    return () => {
+      window.removeEventListener('pagehide', flush);
+      flush();
+    };
+  }, []);
+
+  /** The kept draft becomes the present document (one step to undo). */
+  const restoreDraft = () => {
+    const kept = draftNow.current;
+    if (!kept) return;
+    setHistory(committed(historyNow.current, kept.doc));
+    const older = kept.etag !== savedNow.current.etag;
+    if (older) setSaved({ ...savedNow.current, etag: kept.etag });
+    setDraft(null);
+    setNotice({ text: older ? 'Unsaved changes restored; the image was saved since, so Save shows both versions.' : 'Unsaved changes restored.', error: false });
+  };
+  const discardDraft = () => {
+    dropDraft(imageId);
+    setDraft(null);
+  };
+  /** The user chose to leave without saving: no draft is kept of it. */
+  const abandon = () => {
+    abandoned.current = true;
+    dropDraft(imageId);
   };
 
   /** Applies an edit to the present document: one step to undo. A refused edit says why. */
@@ -149,6 +206,10 @@ export function useAnnotationEditor(imageId: number, initial: Tagged<Annotation>
     saving,
     conflict,
     closeConflict: () => setConflict(null),
+    draft,
+    abandon,
+    restoreDraft,
+    discardDraft,
     edit,
     undo,
     redo,

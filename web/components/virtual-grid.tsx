@@ -9,6 +9,7 @@ import type { ImageList } from '../image-list.ts';
 import { textOn } from '../colors.ts';
 import { placeholderOf } from '../thumbhash.ts';
 import { Link } from './link.tsx';
+import type { Place } from '../gallery-place.ts';
 
 const TILE = 168;
 const GAP = 12;
@@ -27,6 +28,10 @@ export interface GridProps {
   overlay: { classes: Map<string, ImageClass>; opacity: number; hidden: Set<string> } | null;
   selected: Set<number>;
   onSelect: (id: number) => void;
+  /** Where to open: the scroll offset, and an image to bring into view (the one last seen). */
+  place?: Place;
+  /** Told the scroll offset as the user scrolls. */
+  onScrolled?: (top: number) => void;
 }
 
 export function VirtualGrid(props: GridProps) {
@@ -36,7 +41,12 @@ export function VirtualGrid(props: GridProps) {
   const [, changed] = useReducer((n: number, _: undefined) => n + 1, 0);
 
   useEffect(() => props.list.subscribe(() => changed(undefined)), [props.list]);
+  // The place to open at, until taken (below); another list (other filters, or read again) starts at its top.
+  const pending = useRef<Place | undefined>(props.place && (props.place.top > 0 || props.place.seen !== undefined) ? props.place : undefined);
+  const firstList = useRef(props.list);
   useEffect(() => {
+    if (props.list === firstList.current) return;
+    pending.current = undefined;
     scroller.current?.scrollTo({ top: 0 });
     setTop(0);
   }, [props.list]);
@@ -56,6 +66,28 @@ export function VirtualGrid(props: GridProps) {
   const first = firstRow * columns;
   const last = Math.min(known, (lastRow + 1) * columns);
 
+  // The place is taken once the grid has its size and the list its length (the scroll height), and
+  // the seen image its index: centred when it would be out of view at the kept offset.
+  const seenAt = pending.current?.seen === undefined ? -1 : props.list.items.findIndex((image) => image.id === pending.current!.seen);
+  useEffect(() => {
+    const seen = pending.current?.seen;
+    if (seen !== undefined && seenAt < 0 && !props.list.complete) void props.list.indexOf(seen).catch(() => undefined);
+  }, [props.list]);
+  useLayoutEffect(() => {
+    const place = pending.current;
+    const element = scroller.current;
+    if (!place || !element || size.height === 0 || props.list.total === null) return;
+    if (place.seen !== undefined && seenAt < 0 && !props.list.complete) return;
+    pending.current = undefined;
+    let target = place.top;
+    if (seenAt >= 0) {
+      const rowTop = Math.floor(seenAt / columns) * ROW;
+      if (rowTop < target || rowTop + ROW > target + size.height) target = rowTop - Math.max(0, (size.height - ROW) / 2);
+    }
+    element.scrollTop = Math.max(0, target);
+    setTop(element.scrollTop);
+  }, [size.height, columns, known, seenAt]);
+
   useEffect(() => {
     if (size.height > 0) void props.list.loadUntil(Math.max(last, columns * Math.ceil(size.height / ROW)));
   }, [props.list, last, size.height, columns]);
@@ -63,7 +95,11 @@ export function VirtualGrid(props: GridProps) {
   const frame = useRef(0);
   const onScroll = () => {
     cancelAnimationFrame(frame.current);
-    frame.current = requestAnimationFrame(() => setTop(scroller.current!.scrollTop));
+    frame.current = requestAnimationFrame(() => {
+      const now = scroller.current!.scrollTop;
+      setTop(now);
+      if (!pending.current) props.onScrolled?.(now);
+    });
   };
 
   const tiles = [];

@@ -4,16 +4,18 @@
 // filters. Both the filters and the view are in the URL.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { type Dataset, type ImageClass, type ImageFilter, type Project, type Session, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags } from '../api.ts';
+import { ApiError, type Dataset, type ImageClass, type ImageFilter, type Project, type Session, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags } from '../api.ts';
 import { Header } from '../components/header.tsx';
+import { Link } from '../components/link.tsx';
+import { NotFoundPage } from './not-found.tsx';
 import { BatchBar } from '../components/batch-bar.tsx';
 import { ExportForm } from '../components/export-form.tsx';
 import { PastExports } from '../components/past-exports.tsx';
-import { Link } from '../components/link.tsx';
 import { SchemaLink } from '../components/schema-link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
 import { filterFromUrl, filterKey, filterParams, filterQuery, queryOf } from '../filters.ts';
 import { forgetImageLists, imageListOf } from '../image-list.ts';
+import { placeOf, rememberScroll } from '../gallery-place.ts';
 import { type OverlayView, overlayFromUrl, withClassShown, writeOverlay } from '../overlay-view.ts';
 import { type Location, navigate } from '../router.ts';
 
@@ -34,6 +36,9 @@ interface Props {
 export function GalleryPage(props: Props) {
   const [catalogue, setCatalogue] = useState<Catalogue | null>(null);
   const [error, setError] = useState('');
+  // What the address names and is not there (or not the team's): "This project".
+  const [missing, setMissing] = useState('');
+  const failed = (what: string) => (failure: Error) => (failure instanceof ApiError && failure.status === 404 ? setMissing(what) : setError(failure.message));
 
   // /datasets/:id/images is the project's gallery with that dataset chosen.
   useEffect(() => {
@@ -41,7 +46,7 @@ export function GalleryPage(props: Props) {
       const datasetId = props.scope.datasetId;
       getDataset(datasetId).then(
         (dataset) => navigate(`/projects/${dataset.projectId}/images?dataset=${datasetId}`, { replace: true }),
-        (failure: Error) => setError(failure.message),
+        failed('This dataset'),
       );
     }
   }, [props.scope]);
@@ -55,7 +60,7 @@ export function GalleryPage(props: Props) {
         document.title = `${project.title} · Annostore`;
         setCatalogue({ project, datasets, classes, tags });
       },
-      (failure: Error) => setError(failure.message),
+      failed('This project'),
     );
   }, [projectId]);
 
@@ -63,6 +68,7 @@ export function GalleryPage(props: Props) {
   const filter = useMemo(() => (projectId === null ? null : filterFromUrl(props.location.params, projectId)), [projectId, query]);
   const overlay = useMemo(() => overlayFromUrl(props.location.params), [query]);
 
+  if (missing) return <NotFoundPage session={props.session} onSignOut={props.onSignOut} what={missing} />;
   if (error) {
     return (
       <>
@@ -86,6 +92,9 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
   const { filter, overlay } = props;
   const [generation, setGeneration] = useState(0);
   const list = useMemo(() => imageListOf(filter), [filterKey(filter), generation]);
+  // Read once, when the gallery opens: back from an image, it opens where it was left. A filter
+  // changed here starts at the top.
+  const [place] = useState(() => placeOf(filterKey(filter)));
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const select = (id: number) =>
     setSelected((before) => {
@@ -93,6 +102,8 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
       if (!after.delete(id)) after.add(id);
       return after;
     });
+  // What the last batch did: it stays (the selection is gone) until dismissed.
+  const [batchResult, setBatchResult] = useState('');
   const reread = () => {
     forgetImageLists();
     setSelected(new Set());
@@ -164,12 +175,52 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
               <NameSearch value={filter.nameContains ?? ''} onChange={(nameContains) => change({ nameContains: nameContains || undefined })} />
             </div>
           </div>
-          {selected.size > 0 && <BatchBar selected={selected} tags={props.catalogue.tags} readOnly={props.session.key.scope === 'read'} onClear={() => setSelected(new Set())} onChanged={reread} />}
-          {total === 0 && <p class="empty">No image matches these filters.</p>}
-          <VirtualGrid list={list} colors={colors} selected={selected} onSelect={select} overlay={overlay.show ? { classes: classByTitle, opacity, hidden: hiddenTitles } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
+          {selected.size > 0 && (
+            <BatchBar
+              selected={selected}
+              tags={props.catalogue.tags}
+              readOnly={props.session.key.scope === 'read'}
+              onClear={() => setSelected(new Set())}
+              onChanged={(result) => {
+                setBatchResult(result);
+                reread();
+              }}
+            />
+          )}
+          {batchResult && selected.size === 0 && (
+            <div class="batch-bar batch-result" role="status">
+              <span>{batchResult}</span>
+              <button type="button" class="quiet" onClick={() => setBatchResult('')}>
+                Dismiss
+              </button>
+            </div>
+          )}
+          {total === 0 && <EmptyGallery filter={filter} dataset={dataset !== undefined} onClear={() => change({ classId: undefined, tagId: undefined, nameContains: undefined })} />}
+          <VirtualGrid place={place} onScrolled={(top) => rememberScroll(filterKey(filter), top)} list={list} colors={colors} selected={selected} onSelect={select} overlay={overlay.show ? { classes: classByTitle, opacity, hidden: hiddenTitles } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
         </main>
       </div>
     </>
+  );
+}
+
+/** No image: none chosen by the filters, or none at all yet (which filters would not change). */
+function EmptyGallery(props: { filter: ImageFilter; dataset: boolean; onClear: () => void }) {
+  const { classId, tagId, nameContains } = props.filter;
+  if (classId || tagId || nameContains) {
+    return (
+      <p class="empty">
+        No image matches these filters.{' '}
+        <button type="button" class="quiet" onClick={props.onClear}>
+          Clear the filters
+        </button>
+      </p>
+    );
+  }
+  return (
+    <p class="empty">
+      {props.dataset ? 'This dataset has no images yet.' : 'This project has no images yet.'} Import a folder into it from the <Link href="/">Projects</Link> page, or with{' '}
+      <code>annostore import</code>.
+    </p>
   );
 }
 
@@ -237,7 +288,7 @@ function Sidebar(
           {props.datasets.map((d) => (
             <li key={d.id}>
               <button type="button" class="facet" aria-pressed={filter.datasetId === d.id} onClick={() => props.onChange({ datasetId: d.id })}>
-                <span class="facet-title">{d.title}</span>
+                <span class="facet-title" title={d.title}>{d.title}</span>
                 <span class="facet-count">{format(d.counts?.images)}</span>
               </button>
             </li>
@@ -262,7 +313,7 @@ function Sidebar(
               <li key={c.id} class="class-facet">
                 <button type="button" class="facet" aria-pressed={filter.classId === c.id} onClick={() => props.onChange({ classId: filter.classId === c.id ? undefined : c.id })}>
                   <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
-                  <span class="facet-title">{c.title}</span>
+                  <span class="facet-title" title={c.title}>{c.title}</span>
                   <span class="facet-count">{format(counts?.classes.get(c.id))}</span>
                 </button>
                 <label class="draw-toggle" title={overlay.show ? label : 'Objects are off (toolbar)'}>
@@ -284,7 +335,7 @@ function Sidebar(
           {props.tags.map((t) => (
             <li key={t.id}>
               <button type="button" class="facet" aria-pressed={filter.tagId === t.id} onClick={() => props.onChange({ tagId: filter.tagId === t.id ? undefined : t.id })}>
-                <span class="facet-title">{t.title}</span>
+                <span class="facet-title" title={t.title}>{t.title}</span>
                 <span class="facet-count">{format(counts?.tags.get(t.id))}</span>
               </button>
             </li>

@@ -3,13 +3,14 @@
 // the gallery's filters, which the URL carries; `?` lists the shortcuts. A key that may write also
 // edits the annotation here (tools, selection, undo, save under If-Match); a read-only key only looks.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { type Annotation, type Image, type ImageClass, type Project, type Session, type Tag, type Tagged, getAnnotation, getImage, getProject, imageFileUrl, listClasses, listImageTags, listObjectTags } from '../api.ts';
+import { type Annotation, ApiError, type Image, type ImageClass, type Project, type Session, type Tag, type Tagged, getAnnotation, getImage, getProject, imageFileUrl, listClasses, listImageTags, listObjectTags } from '../api.ts';
 import { AnnotationLayer } from '../components/annotation-layer.tsx';
 import { ConflictDialog } from '../components/conflict-dialog.tsx';
 import { DetailsEditor } from '../components/details-editor.tsx';
 import { EditorOverlay, type Tool, shapeOfClass } from '../components/editor-overlay.tsx';
 import { EditorToolbar, TOOLS } from '../components/editor-toolbar.tsx';
 import { Header } from '../components/header.tsx';
+import { NotFoundPage } from './not-found.tsx';
 import { HelpDialog } from '../components/help-dialog.tsx';
 import { NewClassDialog } from '../components/new-class-dialog.tsx';
 import { ImageFields } from '../components/image-fields.tsx';
@@ -19,7 +20,8 @@ import { type AnnotationEditor, useAnnotationEditor } from '../components/use-an
 import { type View, fitted, useZoomPan, zoomedAt } from '../components/zoom-pan.ts';
 import { removeObject, removeVertex, setImageTags, setObjectTags, toggled } from '../editor/document.ts';
 import type { Box, Shape } from '../editor/geometry.ts';
-import { filterFromUrl, filterQuery, positive } from '../filters.ts';
+import { filterFromUrl, filterKey, filterQuery, positive } from '../filters.ts';
+import { rememberSeen } from '../gallery-place.ts';
 import { imageListOf, knownProjectOf } from '../image-list.ts';
 import { type Location, navigate, setLeaveCheck } from '../router.ts';
 
@@ -50,10 +52,12 @@ interface Props {
 export function ImagePage(props: Props) {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState('');
+  const [missing, setMissing] = useState(false);
 
   useEffect(() => {
     let live = true;
     setError('');
+    setMissing(false);
     void (async () => {
       // The project, its classes and tags stay the same while stepping through one gallery. Where the
       // project is known before the image's answer (the one shown, the URL's, the gallery's list), they
@@ -66,9 +70,15 @@ export function ImagePage(props: Props) {
       if (!live) return;
       document.title = `${image.name} · ${project.title} · Annostore`;
       setLoaded({ image, tagged, project, classes, tags, objectTags });
-    })().catch((failure: Error) => live && setError(failure.message));
+    })().catch((failure: Error) => live && (failure instanceof ApiError && failure.status === 404 ? setMissing(true) : setError(failure.message)));
     return () => void (live = false);
   }, [props.imageId]);
+
+  if (missing) {
+    const projectId = positive(props.location.params.get('project'));
+    const back = projectId ? { href: `/projects/${projectId}/images`, label: 'Back to the gallery' } : undefined;
+    return <NotFoundPage session={props.session} onSignOut={props.onSignOut} what="This image" back={back} />;
+  }
 
   if (error || !loaded) {
     return (
@@ -143,12 +153,20 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
     return () => void (live = false);
   }, [image.id, query]);
 
+  // Back in the gallery, this image is in view.
+  useEffect(() => rememberSeen(filterKey(filter), image.id), [image.id, query]);
+
   // Unsaved changes are not lost by a link, a key, the back button or closing the tab.
   const editorNow = useRef<AnnotationEditor>(editor);
   editorNow.current = editor;
   useEffect(() => {
     if (!canWrite) return;
-    setLeaveCheck(() => !editorNow.current.isDirty() || window.confirm('This image has unsaved changes. Leave without saving them?'));
+    setLeaveCheck(() => {
+      if (!editorNow.current.isDirty()) return true;
+      const leave = window.confirm('This image has unsaved changes. Leave without saving them?');
+      if (leave) editorNow.current.abandon();
+      return leave;
+    });
     const beforeUnload = (event: BeforeUnloadEvent) => {
       if (editorNow.current.isDirty()) event.preventDefault();
     };
@@ -195,7 +213,8 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
   const within = useMemo(() => (whole ? undefined : culled), [whole, culled.left, culled.top, culled.right, culled.bottom]);
 
   const go = (id: number | undefined) => {
-    if (id !== undefined) navigate(`/images/${id}${query}`);
+    // One history entry for the walk: Back returns to the gallery, not to the image before.
+    if (id !== undefined) navigate(`/images/${id}${query}`, { replace: true });
   };
 
   /** Picks a tool; a drawing tool takes a class of its shape (the current one if it fits). */
@@ -340,7 +359,9 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
       <div class="viewer">
         <main class="stage-column">
           <div class="toolbar">
-            <h1 class="image-name">{image.name}</h1>
+            <h1 class="image-name" title={image.name}>
+              {image.name}
+            </h1>
             <div class="controls">
               <button type="button" onClick={() => go(position?.prev)} disabled={position?.prev === undefined} aria-keyshortcuts="ArrowLeft D">
                 ← Previous
@@ -387,6 +408,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
             />
           )}
           <div class="stage" ref={frame} data-tool={canWrite ? tool : undefined} {...handlers}>
+            {canWrite && editor.draft && <DraftOffer savedAt={editor.draft.savedAt} onRestore={editor.restoreDraft} onDiscard={editor.discardDraft} />}
             <svg ref={svg} width={frameSize.width} height={frameSize.height} role="img" aria-label={`${image.name}: ${image.width} × ${image.height} pixels, ${objects.length} objects`}>
               <g ref={group} transform={`translate(${view.x} ${view.y}) scale(${view.scale})`}>
                 <image href={imageFileUrl(image.id)} width={image.width} height={image.height} />
@@ -432,10 +454,10 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
             <ul class="toggles">
               {usedClasses.map((c) => (
                 <li key={c.id}>
-                  <label>
+                  <label title={c.title}>
                     <input type="checkbox" checked={!hidden.has(c.title)} onChange={() => toggle(c.title)} />
                     <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
-                    {c.title}
+                    <span class="toggle-title">{c.title}</span>
                   </label>
                 </li>
               ))}
@@ -493,6 +515,25 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
         />
       )}
     </>
+  );
+}
+
+/** Over the stage (which it does not move): a draft of this image kept by the browser, to take back or drop. */
+function DraftOffer(props: { savedAt: number; onRestore: () => void; onDiscard: () => void }) {
+  const when = new Date(props.savedAt);
+  const today = when.toDateString() === new Date().toDateString();
+  const time = today ? when.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : when.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+  const stop = (event: Event) => event.stopPropagation();
+  return (
+    <div class="draft-offer" role="region" aria-label="Unsaved changes kept" onPointerDown={stop} onWheel={stop}>
+      <span>Restore unsaved changes from {time}?</span>
+      <button type="button" onClick={props.onRestore}>
+        Restore
+      </button>
+      <button type="button" class="quiet" onClick={props.onDiscard}>
+        Discard
+      </button>
+    </div>
   );
 }
 

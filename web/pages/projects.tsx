@@ -33,15 +33,17 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
         {error && <p class="error" role="alert">{error}</p>}
         {!projects && !error && <p role="status">Loading projects…</p>}
         {projects?.length === 0 && (
-          <p>
-            No projects yet. Create one, import a folder below, or use <code>annostore import</code>.
+          <p class="empty-projects">
+            {props.session.key.scope === 'read' ? 'No projects yet. A key that may write can import a folder here.' : 'No projects yet. Create one, or choose or drop a folder below to import your first one.'}
           </p>
         )}
         <ul class="project-list">
           {projects?.map((project) => (
             <li key={project.id} class="project-card">
               <h2>
-                <Link href={`/projects/${project.id}/images`}>{project.title}</Link>
+                <Link href={`/projects/${project.id}/images`} title={project.title}>
+                  {project.title}
+                </Link>
               </h2>
               {project.description && <p class="description">{project.description}</p>}
               {project.counts && (
@@ -52,9 +54,9 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
               )}
               <ul class="class-chips" aria-label={`Classes of ${project.title}`}>
                 {project.classes?.map((c) => (
-                  <li key={c.id} class="chip">
+                  <li key={c.id} class="chip" title={c.title}>
                     <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
-                    {c.title}
+                    <span class="chip-title">{c.title}</span>
                   </li>
                 ))}
               </ul>

@@ -69,10 +69,15 @@ export function answerError(error: unknown, request: FastifyRequest, reply: Fast
   void reply.code(status).type('application/json').send({ ...body, details });
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/**
+ * `page`, when given, may answer an unknown path first (the web interface's "Not found" page for a
+ * browser); it says false to leave it to the JSON 404.
+ */
+export function registerErrorHandling(app: FastifyInstance, page?: (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>): void {
   app.setErrorHandler(answerError);
-  app.setNotFoundHandler((request, reply) => {
-    void reply
+  app.setNotFoundHandler(async (request, reply) => {
+    if (page && (await page(request, reply))) return reply;
+    return reply
       .code(404)
       .type('application/json')
       .send({ error: 'NOT_FOUND', details: { message: `no route ${request.method} ${request.url.split('?')[0]}` } });
