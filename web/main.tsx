@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { type Session, currentSession, signOut, whenSignedOut } from './api.ts';
 import { GalleryPage } from './pages/gallery.tsx';
 import { ImagePage } from './pages/image-view.tsx';
+import { NearDuplicatesPage } from './pages/near-duplicates.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TasksPage } from './pages/tasks.tsx';
@@ -45,6 +46,7 @@ function App() {
   const page = { session, onSignOut: leave, location };
   let params: Record<string, string> | null;
   if ((params = match('/projects/:id/images', location.path))) return <GalleryPage {...page} scope={{ projectId: Number(params.id) }} />;
+  if ((params = match('/projects/:id/near-duplicates', location.path))) return <NearDuplicatesPage {...page} projectId={Number(params.id)} />;
   if ((params = match('/datasets/:id/images', location.path))) return <GalleryPage {...page} scope={{ datasetId: Number(params.id) }} />;
   if ((params = match('/images/:id', location.path))) return <ImagePage {...page} imageId={Number(params.id)} />;
   if (location.path === '/tasks') return <TasksPage {...page} />;

@@ -6,7 +6,7 @@ import type { Context } from '../context.ts';
 import { type WebAsset, lazyWebBundle } from './web-bundle.ts';
 
 /** The interface's own paths; anything else stays the API's (and its 404). */
-const PAGES = ['/', '/sign-in', '/projects/:projectId/images', '/datasets/:datasetId/images', '/images/:id', '/tasks'];
+const PAGES = ['/', '/sign-in', '/projects/:projectId/images', '/projects/:projectId/near-duplicates', '/datasets/:datasetId/images', '/images/:id', '/tasks'];
 
 // The page may load only this server's own script, styles and images; nothing inline runs.
 const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'";

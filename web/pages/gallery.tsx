@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Dataset, type ImageClass, type ImageFilter, type Project, type Session, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags } from '../api.ts';
 import { Header } from '../components/header.tsx';
+import { Link } from '../components/link.tsx';
 import { BatchBar } from '../components/batch-bar.tsx';
 import { ExportForm } from '../components/export-form.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
@@ -158,6 +159,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
                 />
               </label>
               <NameSearch value={filter.namePrefix ?? ''} onChange={(namePrefix) => change({ namePrefix: namePrefix || undefined })} />
+              <Link href={`/projects/${project.id}/near-duplicates`}>Near-duplicates</Link>
             </div>
           </div>
           {selected.size > 0 && <BatchBar selected={selected} tags={props.catalogue.tags} readOnly={props.session.key.scope === 'read'} onClear={() => setSelected(new Set())} onChanged={reread} />}

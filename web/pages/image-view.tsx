@@ -14,6 +14,7 @@ import { HelpDialog } from '../components/help-dialog.tsx';
 import { ImageFields } from '../components/image-fields.tsx';
 import { ObjectList } from '../components/object-list.tsx';
 import { ObjectPanel } from '../components/object-panel.tsx';
+import { SimilarImages } from '../components/similar-images.tsx';
 import { type AnnotationEditor, useAnnotationEditor } from '../components/use-annotation-editor.ts';
 import { type View, fitted, useZoomPan, zoomedAt } from '../components/zoom-pan.ts';
 import { removeObject, removeVertex, setImageTags, setObjectTags, toggled } from '../editor/document.ts';
@@ -452,6 +453,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               <DetailsEditor imageId={image.id} annotation={props.tagged} tags={props.tags} readOnly={true} onSaved={props.onSaved} />
             )}
           </section>
+          <SimilarImages imageId={image.id} />
         </aside>
       </div>
       <HelpDialog open={help} onClose={() => setHelp(false)} editing={canWrite} />
