@@ -68,15 +68,28 @@ const chunkOf = (words: Uint32Array, i: number, c: number): number => {
   return c & 1 ? word & 0xffff : word >>> 16;
 };
 
-/** Hash indexes sorted by one chunk: those of chunk value v are order[start[v]] … order[start[v + 1] − 1]. */
-function bucketsOf(words: Uint32Array, count: number, c: number): { start: Int32Array; order: Int32Array } {
+/**
+ * Hash indexes sorted by one chunk: those of chunk value v are order[start[v]] … order[start[v + 1] − 1].
+ * The hashes are copied in that order too (`phash`, `dhash`), so a bucket's are read side by side.
+ */
+function bucketsOf(hashes: HashArrays, count: number, c: number): { start: Int32Array; order: Int32Array; phash: Uint32Array; dhash: Uint32Array } {
+  const words = hashes.phash;
   const start = new Int32Array((1 << 16) + 1);
   for (let i = 0; i < count; i += 1) start[chunkOf(words, i, c) + 1]! += 1;
   for (let v = 0; v < 1 << 16; v += 1) start[v + 1]! += start[v]!;
   const fill = start.slice(0, 1 << 16);
   const order = new Int32Array(count);
-  for (let i = 0; i < count; i += 1) order[fill[chunkOf(words, i, c)]!++] = i;
-  return { start, order };
+  const phash = new Uint32Array(count * 2);
+  const dhash = new Uint32Array(count * 2);
+  for (let i = 0; i < count; i += 1) {
+    const k = fill[chunkOf(words, i, c)]!++;
+    order[k] = i;
+    phash[2 * k] = words[2 * i]!;
+    phash[2 * k + 1] = words[2 * i + 1]!;
+    dhash[2 * k] = hashes.dhash[2 * i]!;
+    dhash[2 * k + 1] = hashes.dhash[2 * i + 1]!;
+  }
+  return { start, order, phash, dhash };
 }
 
 function checkDistance(distance: number): void {
@@ -98,15 +111,14 @@ function chunkWithin(xhi: number, xlo: number, c: number, radius: number): boole
 /** Calls `visit(i, j)` (i < j) once for every pair near at `distance` (see DEFAULT_DISTANCE). */
 export function forEachNearPair(hashes: HashArrays, distance: number, visit: (i: number, j: number) => void): void {
   checkDistance(distance);
-  const { phash, dhash } = hashes;
-  const count = phash.length / 2;
+  const count = hashes.phash.length / 2;
   const dLimit = dhashLimit(distance);
   const radii = [0, 1, 2, 3].map((c) => radiusOf(distance, c));
   for (let c = 0; c < 4; c += 1) {
     const radius = radii[c]!;
     if (radius < 0) continue;
     const masks = flipMasks(radius);
-    const { start, order } = bucketsOf(phash, count, c);
+    const { start, order, phash, dhash } = bucketsOf(hashes, count, c);
     for (let b = 0; b < 1 << 16; b += 1) {
       const first = start[b]!;
       const last = start[b + 1]!;
@@ -115,21 +127,22 @@ export function forEachNearPair(hashes: HashArrays, distance: number, visit: (i:
         const other = b ^ masks[m]!;
         if (other < b) continue;
         const otherLast = start[other + 1]!;
+        if (start[other] === otherLast) continue;
         for (let k = first; k < last; k += 1) {
-          const i = order[k]!;
-          const hi = phash[2 * i]!;
-          const lo = phash[2 * i + 1]!;
-          const dhi = dhash[2 * i]!;
-          const dlo = dhash[2 * i + 1]!;
+          const hi = phash[2 * k]!;
+          const lo = phash[2 * k + 1]!;
+          const dhi = dhash[2 * k]!;
+          const dlo = dhash[2 * k + 1]!;
           for (let l = other === b ? k + 1 : start[other]!; l < otherLast; l += 1) {
-            const j = order[l]!;
-            const xhi = hi ^ phash[2 * j]!;
-            const xlo = lo ^ phash[2 * j + 1]!;
+            const xhi = hi ^ phash[2 * l]!;
+            const xlo = lo ^ phash[2 * l + 1]!;
             if (popcount32(xhi) + popcount32(xlo) > distance) continue;
-            if (popcount32(dhi ^ dhash[2 * j]!) + popcount32(dlo ^ dhash[2 * j + 1]!) > dLimit) continue;
+            if (popcount32(dhi ^ dhash[2 * l]!) + popcount32(dlo ^ dhash[2 * l + 1]!) > dLimit) continue;
             let earlier = false;
             for (let e = 0; e < c && !earlier; e += 1) earlier = radii[e]! >= 0 && chunkWithin(xhi, xlo, e, radii[e]!);
             if (earlier) continue;
+            const i = order[k]!;
+            const j = order[l]!;
             if (i < j) visit(i, j);
             else visit(j, i);
           }

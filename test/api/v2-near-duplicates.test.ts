@@ -120,6 +120,27 @@ for (const dialect of dialects) {
       assertProblem(await t.request({ method: 'GET', url: `/v2/images/${ids.a}/similar`, key: t.otherKey }), 404, 'NOT_FOUND');
     });
 
+    test('a thumbnail asked for makes the hashes; a group lists its first 100 images; nothing left to hash queues nothing', async () => {
+      const copies = await newProject(t.ctx, { title: 'copies' });
+      const dataset = await newDataset(t.ctx, copies, 'burst');
+      const bytes = await distinctPicture(20);
+      const made: number[] = [];
+      for (let i = 0; i < 101; i += 1) made.push((await newImage(t.ctx, dataset, { name: `frame-${i}.png`, bytes })).id);
+      const other = (await newImage(t.ctx, dataset, { name: 'other.png', bytes: await sharp(bytes).resize(200).png().toBuffer() })).id;
+      for (const id of [made[0], other]) assert.equal((await t.request({ method: 'GET', url: `/v2/images/${id}/thumbnail` })).statusCode, 200);
+      const res = await t.request({ method: 'GET', url: `/v2/projects/${copies}/near-duplicates` });
+      const answer = json<NearDuplicateReport>(res);
+      assert.deepEqual([answer.pending, answer.groupCount, answer.groups[0]!.size, answer.groups[0]!.images.length], [0, 1, 102, 100]);
+      assert.deepEqual(answer.groups[0]!.images.map((image) => image.id), made.slice(0, 100));
+      const queued = await t.request({ method: 'POST', url: `/v2/projects/${copies}/near-duplicates/hashes` });
+      assert.deepEqual([queued.statusCode, json(queued)], [202, { blobs: 0, taskIds: [] }]);
+      // limit cuts the similar images, nearest (the same bytes) first; a read-only key may ask.
+      const some = await t.request({ method: 'GET', url: `/v2/images/${made[0]}/similar?limit=3`, key: t.readOnlyKey });
+      assert.deepEqual(json<SimilarImages>(some).items.map((i) => [i.id, i.sameBytes]), made.slice(1, 4).map((id) => [id, true]));
+      const all = json<SimilarImages>(await t.request({ method: 'GET', url: `/v2/images/${made[0]}/similar?limit=200` }));
+      assert.deepEqual([all.items.length, all.items.at(-1)!.id, all.items.at(-1)!.sameBytes], [101, other, false]);
+    });
+
     test('another team’s project is not found; a distance out of range is a 400', async () => {
       for (const [method, url] of [['GET', `/v2/projects/${projectId}/near-duplicates`], ['POST', `/v2/projects/${projectId}/near-duplicates/hashes`]] as const) {
         assertProblem(await t.request({ method, url, key: t.otherKey }), 404, 'NOT_FOUND', { label: url });
@@ -128,7 +149,7 @@ for (const dialect of dialects) {
       for (const query of ['distance=17', 'distance=-1', 'distance=x', 'limit=0', 'limit=201', 'offset=-1']) {
         assertProblem(await t.request({ method: 'GET', url: `/v2/projects/${projectId}/near-duplicates?${query}` }), 400, 'VALIDATION', { label: query });
       }
-      assertProblem(await t.request({ method: 'GET', url: `/v2/images/${ids.a}/similar?distance=99` }), 400, 'VALIDATION');
+      for (const query of ['distance=99', 'limit=0', 'limit=201']) assertProblem(await t.request({ method: 'GET', url: `/v2/images/${ids.a}/similar?${query}` }), 400, 'VALIDATION', { label: query });
     });
   });
 }
