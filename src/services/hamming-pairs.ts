@@ -1,6 +1,6 @@
 // Finds every pair of images near one another by their two perceptual hashes (see DEFAULT_DISTANCE),
-// among many (100,000 in well under two seconds), without comparing every pair. Pure: arrays in,
-// pairs out.
+// among many (100,000: about a twentieth of the time of comparing every pair, bench/near-duplicates.ts),
+// without comparing every pair. Pure: arrays in, pairs out.
 //
 // Multi-index hashing: the 64 bits of the pHash are cut into four 16-bit chunks. If two hashes are at
 // most d = 4q + s bits apart (0 ≤ s < 4), then one of the first s + 1 chunks differs in at most q bits
