@@ -6,6 +6,7 @@ import type { ClassUsage, ClassV2, DatasetListItem, ProjectListItem, TagV2 } fro
 import type { ImageAnnotation } from '../src/http/schemas/image-annotation.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
+import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, SimilarImages as SimilarImagesSchema } from '../src/http/schemas/v2-near-duplicates.ts';
 import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
 import type { HashCheckAnswer, TaskAnswer, TaskView, UploadAnswer } from '../src/http/schemas/v2-tasks.ts';
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
@@ -299,3 +300,11 @@ export const changeClass = (id: number, change: { title?: string; color?: string
 export const deleteClass = (id: number, etag: string): Promise<void> => removeTagged(`/v2/classes/${id}?cascade=true`, etag);
 /** What deleting the class removes: its objects, and the images holding them. */
 export const classUsage = (id: number): Promise<Static<typeof ClassUsage>> => call('GET', `/v2/classes/${id}/usage`);
+export type NearDuplicateReport = Static<typeof NearDuplicateReportSchema>;
+export type SimilarImages = Static<typeof SimilarImagesSchema>;
+/** The project's groups of near-duplicate images at `distance`, a page of `limit` groups from `offset`. */
+export const nearDuplicates = (projectId: number, options: { distance: number; crossDataset: boolean; limit: number; offset: number }): Promise<NearDuplicateReport> =>
+  call('GET', `/v2/projects/${projectId}/near-duplicates${query({ ...options, crossDataset: options.crossDataset || undefined })}`);
+export const similarImages = (imageId: number, distance?: number): Promise<SimilarImages> => call('GET', `/v2/images/${imageId}/similar${query({ distance })}`);
+/** Queues the making of the perceptual hashes the project's images lack. */
+export const hashProject = (projectId: number): Promise<Static<typeof HashingAnswer>> => call('POST', `/v2/projects/${projectId}/near-duplicates/hashes`);

@@ -7,6 +7,7 @@ import { ImagePage } from './pages/image-view.tsx';
 import { ProjectSettingsPage } from './pages/project-settings.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { positive } from './filters.ts';
+import { NearDuplicatesPage } from './pages/near-duplicates.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TagsPage } from './pages/tags.tsx';
@@ -60,6 +61,8 @@ function App() {
     if ((found = id(params.id!))) return <TagsPage {...page} projectId={found} />;
   } else if ((params = match('/projects/:id/settings', location.path))) {
     if ((found = id(params.id!))) return <ProjectSettingsPage {...page} projectId={found} />;
+  } else if ((params = match('/projects/:id/near-duplicates', location.path))) {
+    if ((found = id(params.id!))) return <NearDuplicatesPage {...page} projectId={found} />;
   } else if ((params = match('/datasets/:id/images', location.path))) {
     if ((found = id(params.id!))) return <GalleryPage {...page} scope={{ datasetId: found }} />;
   } else if ((params = match('/images/:id', location.path))) {

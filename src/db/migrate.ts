@@ -21,6 +21,7 @@ import * as rateLimits from './migrations/0016_rate_limits.ts';
 import * as objectTagValues from './migrations/0017_object_tag_values.ts';
 import * as tagValues from './migrations/0018_tag_values.ts';
 import * as nameSearch from './migrations/0019_name_search.ts';
+import * as perceptualHashes from './migrations/0020_perceptual_hashes.ts';
 import * as taskProjects from './migrations/0024_task_projects.ts';
 
 const migrations = {
@@ -43,6 +44,7 @@ const migrations = {
   '0017_object_tag_values': objectTagValues,
   '0018_tag_values': tagValues,
   '0019_name_search': nameSearch,
+  '0020_perceptual_hashes': perceptualHashes,
   '0024_task_projects': taskProjects,
 } satisfies Record<string, Migration>;
 

@@ -89,6 +89,10 @@ export interface BlobsTable {
   created_at: string;
   /** The thumbhash of the image (base64), made with its 256 px thumbnail; null until then. */
   thumbhash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The DCT pHash (16 hex digits), made with the 256 px thumbnail; null until then. */
+  phash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The difference hash (16 hex digits), made with the pHash. */
+  dhash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A WebP thumbnail of an image blob, stored in the blob store under `key`, the hash of its bytes. */

@@ -1,4 +1,5 @@
-// Thumbnails of image blobs (one row per image hash and size) and the thumbhash kept on each blob.
+// Thumbnails of image blobs (one row per image hash and size), and what is made with the grid one and
+// kept on each blob: its thumbhash and perceptual hashes.
 import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
 import type { Database } from '../db/types.ts';
@@ -34,7 +35,7 @@ export async function recordThumbnail(db: Kysely<Database>, hash: string, size: 
   return (await findThumbnail(db, hash, size))!;
 }
 
-/** Of `hashes`, those of a blob that has no thumbnail of `size` or no thumbhash yet. */
+/** Of `hashes`, those of a blob that has no thumbnail of `size`, or no thumbhash or perceptual hashes yet. */
 export async function lackingThumbnail(db: Kysely<Database>, hashes: readonly string[], size: number): Promise<string[]> {
   if (hashes.length === 0) return [];
   const rows = await db
@@ -42,7 +43,7 @@ export async function lackingThumbnail(db: Kysely<Database>, hashes: readonly st
     .leftJoin('thumbnails', (join) => join.onRef('thumbnails.hash', '=', 'blobs.hash').on('thumbnails.size', '=', size))
     .select('blobs.hash')
     .where('blobs.hash', 'in', [...hashes])
-    .where((eb) => eb.or([eb('thumbnails.key', 'is', null), eb('blobs.thumbhash', 'is', null)]))
+    .where((eb) => eb.or([eb('thumbnails.key', 'is', null), eb('blobs.thumbhash', 'is', null), eb('blobs.phash', 'is', null)]))
     .execute();
   return rows.map((r) => r.hash);
 }
@@ -51,10 +52,19 @@ export async function setThumbhash(db: Kysely<Database>, hash: string, thumbhash
   await db.updateTable('blobs').set({ thumbhash }).where('hash', '=', hash).where('thumbhash', 'is', null).execute();
 }
 
+export async function setPerceptualHashes(db: Kysely<Database>, hash: string, hashes: { phash: string; dhash: string }): Promise<void> {
+  await db.updateTable('blobs').set(hashes).where('hash', '=', hash).where('phash', 'is', null).execute();
+}
+
 /** The thumbhash (base64) of the image blob `hash`; null until its 256 px thumbnail is made. */
 export async function thumbhashOf(db: Kysely<Database>, hash: string): Promise<string | null> {
-  const row = await db.selectFrom('blobs').select('thumbhash').where('hash', '=', hash).executeTakeFirst();
-  return row?.thumbhash ?? null;
+  return (await gridExtrasOf(db, hash)).thumbhash;
+}
+
+/** What the image blob `hash` holds of what its 256 px thumbnail brings: null until that is made. */
+export async function gridExtrasOf(db: Kysely<Database>, hash: string): Promise<{ thumbhash: string | null; phash: string | null }> {
+  const row = await db.selectFrom('blobs').select(['thumbhash', 'phash']).where('hash', '=', hash).executeTakeFirst();
+  return { thumbhash: row?.thumbhash ?? null, phash: row?.phash ?? null };
 }
 
 /**

@@ -1,7 +1,8 @@
 // Thumbnails of image blobs, made once: a stored one is read back, a missing one is made with sharp,
 // stored in the blob store under the hash of its bytes, then recorded. Calls in this process for the
 // same thumbnail while it is being made share that one run; across processes the first record wins
-// and a loser's bytes are removed. The 256 px thumbnail brings the image's thumbhash with it.
+// and a loser's bytes are removed. The 256 px thumbnail brings the image's thumbhash and perceptual
+// hashes (for near-duplicates) with it.
 import { createHash } from 'node:crypto';
 import { Slots } from '../concurrency.ts';
 import type { Db } from '../db/create-db.ts';
@@ -10,11 +11,12 @@ import * as thumbnails from '../repositories/thumbnails.repository.ts';
 import type { ThumbnailRecord } from '../repositories/thumbnails.repository.ts';
 import { loadSharp } from '../sharp.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
+import { renderPerceptualHashes } from './perceptual-hash-render.ts';
 import { renderThumbhash, renderThumbnail } from './thumbnail-render.ts';
 
 export const THUMBNAIL_SIZES = [256, 1024] as const;
 export type ThumbnailSize = (typeof THUMBNAIL_SIZES)[number];
-/** The size made for every image after an import, with the thumbhash. */
+/** The size made for every image after an import, with the thumbhash and perceptual hashes. */
 export const GRID_THUMBNAIL_SIZE: ThumbnailSize = 256;
 /**
  * sharp runs at once in a process: each holds a decoded image (up to the pixel limit) and keeps a
@@ -48,7 +50,7 @@ export class ThumbnailMaker {
     return (await thumbnails.findThumbnail(this.db.kysely, hash, size)) ?? this.make(hash, size);
   }
 
-  /** Makes what the blob lacks at `size`: the thumbnail and, at the grid size, the thumbhash. */
+  /** Makes what the blob lacks at `size`: the thumbnail and, at the grid size, the thumbhash and perceptual hashes. */
   make(hash: string, size: ThumbnailSize): Promise<ThumbnailRecord> {
     const id = `${size}:${hash}`;
     let running = this.making.get(id);
@@ -63,8 +65,10 @@ export class ThumbnailMaker {
     const db = this.db.kysely;
     // Another process, or a run here that ended a moment ago, may have made it.
     const stored = await thumbnails.findThumbnail(db, hash, size);
-    const needsThumbhash = size === GRID_THUMBNAIL_SIZE && (await thumbnails.thumbhashOf(db, hash)) === null;
-    if (stored && !needsThumbhash) return stored;
+    const extras = size === GRID_THUMBNAIL_SIZE ? await thumbnails.gridExtrasOf(db, hash) : { thumbhash: '', phash: '' };
+    const needsThumbhash = extras.thumbhash === null;
+    const needsHashes = extras.phash === null;
+    if (stored && !needsThumbhash && !needsHashes) return stored;
     const sharp = await loadSharp();
     let record: ThumbnailRecord;
     let webp: Buffer;
@@ -91,6 +95,7 @@ export class ThumbnailMaker {
       if (record.key !== key && !(await thumbnails.keyInUse(db, key))) await this.blobs.delete(key);
     }
     if (needsThumbhash) await thumbnails.setThumbhash(db, hash, await renderThumbhash(sharp, webp));
+    if (needsHashes) await thumbnails.setPerceptualHashes(db, hash, await renderPerceptualHashes(sharp, webp));
     return record;
   }
 }

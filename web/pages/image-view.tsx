@@ -16,6 +16,7 @@ import { NewClassDialog } from '../components/new-class-dialog.tsx';
 import { ImageFields } from '../components/image-fields.tsx';
 import { ObjectList } from '../components/object-list.tsx';
 import { ObjectPanel } from '../components/object-panel.tsx';
+import { SimilarImages } from '../components/similar-images.tsx';
 import { type AnnotationEditor, useAnnotationEditor } from '../components/use-annotation-editor.ts';
 import { type View, fitted, useZoomPan, zoomedAt } from '../components/zoom-pan.ts';
 import { removeObject, removeVertex, setImageTags, setObjectTags, toggled } from '../editor/document.ts';
@@ -483,6 +484,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               <DetailsEditor imageId={image.id} annotation={props.tagged} tags={props.tags} readOnly={true} onSaved={props.onSaved} />
             )}
           </section>
+          <SimilarImages imageId={image.id} />
         </aside>
       </div>
       <HelpDialog open={help} onClose={() => setHelp(false)} editing={canWrite} />

@@ -13,6 +13,7 @@ import { imageRoutes } from './images.routes.ts';
 import { importRoutes } from './imports.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
 import { modelRoutes } from './models.routes.ts';
+import { nearDuplicateRoutes } from './near-duplicates.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
@@ -37,4 +38,5 @@ export const v2Routes =
     await app.register(sessionRoutes(ctx));
     await app.register(webhookRoutes(ctx));
     await app.register(auditRoutes(ctx));
+    await app.register(nearDuplicateRoutes(ctx));
   };
