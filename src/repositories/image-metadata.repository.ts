@@ -65,6 +65,11 @@ export interface ImagePosition {
 
 type ImagesQuery = SelectQueryBuilder<Database, 'images', object>;
 
+/** The images the filter finds, unsorted and unselected. */
+export function filteredImages(db: Kysely<Database>, filter: ImageFilter): ImagesQuery {
+  return filtered(db, filter);
+}
+
 function filtered(db: Kysely<Database>, filter: ImageFilter): ImagesQuery {
   let query = db.selectFrom('images') as ImagesQuery;
   if (filter.datasetId !== undefined) query = query.where('images.dataset_id', '=', filter.datasetId);
