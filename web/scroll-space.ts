@@ -5,8 +5,8 @@
 //   content at the same fraction as the thumb, so the thumb at the end shows the last row;
 // - a wheel, a touch or a key moves the content by exactly what the scroller moved, so the rows
 //   glide as in any page; the thumb then drifts from the fraction, and when it nears an end the
-//   content has not reached, it is put back at the content's fraction (`resync`), so the wheel can
-//   always go on to the first and the last row.
+//   content has not reached, it is put back at the content's fraction (`resync`), with room for what
+//   is left, so the wheel can always go on to the first and the last row.
 // Below MAX_SPACE the content and the scroller are one: nothing is mapped.
 
 /** Well under every browser's cap on an element's height. */
@@ -72,9 +72,16 @@ export class ScrollSpace {
     return nearStart || nearEnd ? this.resync() : null;
   }
 
-  /** The scrollTop of the content's fraction; the scroll event it causes must be told as `moved`. */
+  /**
+   * The scrollTop of the content's fraction, but with room for the content left above and below it up
+   * to two viewports, so that near an end the wheel goes on one to one and meets the end with it.
+   */
   resync(): number {
-    this.scrollTop = this.maxTop > 0 ? Math.round((this.top / this.maxTop) * this.maxScroll) : 0;
+    const maxScroll = this.maxScroll;
+    let target = this.maxTop > 0 ? Math.round((this.top / this.maxTop) * maxScroll) : 0;
+    target = Math.max(target, Math.min(this.top, 2 * this.viewport));
+    target = Math.min(target, maxScroll - Math.min(this.maxTop - this.top, 2 * this.viewport));
+    this.scrollTop = Math.max(0, Math.min(maxScroll, Math.round(target)));
     return this.scrollTop;
   }
 
