@@ -34,6 +34,11 @@ export class ScrollSpace {
     return this.content > MAX_SPACE;
   }
 
+  /** Whether the content's end is in view. */
+  get atEnd(): boolean {
+    return this.content > this.viewport && this.top >= this.maxTop - 1;
+  }
+
   private get maxTop(): number {
     return Math.max(0, this.content - this.viewport);
   }

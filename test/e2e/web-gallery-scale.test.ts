@@ -92,7 +92,16 @@ describe('the gallery of 300,000 images in Chromium', { skip: chromiumSkip }, ()
     await page.locator('.tile-link', { hasText: nameAt(COUNT - 1) }).waitFor();
     const shown = await visibleNames();
     assert.ok(shown.includes(nameAt(COUNT - 1)), `the last image is in view: ${shown.join(', ')}`);
-    await page.screenshot({ path: path.join(SHOTS, 'gallery-scale-end.png') });
+    // Wider and narrower windows keep the end in view.
+    for (const [width, height, name] of [[1440, 900, 'gallery-scale-end'], [390, 844, 'gallery-scale-end-narrow']] as const) {
+      await page.setViewportSize({ width, height });
+      await page.waitForTimeout(300);
+      await page.locator('.tile-link', { hasText: nameAt(COUNT - 1) }).locator('img').waitFor();
+      assert.ok((await visibleNames()).includes(nameAt(COUNT - 1)), `the last image is in view at ${width} px`);
+      await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.waitForTimeout(300);
 
     // The wheel goes on from there, up, one row at a time.
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);

@@ -66,7 +66,23 @@ export function VirtualGrid(props: GridProps) {
   const columns = Math.max(1, Math.floor((size.width + GAP) / (TILE + GAP)));
   const known = props.list.total ?? props.list.items.length;
   const rows = Math.ceil(known / columns);
-  space.resize(rows * ROW + 2 * PAD, size.height);
+  // A change of columns (a resize) keeps the first row's images in view, or the end at the end.
+  const columnsBefore = useRef(columns);
+  const scrollTo = useRef<number | null>(null);
+  if (columnsBefore.current !== columns) {
+    const atEnd = space.atEnd;
+    const index = Math.floor(Math.max(0, space.top - PAD) / ROW) * columnsBefore.current;
+    columnsBefore.current = columns;
+    space.resize(rows * ROW + 2 * PAD, size.height);
+    scrollTo.current = space.jumpTo(atEnd ? Infinity : index === 0 ? 0 : PAD + Math.floor(index / columns) * ROW);
+  } else {
+    space.resize(rows * ROW + 2 * PAD, size.height);
+  }
+  useLayoutEffect(() => {
+    if (scrollTo.current === null || !scroller.current) return;
+    scroller.current.scrollTop = scrollTo.current;
+    scrollTo.current = null;
+  });
   const top = Math.max(0, space.top - PAD);
   const firstRow = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
   const lastRow = Math.min(rows - 1, Math.ceil((top + size.height) / ROW) + OVERSCAN);
