@@ -81,27 +81,33 @@ describe('the gallery of 300,000 images in Chromium', { skip: chromiumSkip }, ()
     const heights = (await page.evaluate(`(() => { const s = document.querySelector('.grid-scroller'); return [s.scrollHeight, s.clientHeight]; })()`)) as [number, number];
     assert.ok(heights[0] <= 8_000_100, `the scroller is ${heights[0]} px tall`);
 
-    const box = (await page.locator('.grid-scroller').boundingBox())!;
-    // The scrollbar's thumb (the smallest there is, under the arrow button at the top of the track at
-    // the right edge) dragged past the bottom.
-    const thumb = { x: box.x + box.width - 7, y: box.y + 27 };
-    await page.mouse.move(thumb.x, thumb.y);
-    await page.mouse.down();
-    for (let step = 1; step <= 10; step += 1) await page.mouse.move(thumb.x, thumb.y + (step * (box.height + 100)) / 10);
-    await page.mouse.up();
-    await page.locator('.tile-link', { hasText: nameAt(COUNT - 1) }).waitFor();
-    const shown = await visibleNames();
-    assert.ok(shown.includes(nameAt(COUNT - 1)), `the last image is in view: ${shown.join(', ')}`);
-    // Wider and narrower windows keep the end in view.
+    const dragToEnd = async () => {
+      const box = (await page.locator('.grid-scroller').boundingBox())!;
+      // The scrollbar's thumb (the smallest there is, under the arrow button at the top of the track
+      // at the right edge) dragged past the bottom.
+      const thumb = { x: box.x + box.width - 7, y: box.y + 27 };
+      await page.mouse.move(thumb.x, thumb.y);
+      await page.mouse.down();
+      for (let step = 1; step <= 10; step += 1) await page.mouse.move(thumb.x, thumb.y + (step * (box.height + 100)) / 10);
+      await page.mouse.up();
+      await page.locator('.tile-link', { hasText: nameAt(COUNT - 1) }).locator('img').waitFor();
+      const shown = await visibleNames();
+      assert.ok(shown.includes(nameAt(COUNT - 1)), `the last image is in view: ${shown.join(', ')}`);
+    };
+    await dragToEnd();
+    // The same at the sizes of the screenshots.
     for (const [width, height, name] of [[1440, 900, 'gallery-scale-end'], [390, 844, 'gallery-scale-end-narrow']] as const) {
       await page.setViewportSize({ width, height });
-      await page.waitForTimeout(300);
-      await page.locator('.tile-link', { hasText: nameAt(COUNT - 1) }).locator('img').waitFor();
-      assert.ok((await visibleNames()).includes(nameAt(COUNT - 1)), `the last image is in view at ${width} px`);
+      await page.evaluate(`document.querySelector('.grid-scroller').scrollTop = 0`);
+      await page.locator('.tile-link', { hasText: nameAt(0) }).waitFor();
+      await dragToEnd();
       await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
     }
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.waitForTimeout(300);
+    await page.evaluate(`document.querySelector('.grid-scroller').scrollTop = 0`);
+    await page.locator('.tile-link', { hasText: nameAt(0) }).waitFor();
+    await dragToEnd();
+    const box = (await page.locator('.grid-scroller').boundingBox())!;
 
     // The wheel goes on from there, up, one row at a time.
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
