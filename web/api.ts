@@ -4,6 +4,7 @@
 import type { Static } from 'typebox';
 import type { ClassUsage, ClassV2, DatasetListItem, ProjectListItem, TagV2 } from '../src/http/schemas/catalog.ts';
 import type { ImageAnnotation } from '../src/http/schemas/image-annotation.ts';
+import type { ImageOverlays } from '../src/http/schemas/image-overlays.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
 import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, SimilarImages as SimilarImagesSchema } from '../src/http/schemas/v2-near-duplicates.ts';
@@ -23,6 +24,8 @@ export type Task = Static<typeof TaskView>;
 export type Annotation = Static<typeof ImageAnnotation>;
 export type AnnotationObject = Annotation['objects'][number];
 export type Point = AnnotationObject['points']['exterior'][number];
+/** An image's objects as a gallery tile draws them. */
+export type TileOverlay = Static<typeof ImageOverlays>['items'][number];
 
 /** An answer other than 2xx, with the problem's detail when the server gave one. */
 export class ApiError extends Error {
@@ -161,8 +164,13 @@ export interface ImageFilter {
   nameContains?: string;
 }
 
-export const listImages = (filter: ImageFilter, options: { limit: number; cursor?: string; count?: boolean }, signal?: AbortSignal): Promise<Page<Image>> =>
+/** A page of the list, after `cursor`, or from position `offset` (a jump into the list). */
+export const listImages = (filter: ImageFilter, options: { limit: number; cursor?: string; offset?: number; count?: boolean }, signal?: AbortSignal): Promise<Page<Image>> =>
   call('GET', `/v2/images${query({ ...filter, ...options })}`, undefined, signal);
+
+/** The objects of up to 200 images, for drawing over their tiles. */
+export const getTileOverlays = async (ids: number[], signal?: AbortSignal): Promise<TileOverlay[]> =>
+  (await call<{ items: TileOverlay[] }>('GET', `/v2/images/overlays${query({ ids: ids.join(',') })}`, undefined, signal)).items;
 
 /** How many images the filter finds (one item is asked for, with the total). */
 export const countImages = async (filter: ImageFilter): Promise<number> => (await listImages(filter, { limit: 1, count: true })).total ?? 0;

@@ -22,6 +22,7 @@ import * as objectTagValues from './migrations/0017_object_tag_values.ts';
 import * as tagValues from './migrations/0018_tag_values.ts';
 import * as nameSearch from './migrations/0019_name_search.ts';
 import * as perceptualHashes from './migrations/0020_perceptual_hashes.ts';
+import * as imageIdBlocks from './migrations/0022_image_id_blocks.ts';
 import * as taskProjects from './migrations/0024_task_projects.ts';
 
 const migrations = {
@@ -45,6 +46,7 @@ const migrations = {
   '0018_tag_values': tagValues,
   '0019_name_search': nameSearch,
   '0020_perceptual_hashes': perceptualHashes,
+  '0022_image_id_blocks': imageIdBlocks,
   '0024_task_projects': taskProjects,
 } satisfies Record<string, Migration>;
 

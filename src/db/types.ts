@@ -297,6 +297,13 @@ export interface AuditTable {
   duration_ms: number;
 }
 
+/** Images per dataset and block of image ids (0022_image_id_blocks.ts), kept by triggers. */
+export interface ImageIdBlocksTable {
+  dataset_id: number;
+  block: number;
+  images: number;
+}
+
 export interface Database {
   teams: TeamsTable;
   users: UsersTable;
@@ -311,6 +318,7 @@ export interface Database {
   blobs: BlobsTable;
   thumbnails: ThumbnailsTable;
   images: ImagesTable;
+  image_id_blocks: ImageIdBlocksTable;
   image_tags: ImageTagsTable;
   object_tag_refs: ObjectTagRefsTable;
   staged_files: StagedFilesTable;

@@ -68,6 +68,11 @@ export interface ImagePosition {
 
 type ImagesQuery = SelectQueryBuilder<Database, 'images', object>;
 
+/** The images the filter finds, unsorted and unselected. */
+export function filteredImages(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch): ImagesQuery {
+  return filtered(db, filter, search);
+}
+
 /** `search`: the plan of filter.nameContains (planNameSearch), when it has one. */
 function filtered(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch): ImagesQuery {
   let query = db.selectFrom('images') as ImagesQuery;

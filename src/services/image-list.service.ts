@@ -15,6 +15,7 @@ import {
   findProjectClass,
   listImageMetadata,
 } from '../repositories/image-metadata.repository.ts';
+import { countByBlocks, plainScopeOf, positionAt } from '../repositories/image-positions.repository.ts';
 import { findProject } from '../repositories/projects.repository.ts';
 import { findTag } from '../repositories/tags.repository.ts';
 
@@ -30,6 +31,8 @@ export interface ImageListQuery {
   limit: number;
   /** Where the page starts: after this image, the last of the page before (its cursor, decoded). */
   after?: ImagePosition;
+  /** Where the page starts instead: at this position of the list (0-based; see image-positions.repository.ts). */
+  offset?: number;
   count?: boolean;
 }
 
@@ -75,15 +78,28 @@ export async function listImages(db: Kysely<Database>, teamId: number, query: Im
   const sort = query.sort ?? 'id';
   if (sort === 'name' && query.after && query.after.name === undefined) throw validation('a list by name starts after a name', { field: 'cursor' });
   const filter = await filterOf(db, teamId, query);
+  let after = query.after;
+  if (query.offset) {
+    if (after) throw validation('give a cursor or an offset, not both', { field: 'offset' });
+    const before = await positionAt(db, filter, sort, query.offset - 1);
+    if (!before) return { items: [], next: null, ...(query.count ? { total: await countOf(db, filter) } : {}) };
+    after = before;
+  }
   // One more than the page: whether it is there tells whether a next page is.
-  const rows = await listImageMetadata(db, filter, sort, query.after, query.limit + 1);
+  const rows = await listImageMetadata(db, filter, sort, after, query.limit + 1);
   const items = rows.slice(0, query.limit);
   const last = items.at(-1);
   const next = rows.length > query.limit && last ? (sort === 'name' ? { id: last.id, name: last.name } : { id: last.id }) : null;
   const page: ImageListPage = { items, next };
-  if (query.count) page.total = await countImages(db, filter);
+  if (query.count) page.total = await countOf(db, filter);
   return page;
 }
+
+/** A dataset's or a project's whole list is counted from the id blocks; a filtered one by its rows. */
+const countOf = (db: Kysely<Database>, filter: ImageFilter): Promise<number> => {
+  const scope = plainScopeOf(filter);
+  return scope ? countByBlocks(db, scope) : countImages(db, filter);
+};
 
 /** A page as it is sent: its JSON bytes, and the cursor of the next page for the Link header. */
 export interface SentPage {
@@ -111,7 +127,7 @@ export class ImageListPages {
 
   /** `cursorText` is the query's cursor as sent, the key of a kept page; `query.after` says the same. */
   async page(teamId: number, query: ImageListQuery, cursorText: string | undefined, stamp: number | undefined): Promise<SentPage> {
-    const key = JSON.stringify([teamId, query.datasetId, query.projectId, query.namePrefix, query.nameContains, query.tagId, query.classId, query.annotated, query.sort, query.limit, query.count, cursorText]);
+    const key = JSON.stringify([teamId, query.datasetId, query.projectId, query.namePrefix, query.nameContains, query.tagId, query.classId, query.annotated, query.sort, query.limit, query.count, query.offset, cursorText]);
     const kept = this.kept.get(stamp, key);
     if (kept) return kept;
     const page = await listImages(this.db, teamId, query);

@@ -15,9 +15,16 @@ export function skipWithoutChromium(what: string): string | false {
   return reason;
 }
 
-/** Headless, without a sandbox (containers), a GPU or background traffic. */
-export const launchChromium = (): Promise<Browser> =>
-  chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+/**
+ * Headless, without a sandbox (containers), a GPU or background traffic. `scrollbars` keeps the
+ * scrollbars playwright hides by default, for a test that drags one.
+ */
+export const launchChromium = (options: { scrollbars?: boolean } = {}): Promise<Browser> =>
+  chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    ...(options.scrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}),
+  });
 
 /**
  * axe-core on the page as it is: no serious or critical violation. axe is added as a script of its

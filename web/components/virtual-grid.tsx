@@ -1,13 +1,18 @@
-// A grid of thumbnails that keeps only the rows near the viewport in the DOM: the scroll height is the
-// whole list's, and each tile is placed by its index, so 100,000 images cost what a screenful does.
-// Pages of the list are loaded as the visible rows reach past what is loaded.
-import { useEffect, useLayoutEffect, useReducer, useRef, useState } from 'preact/hooks';
-import { type Annotation, type Image, type ImageClass, thumbnailUrl } from '../api.ts';
-import { tileAnnotation } from '../annotation-cache.ts';
+// A grid of thumbnails that keeps only the rows near the viewport in the DOM, each tile placed by its
+// position in the list, so a million images cost what a screenful does. A list taller than a browser
+// lets an element be (a million tiles are 41 million px) is mapped onto a shorter scroller
+// (scroll-space.ts): the scrollbar reaches every row, and the wheel moves rows as it always does.
+// The pages of the list in view are loaded by position (image-list.ts), their tiles' objects one
+// request a page (tile-overlays.ts), and each thumbnail's request is aborted with its tile.
+import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
+import type { Image, ImageClass } from '../api.ts';
 import { AnnotationLayer } from './annotation-layer.tsx';
 import type { ImageList } from '../image-list.ts';
 import { textOn } from '../colors.ts';
 import { placeholderOf } from '../thumbhash.ts';
+import { ScrollSpace } from '../scroll-space.ts';
+import { useThumbnail } from '../thumbnail-loader.ts';
+import { tileObjects, useTileOverlays } from '../tile-overlays.ts';
 import { Link } from './link.tsx';
 import type { Place } from '../gallery-place.ts';
 
@@ -15,9 +20,12 @@ const TILE = 168;
 const GAP = 12;
 const CAPTION = 24;
 const ROW = TILE + CAPTION + GAP;
+/** The scroller's padding (styles.css): the rows start below it. */
+const PAD = 16;
 /** Rows drawn above and below the visible ones, so a quick scroll finds them ready. */
 const OVERSCAN = 3;
-
+/** How long after a wheel, touch or key event its scrolling counts as fine (smooth scrolling runs on). */
+const FINE_MS = 400;
 export interface GridProps {
   list: ImageList;
   /** The image view's address of an image (carrying the filters). */
@@ -28,86 +36,115 @@ export interface GridProps {
   overlay: { classes: Map<string, ImageClass>; opacity: number; hidden: Set<string> } | null;
   selected: Set<number>;
   onSelect: (id: number) => void;
-  /** Where to open: the scroll offset, and an image to bring into view (the one last seen). */
+  /** Where to open: the content offset, and an image to bring into view (the one last seen). */
   place?: Place;
-  /** Told the scroll offset as the user scrolls. */
+  /** Told the content offset as the user scrolls. */
   onScrolled?: (top: number) => void;
 }
 
 export function VirtualGrid(props: GridProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const [size, setSize] = useState({ width: 0, height: 0 });
-  const [top, setTop] = useState(0);
-  const [, changed] = useReducer((n: number, _: undefined) => n + 1, 0);
+  const [, render] = useReducer((n: number, _: undefined) => n + 1, 0);
+  const space = useMemo(() => new ScrollSpace(), [props.list]);
+  const fineUntil = useRef(0);
 
-  useEffect(() => props.list.subscribe(() => changed(undefined)), [props.list]);
+  useEffect(() => props.list.subscribe(() => render(undefined)), [props.list]);
   // The place to open at, until taken (below); another list (other filters, or read again) starts at its top.
   const pending = useRef<Place | undefined>(props.place && (props.place.top > 0 || props.place.seen !== undefined) ? props.place : undefined);
   const firstList = useRef(props.list);
   useEffect(() => {
-    if (props.list === firstList.current) return;
+    if (props.list === firstList.current && pending.current) return;
     pending.current = undefined;
-    scroller.current?.scrollTo({ top: 0 });
-    setTop(0);
+    if (scroller.current) scroller.current.scrollTop = space.jumpTo(0);
+    render(undefined);
+  }, [props.list]);
+  // The position of the image last seen, once the list has found it (-1: no longer in the list).
+  const [seenAt, setSeenAt] = useState<number | null>(null);
+  useEffect(() => {
+    const seen = pending.current?.seen;
+    if (seen !== undefined) void props.list.indexOf(seen).then(setSeenAt, () => setSeenAt(-1));
   }, [props.list]);
 
   useLayoutEffect(() => {
     const element = scroller.current!;
-    const observer = new ResizeObserver(() => setSize({ width: element.clientWidth, height: element.clientHeight }));
+    const observer = new ResizeObserver(() => setSize({ width: element.clientWidth - 2 * PAD, height: element.clientHeight }));
     observer.observe(element);
-    return () => observer.disconnect();
+    const fine = () => void (fineUntil.current = performance.now() + FINE_MS);
+    const events = ['wheel', 'touchstart', 'touchmove', 'keydown'] as const;
+    for (const name of events) element.addEventListener(name, fine, { passive: true });
+    return () => {
+      observer.disconnect();
+      for (const name of events) element.removeEventListener(name, fine);
+    };
   }, []);
 
   const columns = Math.max(1, Math.floor((size.width + GAP) / (TILE + GAP)));
   const known = props.list.total ?? props.list.items.length;
   const rows = Math.ceil(known / columns);
+  // A change of columns (a resize) keeps the first row's images in view, or the end at the end.
+  const columnsBefore = useRef(columns);
+  const scrollTo = useRef<number | null>(null);
+  if (columnsBefore.current !== columns) {
+    const atEnd = space.atEnd;
+    const index = Math.floor(Math.max(0, space.top - PAD) / ROW) * columnsBefore.current;
+    columnsBefore.current = columns;
+    space.resize(rows * ROW + 2 * PAD, size.height);
+    scrollTo.current = space.jumpTo(atEnd ? Infinity : index === 0 ? 0 : PAD + Math.floor(index / columns) * ROW);
+  } else {
+    space.resize(rows * ROW + 2 * PAD, size.height);
+  }
+  // The place is taken once the grid has its size and the list its length, and the seen image its
+  // position: centred when it would be out of view at the kept offset.
+  useLayoutEffect(() => {
+    const place = pending.current;
+    if (!place || !scroller.current || size.height === 0 || props.list.total === null) return;
+    if (place.seen !== undefined && seenAt === null) return;
+    pending.current = undefined;
+    let target = place.top;
+    if (seenAt !== null && seenAt >= 0) {
+      const rowTop = PAD + Math.floor(seenAt / columns) * ROW;
+      if (rowTop < target || rowTop + ROW > target + size.height) target = rowTop - Math.max(0, (size.height - ROW) / 2);
+    }
+    scroller.current.scrollTop = space.jumpTo(target);
+    render(undefined);
+  }, [size.height, columns, known, seenAt]);
+  useLayoutEffect(() => {
+    if (scrollTo.current === null || !scroller.current) return;
+    scroller.current.scrollTop = scrollTo.current;
+    scrollTo.current = null;
+  });
+  const top = Math.max(0, space.top - PAD);
   const firstRow = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
   const lastRow = Math.min(rows - 1, Math.ceil((top + size.height) / ROW) + OVERSCAN);
   const first = firstRow * columns;
   const last = Math.min(known, (lastRow + 1) * columns);
 
-  // The place is taken once the grid has its size and the list its length (the scroll height), and
-  // the seen image its index: centred when it would be out of view at the kept offset.
-  const seenAt = pending.current?.seen === undefined ? -1 : props.list.items.findIndex((image) => image.id === pending.current!.seen);
+  // The first page before the total is known; then what is in view, and a screenful either side.
+  const screen = columns * Math.ceil(size.height / ROW);
   useEffect(() => {
-    const seen = pending.current?.seen;
-    if (seen !== undefined && seenAt < 0 && !props.list.complete) void props.list.indexOf(seen).catch(() => undefined);
-  }, [props.list]);
-  useLayoutEffect(() => {
-    const place = pending.current;
-    const element = scroller.current;
-    if (!place || !element || size.height === 0 || props.list.total === null) return;
-    if (place.seen !== undefined && seenAt < 0 && !props.list.complete) return;
-    pending.current = undefined;
-    let target = place.top;
-    if (seenAt >= 0) {
-      const rowTop = Math.floor(seenAt / columns) * ROW;
-      if (rowTop < target || rowTop + ROW > target + size.height) target = rowTop - Math.max(0, (size.height - ROW) / 2);
-    }
-    element.scrollTop = Math.max(0, target);
-    setTop(element.scrollTop);
-  }, [size.height, columns, known, seenAt]);
-
-  useEffect(() => {
-    if (size.height > 0) void props.list.loadUntil(Math.max(last, columns * Math.ceil(size.height / ROW)));
-  }, [props.list, last, size.height, columns]);
+    if (size.height > 0) props.list.show(Math.max(0, first - screen), Math.max(last + screen, screen));
+  });
+  useTileOverlays(props.list, first, last, props.overlay !== null);
 
   const frame = useRef(0);
   const onScroll = () => {
     cancelAnimationFrame(frame.current);
     frame.current = requestAnimationFrame(() => {
-      const now = scroller.current!.scrollTop;
-      setTop(now);
-      if (!pending.current) props.onScrolled?.(now);
+      const element = scroller.current!;
+      const resync = space.scrolled(element.scrollTop, performance.now() < fineUntil.current);
+      if (resync !== null) element.scrollTop = resync;
+      if (!pending.current) props.onScrolled?.(space.top);
+      render(undefined);
     });
   };
 
   const tiles = [];
   for (let index = first; index < last; index += 1) {
-    const image = props.list.items[index];
+    const image = props.list.items[index] as Image | undefined;
     const row = Math.floor(index / columns);
     const column = index % columns;
-    const place = { top: `${row * ROW}px`, left: `${column * (TILE + GAP)}px` };
+    const place = { top: `${space.place(PAD + row * ROW) - PAD}px`, left: `${column * (TILE + GAP)}px` };
     tiles.push(
       image ? (
         <li key={image.id} class={props.selected.has(image.id) ? 'tile selected' : 'tile'} style={place} aria-setsize={known} aria-posinset={index + 1}>
@@ -120,9 +157,10 @@ export function VirtualGrid(props: GridProps) {
     );
   }
 
+  const height = Math.max(0, space.space - 2 * PAD);
   return (
     <div class="grid-scroller" ref={scroller} onScroll={onScroll}>
-      <ul class="grid" aria-label="Images" style={{ height: `${rows * ROW}px`, width: `${columns * (TILE + GAP) - GAP}px` }}>
+      <ul class={space.scaled ? 'grid scaled' : 'grid'} aria-label="Images" style={{ height: `${height}px`, width: `${columns * (TILE + GAP) - GAP}px` }}>
         {tiles}
       </ul>
     </div>
@@ -131,17 +169,18 @@ export function VirtualGrid(props: GridProps) {
 
 function Tile(props: { image: Image; href: string; colors: Map<number, string>; overlay: GridProps['overlay'] }) {
   const { image } = props;
-  const annotation = useTileAnnotation(image, props.overlay !== null);
+  const objects = props.overlay ? tileObjects(image) : undefined;
+  const thumbnail = useThumbnail(image.id);
   const placeholder = placeholderOf(image.thumbhash);
-  const objects = image.objectCounts.reduce((sum, c) => sum + c.count, 0);
+  const count = image.objectCounts.reduce((sum, c) => sum + c.count, 0);
   return (
-    <Link href={props.href} class="tile-link" title={image.name}>
+    <Link href={props.href} class="tile-link" title={image.name} aria-label={`${image.name}, ${count === 1 ? '1 object' : `${count} objects`}`}>
       <span class="thumb" style={placeholder ? { backgroundImage: `url("${placeholder}")` } : undefined}>
-        <img src={thumbnailUrl(image.id)} alt={`${image.name}, ${objects === 1 ? '1 object' : `${objects} objects`}`} loading="lazy" decoding="async" width={TILE} height={TILE} />
-        {props.overlay && annotation && image.width > 0 && (
+        {thumbnail && <img src={thumbnail} alt="" decoding="async" width={TILE} height={TILE} />}
+        {props.overlay && objects && image.width > 0 && (
           // Drawn in the image's own pixels, fitted as the thumbnail is (contain, centred).
           <svg class="tile-objects" viewBox={`0 0 ${image.width} ${image.height}`} preserveAspectRatio="xMidYMid meet" aria-hidden="true">
-            <AnnotationLayer objects={annotation.objects} classes={props.overlay.classes} hidden={props.overlay.hidden} hovered={null} onHover={ignore} scale={TILE / Math.max(image.width, image.height)} opacity={props.overlay.opacity} idPrefix={`tile-${image.id}`} />
+            <AnnotationLayer objects={objects} classes={props.overlay.classes} hidden={props.overlay.hidden} hovered={null} onHover={ignore} scale={TILE / Math.max(image.width, image.height)} opacity={props.overlay.opacity} idPrefix={`tile-${image.id}`} />
           </svg>
         )}
         <span class="marks" aria-hidden="true">
@@ -160,17 +199,3 @@ function Tile(props: { image: Image; href: string; colors: Map<number, string>; 
 const markStyle = (color: string) => ({ background: color, color: textOn(color) });
 
 const ignore = () => undefined;
-
-/** The tile's annotation once read (only for images with objects, and only while the tile is shown). */
-function useTileAnnotation(image: Image, wanted: boolean): Annotation | null {
-  const [annotation, setAnnotation] = useState<Annotation | null>(null);
-  useEffect(() => {
-    if (!wanted || image.objectCounts.length === 0) return;
-    let live = true;
-    const found = tileAnnotation(image.id, () => live);
-    if (found instanceof Promise) void found.then((a) => live && setAnnotation(a));
-    else setAnnotation(found);
-    return () => void (live = false);
-  }, [image.id, wanted]);
-  return annotation;
-}

@@ -140,7 +140,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
         trail={[{ label: project.title, href: `/projects/${project.id}/images` }, ...(dataset ? [{ label: dataset.title }] : [])]}
       />
       <div class="gallery">
-        <Sidebar {...props.catalogue} filter={filter} onChange={change} overlay={overlay} onView={view} generation={generation}>
+        <Sidebar {...props.catalogue} filter={filter} onChange={change} overlay={overlay} onView={view} generation={generation} ready={total !== null}>
           <section>
             <h2>Export</h2>
             <ExportForm projectId={project.id} datasetId={dataset?.id} name={dataset ? dataset.title : project.title} readOnly={props.session.key.scope === 'read'} classTitles={props.catalogue.classes.map((c) => c.title)} />
@@ -244,8 +244,12 @@ function NameSearch(props: { value: string; onChange: (value: string) => void })
   );
 }
 
-/** Counts of the images of the project or dataset (and the name searched) by class and by tag. */
-function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[], generation: number) {
+/**
+ * Counts of the images of the project or dataset (and the name searched) by class and by tag, asked
+ * once the grid's first page is in (`ready`): a class's count reads every image's objects, seconds at
+ * a million images, and the thumbnails come first.
+ */
+function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[], generation: number, ready: boolean) {
   const [counts, setCounts] = useState<{ classes: Map<number, number>; tags: Map<number, number> } | null>(null);
   const base: ImageFilter = filter.datasetId ? { datasetId: filter.datasetId } : { projectId: filter.projectId };
   if (filter.nameContains) base.nameContains = filter.nameContains;
@@ -253,6 +257,7 @@ function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[],
   useEffect(() => {
     let live = true;
     setCounts(null);
+    if (!ready) return;
     void (async () => {
       const classCounts = new Map<number, number>();
       const tagCounts = new Map<number, number>();
@@ -265,15 +270,15 @@ function useFacetCounts(filter: ImageFilter, classes: ImageClass[], tags: Tag[],
       if (live) setCounts({ classes: classCounts, tags: tagCounts });
     })().catch(() => undefined);
     return () => void (live = false);
-  }, [key, classes, tags, generation]);
+  }, [key, classes, tags, generation, ready]);
   return counts;
 }
 
 function Sidebar(
-  props: Catalogue & { filter: ImageFilter; onChange: (next: Partial<ImageFilter>) => void; overlay: OverlayView; onView: (next: OverlayView) => void; generation: number; children: ComponentChildren },
+  props: Catalogue & { filter: ImageFilter; onChange: (next: Partial<ImageFilter>) => void; overlay: OverlayView; onView: (next: OverlayView) => void; generation: number; ready: boolean; children: ComponentChildren },
 ) {
   const { filter, overlay } = props;
-  const counts = useFacetCounts(filter, props.classes, props.tags, props.generation);
+  const counts = useFacetCounts(filter, props.classes, props.tags, props.generation, props.ready);
   const format = (n: number | undefined) => (n === undefined ? '…' : n.toLocaleString('en'));
   return (
     <aside class="sidebar" aria-label="Filters">

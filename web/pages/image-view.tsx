@@ -148,7 +148,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
     void (async () => {
       const index = await list.indexOf(image.id);
       if (index < 0) return live && setPosition(null);
-      await list.loadUntil(index + 2);
+      await list.loadAround(index);
       if (live) setPosition({ index, total: list.total, prev: list.items[index - 1]?.id, next: list.items[index + 1]?.id });
     })().catch(() => undefined);
     return () => void (live = false);

@@ -70,4 +70,15 @@ export const ImageListFilters = {
   sort: Type.Optional(Type.Union([Type.Literal('id'), Type.Literal('name')], { default: 'id' })),
 };
 
+/** Where a page starts by position, for a client that jumps into a list (instead of a cursor). */
+export const ImagePositionQuery = {
+  offset: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000_000,
+      description: 'start the page at this position of the list (0-based) instead of at a cursor; a dataset’s or project’s whole list by id finds it from per-block counts, a filtered list or the order by name steps over the positions before it',
+    }),
+  ),
+};
+
 export const UploadedImages = Type.Object({ items: Type.Array(ImageMetadata) });

@@ -14,7 +14,7 @@ import { StagingFolder } from '../../storage/staging.ts';
 import { checkMultipartBoundary } from '../multipart-boundary.ts';
 import { tooManyFiles } from '../import-upload.ts';
 import { IdempotencyHeaders, IfMatchHeaders, ListOf, ListQuery, Problem, problemResponses } from '../schemas/v2.ts';
-import { DatasetImagesParams, ImageCopyBody, ImageListFilters, ImageMetadata, ImageParams, UploadedImages, imageChangeBody } from '../schemas/v2-images.ts';
+import { DatasetImagesParams, ImageCopyBody, ImageListFilters, ImageMetadata, ImageParams, ImagePositionQuery, UploadedImages, imageChangeBody } from '../schemas/v2-images.ts';
 import type { ImagePosition, ImageSort } from '../../repositories/image-metadata.repository.ts';
 import { decodeCursor, encodeCursor, isIdKey, isNameIdKey, nextLink, sendListBody } from './cursor.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
@@ -112,12 +112,13 @@ export const imageRoutes =
         schema: {
           tags: ['images'],
           summary: 'A page of a dataset’s or a project’s images, by id or by name, with filters',
-          querystring: Type.Object({ ...ListQuery, ...ImageListFilters }, { additionalProperties: false }),
+          querystring: Type.Object({ ...ListQuery, ...ImageListFilters, ...ImagePositionQuery }, { additionalProperties: false }),
           response: { 200: ListOf(ImageMetadata), ...problemResponses },
         },
       },
       async (request, reply) => {
         const { cursor, limit, ...query } = request.query;
+        if (cursor !== undefined && query.offset !== undefined) throw new AppError('VALIDATION', 'give a cursor or an offset, not both', { field: 'offset' });
         const after = positionOf(query.sort ?? 'id', cursor);
         const page = await pages.page(request.principal.teamId, { ...query, limit: limit ?? 100, after }, cursor, request.changeStamp);
         return sendListBody(request, reply, page.body, page.nextCursor, linkOf(request, page));

@@ -9,6 +9,7 @@ import { catalogRoutes } from './catalog.routes.ts';
 import { exportRoutes } from './exports.routes.ts';
 import { imageAnnotationRoutes } from './image-annotation.routes.ts';
 import { imageFileRoutes } from './image-files.routes.ts';
+import { imageOverlayRoutes } from './image-overlays.routes.ts';
 import { imageRoutes } from './images.routes.ts';
 import { importRoutes } from './imports.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
@@ -31,6 +32,7 @@ export const v2Routes =
     await app.register(imageRoutes(ctx));
     await app.register(imageFileRoutes(ctx));
     await app.register(imageAnnotationRoutes(ctx));
+    await app.register(imageOverlayRoutes(ctx));
     await app.register(taskRoutes(ctx));
     await app.register(importRoutes(ctx));
     await app.register(keyRoutes(ctx));

@@ -15,6 +15,7 @@ import * as tags from '../../repositories/tags.repository.ts';
 import type { ImportItem } from '../../repositories/import.repository.ts';
 import type { ImportInput } from '../../services/import.service.ts';
 import { queueImportThumbnails } from '../../services/thumbnail-tasks.ts';
+import { ThumbnailsAlongside } from './import-thumbnails.ts';
 import { LARGE_IMPORT, collectGarbage, holdHeapGrowth } from '../../heap-growth.ts';
 import { KEPT_WARNINGS } from '../../formats/kept-warnings.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
@@ -284,8 +285,20 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
 export const importHandler: TaskHandler = async (run) => {
   const input = run.input as ImportInput;
   const items = await importRepo.loadPlan(run.ctx.db.kysely, run.taskId);
+  const thumbnails = new ThumbnailsAlongside(run.ctx);
+  try {
+    await importAll(run, input, items, thumbnails);
+    await thumbnails.finish();
+  } finally {
+    await thumbnails.stop();
+  }
+  // What was not made alongside (a large import's thumbnails that lagged) is made by a task of its own.
+  await queueImportThumbnails(run.ctx, run, (trx) => run.fenceLease(trx));
+};
+
+async function importAll(run: TaskRun, input: ImportInput, items: ImportItem[], thumbnails: ThumbnailsAlongside): Promise<void> {
   if (items.length < LARGE_IMPORT) {
-    await importItems(run, input, items);
+    await importItems(run, input, items, thumbnails);
   } else {
     // A large import: the heap held tight (see heap-growth.ts) after a full collection of what came
     // before it (the request that planned it, the plan just read), and the database told of its writes.
@@ -293,17 +306,15 @@ export const importHandler: TaskHandler = async (run) => {
     const releaseWrites = run.ctx.db.holdBulkWrites();
     collectGarbage();
     try {
-      await importItems(run, input, items);
+      await importItems(run, input, items, thumbnails);
     } finally {
       releaseWrites();
       releaseHeap();
     }
   }
-  // The images' grid thumbnails are made by a task of their own, after this one has ended.
-  await queueImportThumbnails(run.ctx, run, (trx) => run.fenceLease(trx));
-};
+}
 
-async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]): Promise<void> {
+async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[], thumbnails: ThumbnailsAlongside): Promise<void> {
   const db = run.ctx.db.kysely;
   const done = await importRepo.doneItems(db, run.taskId);
   const shapes = await importRepo.classShapes(db, input.projectId);
@@ -353,6 +364,7 @@ async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]
     const batch = await preparing;
     prepareAhead();
     await commitBatch(run, input, batch, tagIds, counts);
+    thumbnails.add(batch.filter((p) => p.image).map((p) => p.item.h));
     finished += slice.length;
     for (const p of batch) {
       if (!p.warning) continue;
