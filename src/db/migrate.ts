@@ -19,6 +19,7 @@ import * as webhooks from './migrations/0014_webhooks.ts';
 import * as audit from './migrations/0015_audit.ts';
 import * as rateLimits from './migrations/0016_rate_limits.ts';
 import * as objectTagValues from './migrations/0017_object_tag_values.ts';
+import * as versions from './migrations/0025_versions.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -38,6 +39,7 @@ const migrations = {
   '0015_audit': audit,
   '0016_rate_limits': rateLimits,
   '0017_object_tag_values': objectTagValues,
+  '0025_versions': versions,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -15,6 +15,7 @@ import { keyRoutes } from './keys.routes.ts';
 import { modelRoutes } from './models.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
+import { versionRoutes } from './versions.routes.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { registerProblems } from './problem.ts';
@@ -37,4 +38,5 @@ export const v2Routes =
     await app.register(sessionRoutes(ctx));
     await app.register(webhookRoutes(ctx));
     await app.register(auditRoutes(ctx));
+    await app.register(versionRoutes(ctx));
   };
