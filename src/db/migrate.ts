@@ -24,6 +24,7 @@ import * as nameSearch from './migrations/0019_name_search.ts';
 import * as perceptualHashes from './migrations/0020_perceptual_hashes.ts';
 import * as imageIdBlocks from './migrations/0022_image_id_blocks.ts';
 import * as taskProjects from './migrations/0024_task_projects.ts';
+import * as versions from './migrations/0025_versions.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -48,6 +49,7 @@ const migrations = {
   '0020_perceptual_hashes': perceptualHashes,
   '0022_image_id_blocks': imageIdBlocks,
   '0024_task_projects': taskProjects,
+  '0025_versions': versions,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -136,6 +136,61 @@ export interface ImagesTable {
   updated_at: string;
 }
 
+export interface VersionsTable {
+  id: Id;
+  project_id: number;
+  name: string;
+  description: string;
+  /** The split rule as given (JSON), so the version says how its subsets were made. */
+  split: string;
+  image_count: number;
+  object_count: number;
+  created_by: number | null;
+  created_at: string;
+}
+
+export interface VersionClassesTable {
+  version_id: number;
+  /** The class's stable index: 1..N (0 is the background of masks). */
+  idx: number;
+  class_id: number;
+  title: string;
+  shape: string;
+  color: string;
+}
+
+export interface VersionTagsTable {
+  version_id: number;
+  tag_id: number;
+  title: string;
+  scope: string;
+  value_type: string;
+}
+
+export interface VersionImagesTable {
+  version_id: number;
+  image_id: number;
+  dataset_id: number;
+  dataset_title: string;
+  name: string;
+  hash: string;
+  width: number;
+  height: number;
+  description: string;
+  objects_json: string;
+  object_ids: string | null;
+  object_tag_values: string | null;
+  /** The subset (train, val…) the image is in; '' when the version has no split. */
+  subset: ColumnType<string, string | undefined, string>;
+}
+
+export interface VersionImageTagsTable {
+  version_id: number;
+  image_id: number;
+  tag_id: number;
+  value: string | null;
+}
+
 export interface ImageTagsTable {
   image_id: number;
   tag_id: number;
@@ -330,6 +385,11 @@ export interface Database {
   models: ModelsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  versions: VersionsTable;
+  version_classes: VersionClassesTable;
+  version_tags: VersionTagsTable;
+  version_images: VersionImagesTable;
+  version_image_tags: VersionImageTagsTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -3,11 +3,12 @@ import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Database } from '../db/types.ts';
 
 /**
- * Nothing uses the bytes of `hash` (a column or a value): no image, no staged upload, and no thumbnail
- * stored under the same key (a thumbnail whose bytes are those of an upload).
+ * Nothing uses the bytes of `hash` (a column or a value): no image, no image of a version, no staged
+ * upload, and no thumbnail stored under the same key (a thumbnail whose bytes are those of an upload).
  */
 const unreferenced = (hash: RawBuilder<unknown>) => sql<SqlBool>`
   not exists (select 1 from images where images.hash = ${hash})
+  and not exists (select 1 from version_images where version_images.hash = ${hash})
   and not exists (select 1 from staged_files where staged_files.hash = ${hash})
   and not exists (select 1 from thumbnails where thumbnails.key = ${hash})`;
 

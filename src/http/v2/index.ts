@@ -17,6 +17,7 @@ import { modelRoutes } from './models.routes.ts';
 import { nearDuplicateRoutes } from './near-duplicates.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
+import { versionRoutes } from './versions.routes.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { registerProblems } from './problem.ts';
@@ -41,4 +42,5 @@ export const v2Routes =
     await app.register(webhookRoutes(ctx));
     await app.register(auditRoutes(ctx));
     await app.register(nearDuplicateRoutes(ctx));
+    await app.register(versionRoutes(ctx));
   };

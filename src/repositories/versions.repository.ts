@@ -1,0 +1,207 @@
+// Versions' rows: a snapshot is made by INSERT … SELECT from the project's live tables, so no image
+// byte and no annotation passes through the server; reads page a version's images by image id.
+import type { Kysely } from 'kysely';
+import { jsonArrayLength } from '../db/json-text.ts';
+import type { Database } from '../db/types.ts';
+
+export interface VersionRow {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  split: string;
+  image_count: number;
+  object_count: number;
+  created_at: string;
+}
+
+const VERSION_COLUMNS = ['versions.id', 'versions.project_id', 'versions.name', 'versions.description', 'versions.split', 'versions.image_count', 'versions.object_count', 'versions.created_at'] as const;
+
+export async function insertVersion(
+  trx: Kysely<Database>,
+  v: { projectId: number; name: string; description: string; split: string; createdBy: number | null; createdAt: string },
+): Promise<number> {
+  const row = await trx
+    .insertInto('versions')
+    .values({ project_id: v.projectId, name: v.name, description: v.description, split: v.split, image_count: 0, object_count: 0, created_by: v.createdBy, created_at: v.createdAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Copies the images of the project (of `datasetIds` only, when given) into the version; answers how many. */
+export async function snapshotImages(trx: Kysely<Database>, versionId: number, projectId: number, datasetIds: readonly number[] | null): Promise<void> {
+  await trx
+    .insertInto('version_images')
+    .columns(['version_id', 'image_id', 'dataset_id', 'dataset_title', 'name', 'hash', 'width', 'height', 'description', 'objects_json', 'object_ids', 'object_tag_values'])
+    .expression((eb) => {
+      let query = eb
+        .selectFrom('images')
+        .innerJoin('datasets', 'datasets.id', 'images.dataset_id')
+        .where('images.project_id', '=', projectId)
+        .select((s) => [
+          s.val(versionId).as('version_id'),
+          'images.id',
+          'images.dataset_id',
+          'datasets.title',
+          'images.name',
+          'images.hash',
+          'images.width',
+          'images.height',
+          'images.description',
+          'images.objects_json',
+          'images.object_ids',
+          'images.object_tag_values',
+        ]);
+      if (datasetIds) query = query.where('images.dataset_id', 'in', datasetIds);
+      return query;
+    })
+    .execute();
+  await trx
+    .insertInto('version_image_tags')
+    .columns(['version_id', 'image_id', 'tag_id', 'value'])
+    .expression((eb) =>
+      eb
+        .selectFrom('image_tags')
+        .innerJoin('version_images', (join) => join.onRef('version_images.image_id', '=', 'image_tags.image_id').on('version_images.version_id', '=', versionId))
+        .select((s) => [s.val(versionId).as('version_id'), 'image_tags.image_id', 'image_tags.tag_id', 'image_tags.value']),
+    )
+    .execute();
+  await trx
+    .insertInto('version_tags')
+    .columns(['version_id', 'tag_id', 'title', 'scope', 'value_type'])
+    .expression((eb) =>
+      eb
+        .selectFrom('project_tags')
+        .where('project_id', '=', projectId)
+        .select((s) => [s.val(versionId).as('version_id'), 'id', 'title', 'scope', 'value_type']),
+    )
+    .execute();
+}
+
+/** Writes the image and object counts of the version from its rows. */
+export async function countVersion(trx: Kysely<Database>, versionId: number): Promise<{ images: number; objects: number }> {
+  const row = await trx
+    .selectFrom('version_images')
+    .where('version_id', '=', versionId)
+    .select((eb) => [eb.fn.countAll<number | string>().as('images'), eb.fn.coalesce(eb.fn.sum<number | string>(jsonArrayLength(trx, 'objects_json')), eb.val(0)).as('objects')])
+    .executeTakeFirstOrThrow();
+  const counts = { images: Number(row.images), objects: Number(row.objects) };
+  await trx.updateTable('versions').set({ image_count: counts.images, object_count: counts.objects }).where('id', '=', versionId).execute();
+  return counts;
+}
+
+export async function insertVersionClasses(trx: Kysely<Database>, versionId: number, classes: readonly { idx: number; classId: number; title: string; shape: string; color: string }[]): Promise<void> {
+  if (classes.length === 0) return;
+  await trx
+    .insertInto('version_classes')
+    .values(classes.map((c) => ({ version_id: versionId, idx: c.idx, class_id: c.classId, title: c.title, shape: c.shape, color: c.color })))
+    .execute();
+}
+
+/** The project's classes now, in id order. */
+export const projectClasses = (db: Kysely<Database>, projectId: number) =>
+  db.selectFrom('classes').where('project_id', '=', projectId).select(['id', 'title', 'shape', 'color']).orderBy('id').execute();
+
+/** The class indices of the project's newest version, by class id (empty for its first). */
+export async function latestClassIndices(db: Kysely<Database>, projectId: number, before: number): Promise<Map<number, number>> {
+  const latest = await db.selectFrom('versions').where('project_id', '=', projectId).where('id', '<', before).select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  if (!latest) return new Map();
+  const rows = await db.selectFrom('version_classes').where('version_id', '=', latest.id).select(['class_id', 'idx']).execute();
+  return new Map(rows.map((r) => [r.class_id, r.idx]));
+}
+
+/** The ids of the version's images with their dataset, in id order (for assigning subsets). */
+export const versionImageDatasets = (db: Kysely<Database>, versionId: number) =>
+  db.selectFrom('version_images').where('version_id', '=', versionId).select(['image_id', 'dataset_title', 'objects_json']).orderBy('image_id').execute();
+
+export async function setSubset(trx: Kysely<Database>, versionId: number, subset: string, imageIds: readonly number[]): Promise<void> {
+  // In pieces: a statement's parameters are bounded (SQLite: 32,766).
+  for (let i = 0; i < imageIds.length; i += 5000) {
+    await trx.updateTable('version_images').set({ subset }).where('version_id', '=', versionId).where('image_id', 'in', imageIds.slice(i, i + 5000)).execute();
+  }
+}
+
+/** The version, if it belongs to a project of the team. */
+export function findVersion(db: Kysely<Database>, teamId: number, versionId: number): Promise<VersionRow | undefined> {
+  return db
+    .selectFrom('versions')
+    .innerJoin('projects', 'projects.id', 'versions.project_id')
+    .where('versions.id', '=', versionId)
+    .where('projects.team_id', '=', teamId)
+    .select(VERSION_COLUMNS)
+    .executeTakeFirst();
+}
+
+export function listVersions(db: Kysely<Database>, projectId: number, afterId: number | undefined, limit: number): Promise<VersionRow[]> {
+  let query = db.selectFrom('versions').where('project_id', '=', projectId).select(VERSION_COLUMNS).orderBy('id').limit(limit);
+  if (afterId !== undefined) query = query.where('id', '>', afterId);
+  return query.execute();
+}
+
+export const versionClasses = (db: Kysely<Database>, versionId: number) =>
+  db.selectFrom('version_classes').where('version_id', '=', versionId).select(['idx', 'class_id', 'title', 'shape', 'color']).orderBy('idx').execute();
+
+export const versionTags = (db: Kysely<Database>, versionId: number) =>
+  db.selectFrom('version_tags').where('version_id', '=', versionId).select(['tag_id', 'title', 'scope', 'value_type']).orderBy('tag_id').execute();
+
+/** Images per subset. */
+export async function subsetCounts(db: Kysely<Database>, versionId: number): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('version_images')
+    .where('version_id', '=', versionId)
+    .groupBy('subset')
+    .select((eb) => ['subset', eb.fn.countAll<number | string>().as('n')])
+    .execute();
+  return new Map(rows.map((r) => [r.subset, Number(r.n)]));
+}
+
+export interface VersionImageRow {
+  image_id: number;
+  dataset_id: number;
+  dataset_title: string;
+  name: string;
+  hash: string;
+  width: number;
+  height: number;
+  description: string;
+  objects_json: string;
+  object_ids: string | null;
+  object_tag_values: string | null;
+  subset: string;
+}
+
+/** A page of the version's images in image id order, of one subset when given. */
+export function pageOfVersionImages(db: Kysely<Database>, versionId: number, subset: string | undefined, afterId: number | undefined, limit: number): Promise<VersionImageRow[]> {
+  let query = db
+    .selectFrom('version_images')
+    .where('version_id', '=', versionId)
+    .select(['image_id', 'dataset_id', 'dataset_title', 'name', 'hash', 'width', 'height', 'description', 'objects_json', 'object_ids', 'object_tag_values', 'subset'])
+    .orderBy('image_id')
+    .limit(limit);
+  if (subset !== undefined) query = query.where('subset', '=', subset);
+  if (afterId !== undefined) query = query.where('image_id', '>', afterId);
+  return query.execute();
+}
+
+/** The image tags of these images of the version, with their titles. */
+export const versionImageTags = (db: Kysely<Database>, versionId: number, imageIds: readonly number[]) =>
+  imageIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('version_image_tags')
+        .innerJoin('version_tags', (join) => join.onRef('version_tags.version_id', '=', 'version_image_tags.version_id').onRef('version_tags.tag_id', '=', 'version_image_tags.tag_id'))
+        .where('version_image_tags.version_id', '=', versionId)
+        .where('version_image_tags.image_id', 'in', imageIds)
+        .select(['version_image_tags.image_id', 'version_tags.title', 'version_image_tags.value'])
+        .orderBy('version_image_tags.image_id')
+        .orderBy('version_image_tags.tag_id')
+        .execute();
+
+export async function deleteVersion(db: Kysely<Database>, versionId: number): Promise<void> {
+  // Children first: SQLite enforces the cascade only with foreign keys on, and this reads the same either way.
+  for (const table of ['version_image_tags', 'version_images', 'version_tags', 'version_classes'] as const) {
+    await db.deleteFrom(table).where('version_id', '=', versionId).execute();
+  }
+  await db.deleteFrom('versions').where('id', '=', versionId).execute();
+}
