@@ -147,7 +147,7 @@ for (const dialect of dialects) {
     });
 
     test('0019 makes the names already there searchable, and later ones too; undone, the plain list stays', async () => {
-      await migrateTo(db, '0017_object_tag_values');
+      await migrateTo(db, '0018_tag_values');
       const now = new Date().toISOString();
       const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('t', ${now}) returning id`.execute(db.kysely);
       const { rows: project } = await sql<{ id: number }>`
