@@ -6,6 +6,7 @@
 //   node --import tsx bench/near-duplicates.ts [--count 100000] [--distance 12] [--rounds 3] [--sample 1000]
 import { parseArgs } from 'node:util';
 import { DEFAULT_DISTANCE, type HashArrays, dhashLimit, forEachNearPair, popcount32 } from '../src/services/hamming-pairs.ts';
+import { mulberry32Words } from '../src/seeded-random.ts';
 
 const { values } = parseArgs({
   options: {
@@ -21,16 +22,7 @@ const rounds = Number(values.rounds);
 const sample = Math.min(count, Number(values.sample));
 const TARGET_MS = 2000;
 
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
+const random = mulberry32Words;
 
 /**
  * Hashes as a photo collection gives them: most pictures alone, some in small bursts (a few shots of

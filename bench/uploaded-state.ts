@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/types.ts';
 import { insertStagedFiles } from '../src/repositories/staging.repository.ts';
 import { blobKey } from '../src/storage/blob-store.ts';
+import { mulberry32 } from '../src/seeded-random.ts';
 
 export const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('base64');
 
@@ -25,16 +26,7 @@ export function tinyPng(base: Buffer, index: number): Buffer {
 }
 
 /** A deterministic generator of numbers in [0, 1): the same seed always gives the same data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const prng = mulberry32;
 
 type StagedRow = Parameters<typeof insertStagedFiles>[1][number];
 

@@ -1,5 +1,6 @@
 // How a version's images are divided into subsets (train, val, test…): pure functions over image ids,
 // so a seed gives the same subsets on every server and database.
+import { mulberry32 } from '../seeded-random.ts';
 
 /** A split rule as the API takes it. */
 export type SplitRule =
@@ -7,17 +8,8 @@ export type SplitRule =
   | { method: 'random'; ratios: Record<string, number>; seed: number; stratify?: boolean }
   | { method: 'datasets' };
 
-/** mulberry32: a small seeded generator, enough to shuffle reproducibly (not for secrets). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The generator a split draws from: the same seed, the same subsets. */
+export const seededRandom = mulberry32;
 
 /** Fisher–Yates with the generator: the same seed and ids give the same order. */
 export function shuffled<T>(items: readonly T[], random: () => number): T[] {

@@ -2,18 +2,10 @@
 // (shapes, gradients, noise textures, mixes) and, of each, the copies a dataset picks up by accident:
 // resized, recompressed as JPEG, slightly cropped, brightened or darkened.
 import sharp from 'sharp';
+import { mulberry32 } from '../../src/seeded-random.ts';
 
-/** A small seeded generator (mulberry32), so the corpus is the same on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same corpus on every run. */
+const random = mulberry32;
 
 const colour = (next: () => number): string => `rgb(${Math.floor(next() * 256)},${Math.floor(next() * 256)},${Math.floor(next() * 256)})`;
 

@@ -2,17 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_DISTANCE, type HashArrays, MAX_DISTANCE, dhashLimit, distanceBetween, forEachNearPair, nearGroups, nearestTo, packHashes, popcount32 } from '../../src/services/hamming-pairs.ts';
+import { mulberry32Words } from '../../src/seeded-random.ts';
 
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
+const random = mulberry32Words;
 
 /** `count` hash pairs in clusters of up to 6, each member a few bits off its cluster's centre. */
 function clustered(count: number, seed: number): HashArrays {
