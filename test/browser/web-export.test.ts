@@ -13,7 +13,7 @@ import pino from 'pino';
 import type { AnnotationObject } from '../../src/formats/canonical.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { startTaskRunner } from '../../src/tasks/runner.ts';
-import { checkAccessibility, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts';
+import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
 import { picture } from '../helpers/pictures.ts';
@@ -65,10 +65,7 @@ describe('the export form in Chromium', { skip: chromiumSkip }, () => {
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true, acceptDownloads: true })).newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(`${base}/`);
-    await page.getByLabel('API key').fill(t.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await signIn(page, base, t.key);
   });
 
   after(async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, skipWithoutChromium } from '../helpers/chromium.ts';
+import { launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { bulkImages } from '../helpers/bulk-images.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newProject, polygon } from '../helpers/factories.ts';
@@ -53,10 +53,7 @@ describe('the gallery of 300,000 images in Chromium', { skip: chromiumSkip }, ()
     page.on('requestfailed', (request) => {
       if (request.url().endsWith('/thumbnail') && request.failure()?.errorText.includes('ABORTED')) requests.aborted += 1;
     });
-    await page.goto(`${base}/`);
-    await page.getByLabel('API key').fill(t.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await signIn(page, base, t.key);
   });
 
   after(async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { AnnotationObject } from '../../src/formats/canonical.ts';
-import { checkAccessibility, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts';
+import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject } from '../helpers/factories.ts';
 import { picture } from '../helpers/pictures.ts';
@@ -38,10 +38,7 @@ describe('the object list of an image with 600 objects', { skip: chromiumSkip },
     // axe is added to the page as a script of its own, which the page's policy would refuse.
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true })).newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(`${base}/`);
-    await page.getByLabel('API key').fill(t.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await signIn(page, base, t.key);
     await page.goto(`${base}/images/${image.id}`);
     await page.getByLabel('Zoom').filter({ hasNotText: /^100%$/ }).waitFor();
   });

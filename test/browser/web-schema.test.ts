@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { colorDistance } from '../../src/formats/class-colors.ts';
-import { checkAccessibility, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts';
+import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
 import { picture } from '../helpers/pictures.ts';
@@ -43,10 +43,7 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     const context = await browser.newContext({ viewport, bypassCSP: true });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(`${base}/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await signIn(page, base, key);
     return page;
   }
 

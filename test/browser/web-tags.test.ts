@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import pino from 'pino';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
-import { checkAccessibility, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts';
+import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { importFolder } from '../helpers/export-round-trip.ts';
 import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
@@ -55,10 +55,7 @@ describe('tags and their values in Chromium', { skip: chromiumSkip }, () => {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(`${base}/`);
-    await page.getByLabel('API key').fill(t.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await signIn(page, base, t.key);
   });
 
   after(async () => {

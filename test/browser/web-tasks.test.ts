@@ -13,7 +13,7 @@ import pino from 'pino';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
-import { checkAccessibility, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts';
+import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { cocoFolderMissingImages } from '../helpers/coco-missing.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject } from '../helpers/factories.ts';
@@ -56,10 +56,7 @@ describe('the tasks page in Chromium', { skip: chromiumSkip }, () => {
     context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(`${base}/`);
-    await page.getByLabel('API key').fill(t.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await signIn(page, base, t.key);
   });
 
   after(async () => {

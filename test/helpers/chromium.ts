@@ -41,3 +41,11 @@ export async function checkAccessibility(page: Page, label: string): Promise<voi
     `accessibility of ${label}`,
   );
 }
+
+/** Signs in on the app at `base` with `key`, as a user does, and waits for the projects page. */
+export async function signIn(page: Page, base: string, key: string): Promise<void> {
+  await page.goto(`${base}/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+}
