@@ -50,7 +50,9 @@ export function webInterface(ctx: Context): WebInterface {
     register(app) {
       for (const url of PAGES) {
         app.get(url, { schema: { hide: true } }, async (request, reply) => {
-          await sendPage(request, reply, idsAreNumbers(request.params as Record<string, string>) ? 200 : 404);
+          // An id that is no id is no page: the not-found answer, the interface's for a browser, else the API's JSON.
+          if (!idsAreNumbers(request.params as Record<string, string>)) return reply.callNotFound();
+          await sendPage(request, reply, 200);
           return reply;
         });
       }

@@ -71,6 +71,9 @@ function hostileBodies(): Body[] {
   ];
 }
 
+/** Routes whose answer to a valid request is an event stream that stays open. */
+const ENDLESS_STREAMS = new Set(['/v2/tasks/events', '/v2/tasks/:id/events']);
+
 /** Keys given with a valid request: none, empty, over-long, and not ASCII. */
 const HOSTILE_KEYS = ['', 'x'.repeat(10_000), '\u00ff'.repeat(40), 'ak_'];
 
@@ -86,6 +89,9 @@ for (const dialect of dialects) {
     before(async () => {
       log = captureLog();
       const onRoute = (route: RouteOptions) => {
+        // A stream that stays open while a task runs or waits (a route of the sweep queues one) never
+        // answers whole: their refusals are tested in v2-tasks.test.ts and v2-task-stream.test.ts.
+        if (ENDLESS_STREAMS.has(route.url)) return;
         for (const method of [route.method].flat()) routes.push({ method, url: route.url });
       };
       t = await startTestApp(dialect, {}, { logger: log.logger, onRoute });
