@@ -8,7 +8,8 @@
 // deleting the version deletes them. Image, dataset, class and tag ids are kept as they were, not as
 // foreign keys: the project may delete them afterwards, and the version must not notice.
 import type { Kysely } from 'kysely';
-import { notNull, withIdColumn } from '../dialect.ts';
+import { isPostgres, notNull, withIdColumn } from '../dialect.ts';
+import { notifyChangesOf } from './0006_change_notifications.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   const schema = db.schema;
@@ -73,8 +74,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('value', 'text')
     .addPrimaryKeyConstraint('version_image_tags_pk', ['version_id', 'image_id', 'tag_id'])
     .execute();
+  if (isPostgres(db)) for (const table of VERSION_TABLES) await notifyChangesOf(db, table);
 }
 
+const VERSION_TABLES = ['versions', 'version_classes', 'version_tags', 'version_images', 'version_image_tags'];
+
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['version_image_tags', 'version_images', 'version_tags', 'version_classes', 'versions']) await db.schema.dropTable(table).execute();
+  for (const table of [...VERSION_TABLES].reverse()) await db.schema.dropTable(table).execute();
 }
