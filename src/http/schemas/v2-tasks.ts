@@ -27,7 +27,7 @@ export const TaskListQuery = Type.Object({
   ...ListQuery,
   type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'only tasks of this type' })),
   status: Type.Optional(Type.Enum([...TASK_STATUSES], { description: 'only tasks in this status' })),
-  projectId: Type.Optional(Type.Integer({ minimum: 1, description: 'only tasks of this project' })),
+  projectId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'only tasks of this project' })),
   housekeeping: Type.Optional(
     Type.Boolean({ default: true, description: 'false leaves out housekeeping (`thumbnails` tasks, which follow every import and upload); a `type` filter names its type either way' }),
   ),
