@@ -103,12 +103,11 @@ export async function insertVersionClasses(trx: Kysely<Database>, versionId: num
 export const projectClasses = (db: Kysely<Database>, projectId: number) =>
   db.selectFrom('classes').where('project_id', '=', projectId).select(['id', 'title', 'shape', 'color']).orderBy('id').execute();
 
-/** The class indices of the project's newest version, by class id (empty for its first). */
-export async function latestClassIndices(db: Kysely<Database>, projectId: number, before: number): Promise<Map<number, number>> {
+/** The classes of the project's newest version made before `before`, with their indices (none for its first). */
+export async function latestVersionClasses(db: Kysely<Database>, projectId: number, before: number): Promise<{ class_id: number; title: string; idx: number }[]> {
   const latest = await db.selectFrom('versions').where('project_id', '=', projectId).where('id', '<', before).select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
-  if (!latest) return new Map();
-  const rows = await db.selectFrom('version_classes').where('version_id', '=', latest.id).select(['class_id', 'idx']).execute();
-  return new Map(rows.map((r) => [r.class_id, r.idx]));
+  if (!latest) return [];
+  return db.selectFrom('version_classes').where('version_id', '=', latest.id).select(['class_id', 'title', 'idx']).execute();
 }
 
 /** The ids of the version's images with their dataset, in id order (for assigning subsets). */

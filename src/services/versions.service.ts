@@ -96,17 +96,9 @@ function checkSplit(split: SplitRule): SplitRule {
  * index (found by id, else by title), the others follow the highest index in id order.
  */
 async function stableClassIndices(trx: Kysely<Database>, projectId: number, versionId: number) {
-  const before = await versions.latestClassIndices(trx, projectId, versionId);
-  const previous = await trx
-    .selectFrom('versions')
-    .innerJoin('version_classes', 'version_classes.version_id', 'versions.id')
-    .where('versions.project_id', '=', projectId)
-    .where('versions.id', '<', versionId)
-    .select(['version_classes.title', 'version_classes.idx', 'versions.id'])
-    .orderBy('versions.id', 'desc')
-    .execute();
-  const latestId = previous[0]?.id;
-  const byTitle = new Map(previous.filter((p) => p.id === latestId).map((p) => [p.title, p.idx]));
+  const previous = await versions.latestVersionClasses(trx, projectId, versionId);
+  const before = new Map(previous.map((p) => [p.class_id, p.idx]));
+  const byTitle = new Map(previous.map((p) => [p.title, p.idx]));
   const classes = await versions.projectClasses(trx, projectId);
   const taken = new Set<number>();
   const indexOf = new Map<number, number>();
