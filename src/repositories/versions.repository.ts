@@ -1,19 +1,10 @@
 // Versions' rows: a snapshot is made by INSERT … SELECT from the project's live tables, so no image
 // byte and no annotation passes through the server; reads page a version's images by image id.
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { jsonArrayLength } from '../db/json-text.ts';
-import type { Database } from '../db/types.ts';
+import type { Database, VersionImagesTable, VersionsTable } from '../db/types.ts';
 
-export interface VersionRow {
-  id: number;
-  project_id: number;
-  name: string;
-  description: string;
-  split: string;
-  image_count: number;
-  object_count: number;
-  created_at: string;
-}
+export type VersionRow = Omit<Selectable<VersionsTable>, 'created_by'>;
 
 const VERSION_COLUMNS = ['versions.id', 'versions.project_id', 'versions.name', 'versions.description', 'versions.split', 'versions.image_count', 'versions.object_count', 'versions.created_at'] as const;
 
@@ -155,20 +146,8 @@ export async function subsetCounts(db: Kysely<Database>, versionId: number): Pro
   return new Map(rows.map((r) => [r.subset, Number(r.n)]));
 }
 
-export interface VersionImageRow {
-  image_id: number;
-  dataset_id: number;
-  dataset_title: string;
-  name: string;
-  hash: string;
-  width: number;
-  height: number;
-  description: string;
-  objects_json: string;
-  object_ids: string | null;
-  object_tag_values: string | null;
-  subset: string;
-}
+/** An image of a version as stored, without the version's id. */
+export type VersionImageRow = Omit<Selectable<VersionImagesTable>, 'version_id'>;
 
 /** A page of the version's images in image id order, of one subset when given. */
 export function pageOfVersionImages(db: Kysely<Database>, versionId: number, subset: string | undefined, afterId: number | undefined, limit: number): Promise<VersionImageRow[]> {
