@@ -154,7 +154,11 @@ describe('archive store on a local folder: what dead workers leave', () => {
     const before = new Set(fs.readdirSync(tmp));
     const done = store.put(key, stream).catch((error: unknown) => error);
     stream.write(randomBytes(4096));
-    while (!fs.readdirSync(tmp).some((name) => !before.has(name))) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Wait for the bytes themselves, not only the file: a write that lands later would move the file's
+    // modification time past one a test sets.
+    const written = (): boolean =>
+      fs.readdirSync(tmp).some((name) => !before.has(name) && fs.statSync(path.join(tmp, name), { throwIfNoEntry: false })?.size === 4096);
+    while (!written()) await new Promise((resolve) => setTimeout(resolve, 5));
     return { stream, done };
   }
 
