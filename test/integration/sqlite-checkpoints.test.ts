@@ -41,7 +41,8 @@ describe('SQLite checkpoints during bulk writes', () => {
 
   afterEach(() => {
     connection.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    // A checkpoint thread of the last test may still be closing its connection's files: retry.
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   });
 
   const autocheckpoint = () => connection.pragma('wal_autocheckpoint', { simple: true }) as number;
