@@ -29,12 +29,12 @@ if (skip) console.log(`# ${skip}`);
 const noTorch = skip ? false : torchMissing();
 if (noTorch) console.log(`# ${noTorch}`);
 
-test('the Python client passes its pytest suite against a real server', { skip, timeout: 600_000 }, () => {
+test('the Python client passes its pytest suite against a real server', { skip, timeout: 1_200_000 }, () => {
   const run = spawnSync(PYTHON, ['-m', 'pytest', '-q', '-rs', '-p', 'no:cacheprovider', 'tests'], {
     cwd: CLIENT,
     env: { ...process.env, ANNOSTORE_NODE: process.execPath, PYTHONDONTWRITEBYTECODE: '1' },
     encoding: 'utf8',
-    timeout: 590_000,
+    timeout: 1_190_000,
   });
   assert.equal(run.status, 0, `pytest failed:\n${run.stdout}\n${run.stderr}`);
   assert.match(run.stdout, / passed/);

@@ -9,8 +9,13 @@ import io
 import multiprocessing
 import os
 import pickle
+import re
+import shutil
+import subprocess
+import sys
 import uuid
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +24,9 @@ np = pytest.importorskip("numpy")
 Image = pytest.importorskip("PIL.Image")
 
 import annostore  # noqa: E402
-from annostore.torch import AnnostoreDataset, OfflineCacheMiss, collate  # noqa: E402
+from annostore.torch import AnnostoreDataset, OfflineCacheMiss, collate, decode, default_cache_dir  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[3]
 
 W, H = 64, 48
 
@@ -107,6 +114,7 @@ def index_of(dataset, title):
 def test_detection_targets_match_the_annotations_and_lines_and_points_are_left_out(world, tmp_path):
     ds = AnnostoreDataset(world["client"], project=world["project"], version="v1", split="train", task="detection", cache_dir=tmp_path)
     assert len(ds) == 6
+    assert [i["imageId"] for i in ds.images] == sorted(m["id"] for m in world["train"]), "in image id order"
     assert ds.classes[0] == "__background__"
     assert sorted(ds.classes[1:]) == ["car", "pole", "road", "sign", "tree"]
     assert {c["title"]: c["index"] for c in world["version"]["classes"]} == {t: i for i, t in enumerate(ds.classes) if i}
@@ -241,6 +249,53 @@ def test_the_second_epoch_reads_no_image_over_the_network_and_offline_mode_reads
         val[0]
 
 
+def test_the_training_loop_of_the_docs_runs(world, server, tmp_path):
+    """The ten-line loop of docs/python.md, run as written against this server's project."""
+    text = (REPO / "docs" / "python.md").read_text("utf-8")
+    loop = next(block for block in re.findall(r"```python\n(.*?)```", text, re.S) if "AnnostoreDataset(" in block)
+    loop = loop.replace('"http://127.0.0.1:8080", "ak_…"', f'"{server}", "ak_python-client-tests-0000000000"').replace("project=7", f"project={world['project']}")
+    loop += "\nprint('loss', float(loss))\n"
+    env = {**os.environ, "ANNOSTORE_CACHE": str(tmp_path), "PYTHONPATH": str(REPO / "clients" / "python")}
+    run = subprocess.run([sys.executable, "-c", loop], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"^loss \d", run.stdout, re.M)
+    assert len(list((tmp_path / "blobs").iterdir())) == 6, "the default cache is $ANNOSTORE_CACHE"
+
+
+def test_pip_installs_the_package_with_its_loader(tmp_path):
+    source = tmp_path / "source"
+    shutil.copytree(REPO / "clients" / "python", source, ignore=shutil.ignore_patterns("tests", "__pycache__", "build", "*.egg-info"))
+    target = tmp_path / "site"
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--no-build-isolation", "--target", str(target), str(source)],
+                         capture_output=True, text=True, timeout=300)
+    if pip.returncode != 0 and "No module named pip" in pip.stderr:
+        pytest.skip("pip is not installed for this python3")
+    assert pip.returncode == 0, pip.stderr
+    check = subprocess.run([sys.executable, "-c", "import annostore, annostore.torch; print(annostore.__file__)"],
+                           cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(target)}, capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.strip().startswith(str(target))
+
+
+def test_decode_gives_three_channels_whatever_the_file(tmp_path):
+    for mode, fmt in [("L", "PNG"), ("RGBA", "PNG"), ("RGB", "WEBP"), ("RGB", "JPEG"), ("P", "GIF")]:
+        out = io.BytesIO()
+        Image.new(mode, (5, 4), 60 if mode in ("L", "P") else (10, 20, 30, 255)[: len(mode)]).save(out, format=fmt)
+        image = decode(out.getvalue())
+        assert image.dtype == torch.uint8 and tuple(image.shape) == (3, 4, 5), (mode, fmt)
+
+
+def test_the_default_cache_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("ANNOSTORE_CACHE", str(tmp_path / "a"))
+    assert default_cache_dir() == tmp_path / "a"
+    monkeypatch.delenv("ANNOSTORE_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "annostore"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_dir() == tmp_path / "home" / ".cache" / "annostore"
+
+
 def test_a_version_reads_the_same_after_the_project_is_edited_and_its_images_deleted(world, tmp_path):
     client = world["client"]
     project = world["project"]
@@ -268,3 +323,11 @@ def test_a_version_reads_the_same_after_the_project_is_edited_and_its_images_del
         assert torch.equal(again_image, image), "the bytes come by the version's hash, deleted images too"
         assert torch.equal(again["boxes"], target["boxes"]) and torch.equal(again["masks"], target["masks"])
         assert torch.equal(again["labels"], target["labels"])
+
+    # A version made now leaves the index of a deleted class unused.
+    pole = next(c for c in client.classes(project) if c["title"] == "pole")
+    client.http.request("DELETE", f"/v2/classes/{pole['id']}", query={"cascade": "true"})
+    client.create_version(project, "v2")
+    v2 = AnnostoreDataset(client, project=project, version="v2", split=None, cache_dir=tmp_path / "after")
+    assert v2.classes[before.classes.index("pole")] is None
+    assert v2.classes.index("automobile") == before.classes.index("car"), "a renamed class keeps its index"
