@@ -1,12 +1,15 @@
 """Images a second through DataLoader(num_workers=2): AnnostoreDataset from a warm cache against a floor,
 a minimal Dataset that reads the same JPEG files from a local folder and decodes them with the same
 function (annostore.torch.decode). Run by bench/python-loader.ts, which seeds the server; prints one
-JSON line: {"ours": [images/s per round], "floor": [...]}.
+JSON line: {"ours": [images/s per round], "floor": [...], "oursCpu": [images per CPU-second], "floorCpu": [...]}.
+The CPU time is the parent's and its workers' (reaped at the end of each epoch): on a machine shared
+with other work it says what the same epoch costs, whatever the others take.
 
     python3 bench/python-loader.py URL KEY PROJECT VERSION FOLDER CACHE ROUNDS BATCH
 """
 
 import json
+import resource
 import sys
 import time
 from pathlib import Path
@@ -33,14 +36,22 @@ class Folder(Dataset):
         return decode(self.files[position].read_bytes()), position
 
 
+def cpu_seconds():
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+
+
 def rate(dataset, batch):
+    """(images a second, images a CPU-second) of one epoch."""
     loader = DataLoader(dataset, batch_size=batch, num_workers=2, collate_fn=collate, persistent_workers=False)
-    # The workers' start (forking, importing) is timed too: an epoch costs it in training as well.
-    started = time.perf_counter()
+    # The workers' start (forking) is timed too: an epoch costs it in training as well.
+    started, cpu = time.perf_counter(), cpu_seconds()
     count = 0
     for images, _targets in loader:
         count += len(images)
-    return count / (time.perf_counter() - started)
+    del loader  # its workers are joined, so their CPU time is counted
+    return count / (time.perf_counter() - started), count / (cpu_seconds() - cpu)
 
 
 def main():
@@ -51,10 +62,12 @@ def main():
     floor = Folder(folder)
     assert len(ours) == len(floor), (len(ours), len(floor))
     rate(ours, int(batch))  # warms the cache: every image read once over the network
-    result = {"ours": [], "floor": [], "images": len(floor)}
+    result = {"ours": [], "floor": [], "oursCpu": [], "floorCpu": [], "images": len(floor)}
     for _ in range(int(rounds)):
-        result["floor"].append(rate(floor, int(batch)))
-        result["ours"].append(rate(ours, int(batch)))
+        for name, dataset in (("floor", floor), ("ours", ours)):
+            per_second, per_cpu_second = rate(dataset, int(batch))
+            result[name].append(per_second)
+            result[name + "Cpu"].append(per_cpu_second)
     print(json.dumps(result))
 
 

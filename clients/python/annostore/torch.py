@@ -1,7 +1,7 @@
 """``AnnostoreDataset``: a version of an Annostore project as a ``torch.utils.data.Dataset``.
 
 NumPy, Pillow and PyTorch are needed here only (the client itself uses Python's standard library
-alone); torchvision, when installed, decodes JPEG and PNG files faster than Pillow does.
+alone); torchvision, when installed, decodes JPEG and PNG files (faster than Pillow does), Pillow the rest.
 
 The dataset follows torchvision's conventions: an item is ``(image, target)``, the image a ``uint8``
 tensor C x H x W (RGB) unless ``transform`` makes something else of it. The index of the version

@@ -253,6 +253,8 @@ def test_the_training_loop_of_the_docs_runs(world, server, tmp_path):
     """The ten-line loop of docs/python.md, run as written against this server's project."""
     text = (REPO / "docs" / "python.md").read_text("utf-8")
     loop = next(block for block in re.findall(r"```python\n(.*?)```", text, re.S) if "AnnostoreDataset(" in block)
+    readme = (REPO / "clients" / "python" / "README.md").read_text("utf-8")
+    assert loop in readme, "the package's README shows the same loop"
     loop = loop.replace('"http://127.0.0.1:8080", "ak_…"', f'"{server}", "ak_python-client-tests-0000000000"').replace("project=7", f"project={world['project']}")
     loop += "\nprint('loss', float(loss))\n"
     env = {**os.environ, "ANNOSTORE_CACHE": str(tmp_path), "PYTHONPATH": str(REPO / "clients" / "python")}
@@ -277,12 +279,18 @@ def test_pip_installs_the_package_with_its_loader(tmp_path):
     assert check.stdout.strip().startswith(str(target))
 
 
-def test_decode_gives_three_channels_whatever_the_file(tmp_path):
+@pytest.mark.parametrize("torchvision_there", [True, False])
+def test_decode_gives_three_channels_whatever_the_file(monkeypatch, torchvision_there):
+    import annostore.torch as loader
+
+    if not torchvision_there:
+        monkeypatch.setattr(loader, "_tv_decode", None)
     for mode, fmt in [("L", "PNG"), ("RGBA", "PNG"), ("RGB", "WEBP"), ("RGB", "JPEG"), ("P", "GIF")]:
         out = io.BytesIO()
         Image.new(mode, (5, 4), 60 if mode in ("L", "P") else (10, 20, 30, 255)[: len(mode)]).save(out, format=fmt)
         image = decode(out.getvalue())
         assert image.dtype == torch.uint8 and tuple(image.shape) == (3, 4, 5), (mode, fmt)
+        assert torch.equal(image, torch.from_numpy(np.array(Image.open(io.BytesIO(out.getvalue())).convert("RGB"))).permute(2, 0, 1)), (mode, fmt)
 
 
 def test_the_default_cache_follows_the_environment(monkeypatch, tmp_path):
