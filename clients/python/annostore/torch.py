@@ -113,7 +113,8 @@ class AnnostoreDataset(Dataset):
         described = self._find_version(version)
         images = list(self.client.version_images(described["id"]))
         index = {"version": described, "images": images}
-        # Both names lead to the same index offline: a version never changes, so neither goes stale.
+        # Offline, the version is found by its id or its name: by id it never goes stale (a version never
+        # changes); by name it is the version of that name last read online.
         for target in {self._index_path(described["id"]), self._index_path(described["name"])}:
             _write_atomically(target, json.dumps(index).encode("utf-8"))
         return index
