@@ -176,6 +176,21 @@ export const versionImageTags = (db: Kysely<Database>, versionId: number, imageI
         .orderBy('version_image_tags.tag_id')
         .execute();
 
+/** The blob of an image as the version holds it (by the hash it had then), when the version is the team's. */
+export async function findVersionImageFile(db: Kysely<Database>, teamId: number, versionId: number, imageId: number): Promise<{ hash: string; mediaType: string; size: number } | undefined> {
+  const row = await db
+    .selectFrom('version_images')
+    .innerJoin('versions', 'versions.id', 'version_images.version_id')
+    .innerJoin('projects', 'projects.id', 'versions.project_id')
+    .innerJoin('blobs', 'blobs.hash', 'version_images.hash')
+    .where('version_images.version_id', '=', versionId)
+    .where('version_images.image_id', '=', imageId)
+    .where('projects.team_id', '=', teamId)
+    .select(['version_images.hash as hash', 'blobs.media_type as mediaType', 'blobs.size as size'])
+    .executeTakeFirst();
+  return row && { hash: row.hash, mediaType: row.mediaType, size: Number(row.size) };
+}
+
 export async function deleteVersion(db: Kysely<Database>, versionId: number): Promise<void> {
   // Children first: SQLite enforces the cascade only with foreign keys on, and this reads the same either way.
   for (const table of ['version_image_tags', 'version_images', 'version_tags', 'version_classes'] as const) {

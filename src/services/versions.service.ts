@@ -185,6 +185,17 @@ export async function deleteVersion(db: Kysely<Database>, teamId: number, versio
   });
 }
 
+/**
+ * The stored bytes of an image of the version: those of the hash the version holds, so they are read
+ * even after the image is deleted or its project changed (the blob sweep keeps a version's blobs).
+ */
+export async function versionImageFile(db: Kysely<Database>, teamId: number, versionId: number, imageId: number): Promise<{ hash: string; mediaType: string; size: number }> {
+  await requireVersion(db, teamId, versionId);
+  const file = await versions.findVersionImageFile(db, teamId, versionId, imageId);
+  if (!file) throw notFound('image', { versionId, imageId });
+  return file;
+}
+
 /** An image of a version as the API answers it: its annotation as it was when the version was made. */
 export interface VersionImage {
   imageId: number;

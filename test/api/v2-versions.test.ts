@@ -3,6 +3,7 @@
 // paged with their annotations as they were, a diff between two versions, blobs kept for a version,
 // and the team's walls.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sweepBlobs } from '../../src/services/blob-sweep.service.ts';
 import { dialects } from '../helpers/dialects.ts';
@@ -91,7 +92,7 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/images/${imageIds[5]}` })).statusCode, 204);
       const car = v1.classes.find((c) => c.title === 'car')!;
       assert.equal((await t.request({ method: 'PATCH', url: `/v2/classes/${car.classId}`, payload: { title: 'vehicle' } })).statusCode, 200);
-      await newImage(t.ctx, val, { name: 'late.png', objects: [box('person', 0)] });
+      const late = await newImage(t.ctx, val, { name: 'late.png', objects: [box('person', 0)] });
 
       const again = json<Version>(await t.request({ method: 'GET', url: `/v2/versions/${v1.id}` }));
       assert.deepEqual(again, v1);
@@ -104,6 +105,17 @@ for (const dialect of dialects) {
       assert.equal(removed.blobsRemoved, 1);
       assert.ok(await t.ctx.blobs.has(before[5]!.hash), 'the blob of an image the version holds is kept');
       assert.ok(!(await t.ctx.blobs.has(unversioned.hash)));
+
+      // The version serves those bytes by the hash it holds, though the image itself is gone.
+      assertProblem(await t.request({ method: 'GET', url: `/v2/images/${imageIds[5]}/file` }), 404, 'NOT_FOUND');
+      const file = await t.request({ method: 'GET', url: `/v2/versions/${v1.id}/images/${imageIds[5]}/file` });
+      assert.equal(file.statusCode, 200, file.body);
+      assert.equal(createHash('sha256').update(file.rawPayload).digest('base64'), before[5]!.hash);
+      assert.equal(file.headers.etag, `"${before[5]!.hash}"`);
+      assert.match(String(file.headers['cache-control']), /immutable/);
+      const unchanged = await t.request({ method: 'GET', url: `/v2/versions/${v1.id}/images/${imageIds[5]}/file`, headers: { 'if-none-match': `"${before[5]!.hash}"` } });
+      assert.equal(unchanged.statusCode, 304);
+      assertProblem(await t.request({ method: 'GET', url: `/v2/versions/${v1.id}/images/${late.id}/file` }), 404, 'NOT_FOUND');
     });
 
     test('a later version keeps the index of every class it shares; new classes come after', async () => {
@@ -186,6 +198,9 @@ for (const dialect of dialects) {
       const id = listed.items[0]!.id;
       assertProblem(await t.request({ method: 'GET', url: `/v2/versions/${id}`, key: t.otherKey }), 404, 'NOT_FOUND');
       assertProblem(await t.request({ method: 'GET', url: `/v2/versions/${id}/images`, key: t.otherKey }), 404, 'NOT_FOUND');
+      const image = json<List<{ imageId: number }>>(await t.request({ method: 'GET', url: `/v2/versions/${id}/images?limit=1` })).items[0]!.imageId;
+      assert.equal((await t.request({ method: 'GET', url: `/v2/versions/${id}/images/${image}/file` })).statusCode, 200);
+      assertProblem(await t.request({ method: 'GET', url: `/v2/versions/${id}/images/${image}/file`, key: t.otherKey }), 404, 'NOT_FOUND');
       assertProblem(await t.request({ method: 'DELETE', url: `/v2/versions/${id}`, key: t.otherKey }), 404, 'NOT_FOUND');
       assertProblem(await t.request({ method: 'GET', url: `/v2/projects/${projectId}/versions`, key: t.otherKey }), 404, 'NOT_FOUND');
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/versions/${id}` })).statusCode, 204);

@@ -141,6 +141,40 @@ class Client:
                                    headers={"Content-Type": "application/json", **(headers or {})})
         return {**answer.json(), "etag": answer.headers.get("etag")}
 
+    # --- Versions -----------------------------------------------------------------------------------
+
+    def versions(self, project_id: int) -> Iterator[Dict[str, Any]]:
+        """The project's versions, oldest first."""
+        return self.paginate(f"/v2/projects/{int(project_id)}/versions")
+
+    def version(self, version_id: int) -> Dict[str, Any]:
+        """A version: its classes with their stable ``index``, tags, subsets and counts."""
+        return self.http.json("GET", f"/v2/versions/{int(version_id)}")
+
+    def create_version(self, project_id: int, name: str, *, description: str = "", dataset_ids: Optional[Sequence[int]] = None,
+                       split: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """Freezes the project (or some datasets) as a version; ``split`` as in docs/api-v2.md, e.g.
+        ``{"method": "random", "ratios": {"train": 0.8, "val": 0.2}, "seed": 1}``."""
+        body: Dict[str, Any] = {"name": name}
+        if description:
+            body["description"] = description
+        if dataset_ids:
+            body["datasetIds"] = [int(d) for d in dataset_ids]
+        if split:
+            body["split"] = split
+        return self.http.json("POST", f"/v2/projects/{int(project_id)}/versions", body, idempotency_key=_new_key())
+
+    def version_images(self, version_id: int, subset: Optional[str] = None) -> Iterator[Dict[str, Any]]:
+        """The version's images in image id order, each with its annotation as it was; of one subset when given."""
+        return self.paginate(f"/v2/versions/{int(version_id)}/images", subset=subset)
+
+    def version_image_bytes(self, version_id: int, image_id: int) -> bytes:
+        """The bytes of an image as the version holds them, even after the image was deleted."""
+        return self.http.request("GET", f"/v2/versions/{int(version_id)}/images/{int(image_id)}/file", headers={"Accept": "*/*"}).body
+
+    def delete_version(self, version_id: int) -> None:
+        self.http.request("DELETE", f"/v2/versions/{int(version_id)}")
+
     # --- Imports ------------------------------------------------------------------------------------
 
     def missing_hashes(self, hashes: Sequence[str]) -> List[str]:

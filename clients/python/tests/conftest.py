@@ -39,7 +39,7 @@ def server():
     log = open(Path(data) / "server.log", "wb")
     child = subprocess.Popen([node, str(REPO / "bin" / "annostore.js"), "serve"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # a loaded machine starts Node slowly
     while True:
         if child.poll() is not None:
             raise RuntimeError(f"server exited: {(Path(data) / 'server.log').read_text()}")

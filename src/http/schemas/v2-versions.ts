@@ -63,7 +63,7 @@ export const VersionImage = Type.Object({
   datasetId: Type.Integer(),
   dataset: Type.String(),
   name: Type.String(),
-  hash: Type.String({ description: 'base64 SHA-256 of the bytes: GET /v2/images/:imageId/file while the image exists' }),
+  hash: Type.String({ description: 'base64 SHA-256 of the bytes: GET /v2/versions/:id/images/:imageId/file' }),
   width: Type.Integer(),
   height: Type.Integer(),
   subset: Type.String(),

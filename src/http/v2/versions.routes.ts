@@ -1,14 +1,18 @@
 // POST and GET /v2/projects/:projectId/versions, GET and DELETE /v2/versions/:id,
-// GET /v2/versions/:id/images and /diff: frozen snapshots of a project.
+// GET /v2/versions/:id/images, /images/:imageId/file and /diff: frozen snapshots of a project.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as versions from '../../services/versions.service.ts';
 import { ProjectIdParams } from '../schemas/catalog.ts';
+import { Id } from '../schemas/common.ts';
 import { IdParams, IdempotencyHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { DiffQuery, Version, VersionBody, VersionDiff, VersionImage, VersionImagesQuery, VersionsQuery } from '../schemas/v2-versions.ts';
 import { sendTagged } from './etag.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
+import { sendStoredBytes } from './stored-bytes.ts';
+
+const VersionImageParams = Type.Object({ id: Id, imageId: Id });
 
 export const versionRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -64,6 +68,28 @@ export const versionRoutes =
       async (request, reply) => {
         const { afterId, limit } = pageRequestOf(request.query);
         return sendPage(request, reply, await versions.pageOfVersionImages(db, request.principal.teamId, request.params.id, request.query.subset, afterId, limit));
+      },
+    );
+
+    app.get(
+      '/versions/:id/images/:imageId/file',
+      {
+        schema: {
+          tags,
+          summary: 'The bytes of an image as the version holds them (by its hash), even after the image is deleted; whole or one byte range; cacheable for good',
+          params: VersionImageParams,
+          response: {
+            200: Type.Unknown({ description: 'the bytes' }),
+            206: Type.Unknown({ description: 'one byte range of the bytes' }),
+            304: Type.Null({ description: 'the client’s copy (If-None-Match) is current' }),
+            ...problemResponses,
+            416: Problem,
+          },
+        },
+      },
+      async (request, reply) => {
+        const file = await versions.versionImageFile(db, request.principal.teamId, request.params.id, request.params.imageId);
+        return sendStoredBytes(request, reply, { etag: `"${file.hash}"`, size: file.size, contentType: file.mediaType, open: (range) => ctx.blobs.read(file.hash, range) });
       },
     );
 
