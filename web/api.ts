@@ -9,6 +9,7 @@ import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
 import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, SimilarImages as SimilarImagesSchema } from '../src/http/schemas/v2-near-duplicates.ts';
 import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
+import type { Leakage as LeakageSchema, Version as VersionSchema, VersionBody, VersionDiff as VersionDiffSchema } from '../src/http/schemas/v2-versions.ts';
 import type { HashCheckAnswer, TaskAnswer, TaskView, UploadAnswer } from '../src/http/schemas/v2-tasks.ts';
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
 
@@ -223,6 +224,8 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export interface ExportRequest {
   projectId: number;
   datasetIds?: number[];
+  /** A version of the project, exported instead of the project as it is now. */
+  version?: number;
   format: ExportFormat;
   /** includeImages, onlyAnnotated, classes and the format's own (docs/exports.md). */
   options: Record<string, unknown>;
@@ -316,3 +319,13 @@ export const nearDuplicates = (projectId: number, options: { distance: number; c
 export const similarImages = (imageId: number, distance?: number): Promise<SimilarImages> => call('GET', `/v2/images/${imageId}/similar${query({ distance })}`);
 /** Queues the making of the perceptual hashes the project's images lack. */
 export const hashProject = (projectId: number): Promise<Static<typeof HashingAnswer>> => call('POST', `/v2/projects/${projectId}/near-duplicates/hashes`);
+
+export type Version = Static<typeof VersionSchema>;
+export type VersionInput = Static<typeof VersionBody>;
+export type VersionDiff = Static<typeof VersionDiffSchema>;
+export type Leakage = Static<typeof LeakageSchema>;
+export const listVersions = (projectId: number): Promise<Version[]> => all(`/v2/projects/${projectId}/versions`);
+export const createVersion = (projectId: number, input: VersionInput): Promise<Version> => call('POST', `/v2/projects/${projectId}/versions`, input);
+export const deleteVersion = async (id: number): Promise<void> => void (await send('DELETE', `/v2/versions/${id}`));
+export const diffVersions = (from: number, to: number): Promise<VersionDiff> => call('GET', `/v2/versions/${to}/diff${query({ from })}`);
+export const versionLeakage = (id: number): Promise<Leakage> => call('GET', `/v2/versions/${id}/leakage${query({ limit: 20 })}`);

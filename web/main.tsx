@@ -8,6 +8,7 @@ import { ProjectSettingsPage } from './pages/project-settings.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { positive } from './filters.ts';
 import { NearDuplicatesPage } from './pages/near-duplicates.tsx';
+import { VersionsPage } from './pages/versions.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TagsPage } from './pages/tags.tsx';
@@ -61,6 +62,8 @@ function App() {
     if ((found = id(params.id!))) return <TagsPage {...page} projectId={found} />;
   } else if ((params = match('/projects/:id/settings', location.path))) {
     if ((found = id(params.id!))) return <ProjectSettingsPage {...page} projectId={found} />;
+  } else if ((params = match('/projects/:id/versions', location.path))) {
+    if ((found = id(params.id!))) return <VersionsPage {...page} projectId={found} />;
   } else if ((params = match('/projects/:id/near-duplicates', location.path))) {
     if ((found = id(params.id!))) return <NearDuplicatesPage {...page} projectId={found} />;
   } else if ((params = match('/datasets/:id/images', location.path))) {

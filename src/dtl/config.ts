@@ -52,7 +52,17 @@ const ColorMap = Type.Record(Type.String({ minLength: 1, maxLength: MAX_NAME }),
 
 /** Settings of the data, annotation and output layers, by action. */
 export const LAYER_SETTINGS = {
-  data: Type.Object({ classes_mapping: Type.Union([Type.Literal('default'), Mapping]) }, { additionalProperties: false }),
+  data: Type.Object(
+    {
+      classes_mapping: Type.Union([Type.Literal('default'), Mapping]),
+      version: Type.Optional(
+        Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.String({ minLength: 1, maxLength: MAX_NAME })], {
+          description: 'read this version of the project (its id, or its name) instead of the project as it is now',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
   rename: settings({ classes_mapping: Mapping }),
   drop_obj_by_class: settings({ classes: Names }),
   duplicate_objects: settings({ classes_mapping: Mapping }),

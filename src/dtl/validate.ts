@@ -16,7 +16,10 @@ import { unsupportedMembers } from './unsupported-settings.ts';
 export interface DataSource {
   projectId: number;
   project: string;
+  /** The datasets read; of a version, its groups of images (ids 0), see `version`. */
   datasets: { id: number; title: string }[];
+  /** A version read instead of the project: its images grouped by subset, or by dataset without a split. */
+  version?: { id: number; column: 'subset' | 'dataset_title' };
 }
 
 export interface PlannedLayer {
@@ -47,7 +50,7 @@ export interface Plan {
 }
 
 /** How the config's data layers were resolved, kept with the task so the worker reads the same datasets. */
-export type Resolved = Record<number, { projectId: number; datasetIds: number[] | null }>;
+export type Resolved = Record<number, { projectId: number; datasetIds: number[] | null; versionId?: number }>;
 
 /** Datasets one data layer reads, at most. */
 export const MAX_DATASETS = 1000;

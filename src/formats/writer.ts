@@ -29,10 +29,14 @@ export interface ExportRecord {
   objects: ExportObject[];
 }
 
+/** A class as a writer takes it: a version's carries its stable index (1..N, 0 is masks' background). */
+export type ExportClass = ClassDefinition & { index?: number };
+
 /** What a writer knows of the project before the first record. */
 export interface ExportProject {
   title: string;
-  classes: ClassDefinition[];
+  /** In the order the writers number them; a version's classes carry their stable index. */
+  classes: ExportClass[];
   tags: TagDefinition[];
 }
 
@@ -108,10 +112,16 @@ export class DatasetSequence {
   }
 }
 
-/** The project's classes by title: their index (in project order) and shape. */
-export function classIndex(project: ExportProject): Map<string, { index: number; shape: ClassShape; color: string }> {
-  return new Map(project.classes.map((c, index) => [c.title, { index, shape: c.shape, color: c.color }]));
+/**
+ * The project's classes by title: their index (in project order), shape, and the number a format
+ * with class numbers gives them: a version's stable index, else the position counted from 1.
+ */
+export function classIndex(project: ExportProject): Map<string, { index: number; number: number; shape: ClassShape; color: string }> {
+  return new Map(project.classes.map((c, index) => [c.title, { index, number: classNumber(c, index), shape: c.shape, color: c.color }]));
 }
+
+/** The class's number counted from 1: a version's stable index, else its position + 1. */
+export const classNumber = (c: ExportClass, position: number): number => c.index ?? position + 1;
 
 /** `#RRGGBB` → 0xRRGGBB. */
 export const colorValue = (hex: string): number => parseInt(hex.slice(1), 16);

@@ -105,32 +105,43 @@ export async function imagePage(
     if (list) list.push(tag);
     else tagsOf.set(t.image_id, [tag]);
   }
-  return rows.map((r) => {
-    const objects = JSON.parse(r.objects_json) as StoredObject[];
-    const values = parseObjectTagValues(r.object_tag_values);
-    // The objects' ids (images.object_ids, null for 1..n) find their values.
-    const ids = r.object_tag_values === null ? null : r.object_ids === null ? objects.map((_, k) => k + 1) : (JSON.parse(r.object_ids) as number[]);
-    return {
-      id: r.id,
-      size: Number(r.size),
-      record: {
-        dataset: dataset.title,
-        name: r.name,
-        width: r.width,
-        height: r.height,
-        hash: r.hash,
-        description: r.description,
-        tags: tagsOf.get(r.id) ?? [],
-        objects: objects.map((o, k) => ({
-          classTitle: o.classTitle,
-          description: o.description,
-          tags: ids ? tagsWithValues(o.tags, values, ids[k]!) : o.tags.map((name) => ({ name, value: null })),
-          bitmap: o.bitmap,
-          points: o.points,
-        })),
-      },
-    };
-  });
+  return rows.map((r) => ({ id: r.id, size: Number(r.size), record: storedRecord(r, dataset.title, tagsOf.get(r.id) ?? []) }));
+}
+
+/** The columns of a stored image that make its record. */
+export interface StoredImage {
+  name: string;
+  hash: string;
+  width: number;
+  height: number;
+  description: string;
+  objects_json: string;
+  object_ids: string | null;
+  object_tag_values: string | null;
+}
+
+/** A stored image (of a project, or as a version froze it) as the record of `dataset`. */
+export function storedRecord(r: StoredImage, dataset: string, tags: CanonicalTag[]): ExportRecord {
+  const objects = JSON.parse(r.objects_json) as StoredObject[];
+  const values = parseObjectTagValues(r.object_tag_values);
+  // The objects' ids (images.object_ids, null for 1..n) find their values.
+  const ids = r.object_tag_values === null ? null : r.object_ids === null ? objects.map((_, k) => k + 1) : (JSON.parse(r.object_ids) as number[]);
+  return {
+    dataset,
+    name: r.name,
+    width: r.width,
+    height: r.height,
+    hash: r.hash,
+    description: r.description,
+    tags,
+    objects: objects.map((o, k) => ({
+      classTitle: o.classTitle,
+      description: o.description,
+      tags: ids ? tagsWithValues(o.tags, values, ids[k]!) : o.tags.map((name) => ({ name, value: null })),
+      bitmap: o.bitmap,
+      points: o.points,
+    })),
+  };
 }
 
 /**

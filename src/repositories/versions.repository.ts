@@ -198,3 +198,25 @@ export async function deleteVersion(db: Kysely<Database>, versionId: number): Pr
   }
   await db.deleteFrom('versions').where('id', '=', versionId).execute();
 }
+
+/** An image of a version with its subset and the perceptual hashes of its blob (null until made). */
+export interface VersionHashedImage {
+  image_id: number;
+  name: string;
+  dataset_title: string;
+  subset: string;
+  hash: string;
+  phash: string | null;
+  dhash: string | null;
+}
+
+/** The version's images with their blobs' perceptual hashes, in image id order. */
+export function versionHashedImages(db: Kysely<Database>, versionId: number): Promise<VersionHashedImage[]> {
+  return db
+    .selectFrom('version_images')
+    .leftJoin('blobs', 'blobs.hash', 'version_images.hash')
+    .where('version_images.version_id', '=', versionId)
+    .select(['version_images.image_id', 'version_images.name', 'version_images.dataset_title', 'version_images.subset', 'version_images.hash', 'blobs.phash', 'blobs.dhash'])
+    .orderBy('version_images.image_id')
+    .execute();
+}

@@ -1,5 +1,6 @@
 // The data layers of a DTL graph found in the database: a layer's `src` ("project/dataset",
-// "project/*") as the team's project and datasets, with the project's classes and tags. The graph's
+// "project/*") as the team's project and datasets, with the project's classes and tags; with
+// `settings.version`, that version of the project, its classes and tags. The graph's
 // checks and plan (src/dtl/validate.ts) stay pure and take this as their resolver.
 import type { Kysely } from 'kysely';
 import type { LayerT } from '../dtl/config.ts';
@@ -7,6 +8,8 @@ import { type DataResolver, MAX_DATASETS, type Plan, type Resolved, type Resolve
 import type { Database } from '../db/types.ts';
 import * as dtlRepo from '../repositories/dtl.repository.ts';
 import * as exportRepo from '../repositories/export.repository.ts';
+import * as versionExport from '../repositories/version-export.repository.ts';
+import * as versionRepo from '../repositories/versions.repository.ts';
 
 /** A data layer's sources as the team's datasets, and the classes and tags of its project. */
 async function resolveData(
@@ -28,6 +31,8 @@ async function resolveData(
     project = found[0];
   }
   if (!project) throw fail(`the team has no project "${projectTitle}"`);
+  const version = (layer.settings as { version?: number | string } | undefined)?.version;
+  if (version !== undefined || resolved?.versionId !== undefined) return versionData(db, teamId, project, sources, layer, index, resolved?.versionId ?? version!);
   const all = await exportRepo.exportDatasets(db, project.id, resolved?.datasetIds ?? null);
   let datasets: { id: number; title: string }[];
   if (resolved || sources.some((s) => s.dataset === '*')) datasets = all;
@@ -47,6 +52,31 @@ async function resolveData(
     source: { projectId: project.id, project: project.title, datasets },
     set: { classes: definition.classes, tags: definition.tags },
     resolved: { projectId: project.id, datasetIds: resolved?.datasetIds ?? (sources.some((s) => s.dataset === '*') ? null : datasets.map((d) => d.id)) },
+  };
+}
+
+/** A data layer reading a version of the project: its sources must be "project/*", the version is read whole. */
+async function versionData(
+  db: Kysely<Database>,
+  teamId: number,
+  project: { id: number; title: string },
+  sources: { dataset: string }[],
+  layer: LayerT,
+  index: number,
+  version: number | string,
+): Promise<ResolvedData> {
+  const fail = (message: string, at: string) => layerError(index, 'data', message, at);
+  if (sources.some((s) => s.dataset !== '*')) throw fail(`a version is read whole: give src "${project.title}/*"`, '/src');
+  const id = typeof version === 'number' ? version : (await versionExport.findVersionNamed(db, teamId, project.id, version))?.id;
+  const found = id === undefined ? undefined : await versionRepo.findVersion(db, teamId, id);
+  if (!found || found.project_id !== project.id) throw fail(`the project "${project.title}" has no version ${JSON.stringify(version)}`, '/settings/version');
+  const column = (await versionExport.groupColumnOf(db, found.id))!;
+  const groups = await versionExport.versionGroups(db, found.id, column);
+  const definition = (await versionExport.versionExportProject(db, found.id))!;
+  return {
+    source: { projectId: project.id, project: project.title, datasets: groups.map((title) => ({ id: 0, title })), version: { id: found.id, column } },
+    set: { classes: definition.classes.map(({ title, shape, color }) => ({ title, shape, color })), tags: definition.tags },
+    resolved: { projectId: project.id, datasetIds: null, versionId: found.id },
   };
 }
 

@@ -20,6 +20,8 @@ export type FormatOptions = { format: ExportFormat } & Record<string, unknown>;
 export interface ExportRequest {
   projectId?: number | undefined;
   datasetIds?: number[] | undefined;
+  /** A version of the project: its id, or its name. */
+  version?: number | string | undefined;
   format?: string | undefined;
   options?: Record<string, unknown> | undefined;
   /** A DTL graph instead of the fields above. */

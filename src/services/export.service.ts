@@ -9,6 +9,8 @@ import * as datasets from '../repositories/datasets.repository.ts';
 import * as exportRepo from '../repositories/export.repository.ts';
 import * as projects from '../repositories/projects.repository.ts';
 import * as tasks from '../repositories/tasks.repository.ts';
+import * as versionExportRepo from '../repositories/version-export.repository.ts';
+import * as versionRepo from '../repositories/versions.repository.ts';
 import { type ArchiveStat, type ByteRange, archiveKey } from '../storage/archive-store.ts';
 import { type CommonOptions, type ExportRequest, type FormatOptions, SAVE_LAYER, parseExportOptions } from './export-request.ts';
 import type { Principal } from './keys.service.ts';
@@ -23,13 +25,14 @@ const STOP_WAIT_MS = 15_000;
 
 export async function startExport(ctx: Context, principal: Principal, request: ExportRequest): Promise<TaskView> {
   if (request.config !== undefined) {
-    const plain = (['projectId', 'datasetIds', 'format', 'options'] as const).find((f) => request[f] !== undefined);
+    const plain = (['projectId', 'datasetIds', 'version', 'format', 'options'] as const).find((f) => request[f] !== undefined);
     if (plain) throw validation(`give a config or ${plain}, not both: a config names its projects and its output itself`, { field: plain });
     return startDtlExport(ctx, principal, request.config);
   }
   if (request.format === undefined) throw validation('give a format (or a DTL config)', { field: 'format' });
   const db = ctx.db.kysely;
   const { writer, common } = parseExportOptions(request.format, request.options ?? {});
+  if (request.version !== undefined) return startVersionExport(ctx, principal, request.version, request, writer, common);
   let projectId = request.projectId;
   let subset: number[] | null = null;
   if (request.datasetIds !== undefined) {
@@ -46,29 +49,71 @@ export async function startExport(ctx: Context, principal: Principal, request: E
   const project = await projects.findProject(db, principal.teamId, projectId);
   if (!project) throw notFound('project', { projectId });
   const definition = (await exportRepo.exportProject(db, projectId))!;
-  if (common.classes) {
-    const known = new Set(definition.classes.map((c) => c.title));
-    const unknown = common.classes.filter((c) => !known.has(c));
-    if (unknown.length) throw validation(`the project has no class ${unknown.map((c) => `"${c}"`).join(', ')}`, { field: 'options.classes', classes: unknown });
-  }
+  checkClasses(common, definition.classes, 'project');
   const chosen = await exportRepo.exportDatasets(db, projectId, subset);
   const { images, bytes } = await exportRepo.countImages(db, chosen.map((d) => d.id));
 
   const name = `${project.title}-${writer.format}`;
-  const config = dtlConfig(project.title, subset ? chosen.map((d) => d.title) : null, name, writer, common, definition.classes.map((c) => c.title));
+  const config = dtlConfig(project.title, subset ? chosen.map((d) => d.title) : null, null, name, writer, common, definition.classes.map((c) => c.title));
+  return queueExport(ctx, principal, { name, config, images, bytes }, { projectId, datasetIds: chosen.map((d) => d.id), writer, common });
+}
+
+/** Classes named in `options.classes` that the export's class list does not have: a 400. */
+function checkClasses(common: CommonOptions, classes: readonly { title: string }[], owner: string): void {
+  if (!common.classes) return;
+  const known = new Set(classes.map((c) => c.title));
+  const unknown = common.classes.filter((c) => !known.has(c));
+  if (unknown.length) throw validation(`the ${owner} has no class ${unknown.map((c) => `"${c}"`).join(', ')}`, { field: 'options.classes', classes: unknown });
+}
+
+/**
+ * An export of a version: its images, annotations and classes as the version froze them, whatever
+ * the project has become since; a version with a split is grouped by subset, else by dataset.
+ */
+async function startVersionExport(ctx: Context, principal: Principal, version: number | string, request: ExportRequest, writer: FormatOptions, common: CommonOptions): Promise<TaskView> {
+  const db = ctx.db.kysely;
+  if (request.datasetIds !== undefined) throw validation('a version is exported whole: give version or datasetIds, not both', { field: 'datasetIds' });
+  let found: { id: number; project_id: number; name: string; split: string } | undefined;
+  if (typeof version === 'number') {
+    found = await versionRepo.findVersion(db, principal.teamId, version);
+    if (found && request.projectId !== undefined && found.project_id !== request.projectId) found = undefined;
+  } else {
+    if (request.projectId === undefined) throw validation('a version named by its name needs the projectId it belongs to', { field: 'projectId' });
+    const named = await versionExportRepo.findVersionNamed(db, principal.teamId, request.projectId, version);
+    found = named && (await versionRepo.findVersion(db, principal.teamId, named.id));
+  }
+  if (!found) throw notFound('version', { version });
+  const project = (await projects.findProject(db, principal.teamId, found.project_id))!;
+  const definition = (await versionExportRepo.versionExportProject(db, found.id))!;
+  checkClasses(common, definition.classes, 'version');
+  // Subsets are the splits of the formats that have them: YOLO's folders follow them.
+  if (writer.format === 'yolo' && (JSON.parse(found.split) as { method: string }).method !== 'none') writer.splitsFromDatasets = true;
+  const { images, bytes } = await versionExportRepo.countVersionImages(db, found.id);
+  const name = `${project.title}-${found.name}-${writer.format}`;
+  const config = dtlConfig(project.title, null, found.id, name, writer, common, definition.classes.map((c) => c.title));
+  return queueExport(ctx, principal, { name, config, images, bytes }, { projectId: found.project_id, datasetIds: [], versionId: found.id, writer, common });
+}
+
+/** Creates the export task with its meta and input, and wakes a worker. */
+async function queueExport(
+  ctx: Context,
+  principal: Principal,
+  what: { name: string; config: unknown; images: number; bytes: number },
+  input: Omit<ExportInput, 'key'>,
+): Promise<TaskView> {
+  const db = ctx.db.kysely;
   const taskId = await db.transaction().execute(async (trx) => {
-    const id = await tasks.createTask(trx, { teamId: principal.teamId, userId: principal.userId, type: EXPORT_TASK, size: bytes, meta: {}, input: {}, projectId });
+    const id = await tasks.createTask(trx, { teamId: principal.teamId, userId: principal.userId, type: EXPORT_TASK, size: what.bytes, meta: {}, input: {}, projectId: input.projectId });
     const key = archiveKey(principal.teamId, id);
     const meta = {
-      name,
-      format: writer.format,
-      config,
+      name: what.name,
+      format: input.writer.format,
+      config: what.config,
       settings: { batchSize: EXPORT_PAGE, nodesCount: 1 },
       path: { bucket: ctx.archives.bucket, objectName: ctx.archives.objectName(key) },
-      progress: { done: 0, total: images },
+      progress: { done: 0, total: what.images },
     };
-    const input: ExportInput = { projectId, datasetIds: chosen.map((d) => d.id), writer, common, key };
-    await tasks.setMetaAndInput(trx, id, meta, input);
+    await tasks.setMetaAndInput(trx, id, meta, { ...input, key } satisfies ExportInput);
     return id;
   });
   ctx.tasksQueued.notify();
@@ -88,7 +133,8 @@ async function startDtlExport(ctx: Context, principal: Principal, config: unknow
   let images = 0;
   let bytes = 0;
   for (const index of plan.data) {
-    const counted = await exportRepo.countImages(db, plan.layers[index]!.source!.datasets.map((d) => d.id));
+    const source = plan.layers[index]!.source!;
+    const counted = source.version ? await versionExportRepo.countVersionImages(db, source.version.id) : await exportRepo.countImages(db, source.datasets.map((d) => d.id));
     images += counted.images;
     bytes += counted.bytes;
   }
@@ -114,10 +160,10 @@ async function startDtlExport(ctx: Context, principal: Principal, config: unknow
  * The DTL graph the request amounts to, as Supervisely's exports recorded it: the data layer, a
  * drop_obj_by_class layer when only some classes are kept, and the format's save layer.
  */
-function dtlConfig(project: string, datasetTitles: string[] | null, name: string, writer: FormatOptions, common: CommonOptions, allClasses: string[]) {
+function dtlConfig(project: string, datasetTitles: string[] | null, versionId: number | null, name: string, writer: FormatOptions, common: CommonOptions, allClasses: string[]) {
   const src = datasetTitles ? datasetTitles.map((d) => `${project}/${d}`) : [`${project}/*`];
   const layers: { action: string; src: string[]; dst: string; settings: Record<string, unknown> }[] = [
-    { action: 'data', src, dst: '$data', settings: { classes_mapping: 'default' } },
+    { action: 'data', src, dst: '$data', settings: { classes_mapping: 'default', ...(versionId !== null ? { version: versionId } : {}) } },
   ];
   let last = '$data';
   if (common.classes) {

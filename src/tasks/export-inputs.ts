@@ -17,6 +17,8 @@ export interface ExportInput {
   projectId: number;
   /** The datasets to export, in id order. */
   datasetIds: number[];
+  /** The version exported instead of the project as it is now (datasetIds is then empty). */
+  versionId?: number;
   writer: FormatOptions;
   common: CommonOptions;
   /** Where the archive goes (archiveKey). */

@@ -1,4 +1,4 @@
-// Export what the gallery shows (the project, or its chosen dataset): pick a format and options,
+// Export what the gallery shows (the project, or its chosen dataset), or a version of the project: pick a format and options,
 // start, follow the task's progress, and download the archive once it is made.
 import { useEffect, useState } from 'preact/hooks';
 import { EXPORT_FORMATS, type ExportFormat, type Task, exportArchiveUrl, startExport } from '../api.ts';
@@ -14,7 +14,8 @@ const FORMAT_NAMES: Record<ExportFormat, string> = {
 };
 
 /** `classTitles`: the project's classes, for the class subset. */
-export function ExportForm(props: { projectId: number; datasetId?: number; name: string; readOnly: boolean; classTitles: string[] }) {
+/** With `version`, that version of the project is exported. */
+export function ExportForm(props: { projectId: number; datasetId?: number; version?: number; name: string; readOnly: boolean; classTitles: string[] }) {
   const [format, setFormat] = useState<ExportFormat>('coco');
   const [choices, setChoices] = useState<ExportChoices>(DEFAULT_CHOICES);
   const [task, setTask] = useState<Task | null>(null);
@@ -30,6 +31,7 @@ export function ExportForm(props: { projectId: number; datasetId?: number; name:
         await startExport({
           projectId: props.projectId,
           ...(props.datasetId ? { datasetIds: [props.datasetId] } : {}),
+          ...(props.version ? { version: props.version } : {}),
           format,
           options: requestOptions(format, choices, props.classTitles),
         }),

@@ -174,6 +174,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
               </label>
               <NameSearch value={filter.nameContains ?? ''} onChange={(nameContains) => change({ nameContains: nameContains || undefined })} />
               <Link href={`/projects/${project.id}/near-duplicates`}>Near-duplicates</Link>
+              <Link href={`/projects/${project.id}/versions`}>Versions</Link>
             </div>
           </div>
           {selected.size > 0 && (

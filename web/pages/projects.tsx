@@ -62,6 +62,7 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
               </ul>
               <p class="card-links">
                 <Link href={`/projects/${project.id}/settings`}>{readOnly ? 'Datasets and classes' : 'Settings: datasets and classes'}</Link>
+                <Link href={`/projects/${project.id}/versions`}>Versions</Link>
               </p>
             </li>
           ))}

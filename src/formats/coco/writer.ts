@@ -12,7 +12,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { UniqueNames, pathSegment } from '../archive-names.ts';
 import { TextSpool } from '../spool.ts';
-import { type ArchiveEntry, DatasetSequence, type ExportObject, type ExportProject, type ExportRecord, type FormatWriter, Notices, UNKNOWN_CLASS, type WriterNotice, classIndex } from '../writer.ts';
+import { type ArchiveEntry, DatasetSequence, type ExportObject, type ExportProject, type ExportRecord, type FormatWriter, Notices, UNKNOWN_CLASS, type WriterNotice, classIndex, classNumber } from '../writer.ts';
 import { cocoGeometry } from './geometry.ts';
 
 export interface CocoWriterOptions {
@@ -53,7 +53,7 @@ export class CocoWriter implements FormatWriter {
     const now = options.now ?? new Date();
     const info = { description: project.title, version: '1.0', year: now.getUTCFullYear(), contributor: '', url: '', date_created: now.toISOString() };
     this.header = `{"info":${JSON.stringify(info)},"licenses":[],"images":[`;
-    this.categories = JSON.stringify(project.classes.map((c, i) => ({ id: i + 1, name: c.title, supercategory: '' })));
+    this.categories = JSON.stringify(project.classes.map((c, i) => ({ id: classNumber(c, i), name: c.title, supercategory: '' })));
   }
 
   async add(record: ExportRecord): Promise<ArchiveEntry[]> {
@@ -94,7 +94,7 @@ export class CocoWriter implements FormatWriter {
     // polygon (as COCO's own files have) keeps its flag in the field, or it would be lost.
     const crowd = object.tags.some((t) => t.name === 'iscrowd');
     const attributes = object.tags.filter((t) => t.name !== 'iscrowd').map((t) => [t.name, t.value ?? true] as const);
-    return { category_id: found.index + 1, ...geometry, ...(crowd ? { iscrowd: 1 } : {}), ...(attributes.length > 0 ? { attributes: Object.fromEntries(attributes) } : {}) };
+    return { category_id: found.number, ...geometry, ...(crowd ? { iscrowd: 1 } : {}), ...(attributes.length > 0 ? { attributes: Object.fromEntries(attributes) } : {}) };
   }
 
   private async startDataset(name: string): Promise<OpenDataset> {

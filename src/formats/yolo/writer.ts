@@ -5,7 +5,8 @@
 // (`train`; `val`, `valid` or `validation`; `test`); datasets of other names are trained on, listed
 // under `train` beside it. Otherwise every image goes to the one split `train`. Ultralytics needs a
 // `val`: without a validation dataset, `val` names the training folders. Only folders that hold an
-// image are named. Class ids are the project's classes in order, from 0, all of them named.
+// image are named. Class ids are the project's classes in order, from 0, all of them named; a
+// version's classes have their stable index less one (its indices start at 1: 0 is masks' background).
 //
 // Every image gets a label file, empty when none of its objects is a box or polygon: Ultralytics
 // counts it as a background image, and the labels list every image even when images are left out.
@@ -13,7 +14,7 @@
 // later one is renamed `a_1.png`, its labels `a_1.txt`.
 import { stringify } from 'yaml';
 import { UniqueNames, pathSegment, stemOf } from '../archive-names.ts';
-import { type ArchiveEntry, DatasetSequence, type ExportProject, type ExportRecord, type FormatWriter, Notices, UNKNOWN_CLASS, type WriterNotice, classIndex } from '../writer.ts';
+import { type ArchiveEntry, DatasetSequence, type ExportProject, type ExportRecord, type FormatWriter, Notices, UNKNOWN_CLASS, type WriterNotice, classIndex, classNumber } from '../writer.ts';
 import { type YoloTask, yoloRows } from './rows.ts';
 
 export interface YoloWriterOptions {
@@ -66,7 +67,7 @@ export class YoloWriter implements FormatWriter {
         this.notes.add(UNKNOWN_CLASS, record);
         continue;
       }
-      const written = await yoloRows(object, found.shape, found.index, record.width, record.height, this.options.task);
+      const written = await yoloRows(object, found.shape, found.number - 1, record.width, record.height, this.options.task);
       rows.push(...written.rows);
       for (const notice of written.notices) this.notes.add(notice, record);
     }
@@ -87,7 +88,7 @@ export class YoloWriter implements FormatWriter {
       doc.set('val', value(val.length > 0 ? val : trainOn));
       if (test.length > 0) doc.set('test', value(test));
     }
-    doc.set('names', new Map(this.project.classes.map((c, i) => [i, c.title])));
+    doc.set('names', new Map(this.project.classes.map((c, i) => [classNumber(c, i) - 1, c.title])));
     const comment =
       '# `path` is the folder of this file: recent Ultralytics versions read it so; older ones read it\n' +
       '# from the working directory, so give the absolute path of this folder there.\n';

@@ -9,6 +9,9 @@ export const ExportBody = Type.Object(
   {
     projectId: Type.Optional(Id),
     datasetIds: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+    version: Type.Optional(
+      Type.Union([Id, Type.String({ minLength: 1, maxLength: 255 })], { description: 'export this version of the project instead of the project as it is now: its id, or its name (with projectId)' }),
+    ),
     format: Type.Optional(Type.String({ maxLength: 64, description: `one of ${EXPORT_FORMATS.join(', ')}` })),
     options: Type.Optional(
       Type.Object({}, { additionalProperties: true, description: 'includeImages, onlyAnnotated, classes, and the format’s own (see docs/exports.md)' }),

@@ -1,5 +1,6 @@
 // Versions: the request to make one, and how a version, its images and a diff are answered.
 import { Type } from 'typebox';
+import { DEFAULT_DISTANCE, MAX_DISTANCE } from '../../services/hamming-pairs.ts';
 import { Id, Timestamp, Title } from './common.ts';
 import { ListQuery } from './v2.ts';
 
@@ -81,4 +82,41 @@ export const VersionDiff = Type.Object({
   to: Type.Integer(),
   images: Type.Object({ added: Type.Integer(), removed: Type.Integer(), changed: Type.Integer(), unchanged: Type.Integer() }),
   classes: Type.Array(Type.Object({ title: Type.String(), added: Type.Integer(), removed: Type.Integer(), changed: Type.Integer() }), { description: 'objects per class title; changed: the same object id with other content' }),
+});
+
+export const LeakageQuery = Type.Object(
+  {
+    maxDistance: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_DISTANCE,
+        default: DEFAULT_DISTANCE,
+        description: 'near when the pHashes differ in at most this many of their 64 bits and the dHashes in at most 1.5 times as many (as the near-duplicates report)',
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+export const Leakage = Type.Object({
+  versionId: Type.Integer(),
+  maxDistance: Type.Integer(),
+  images: Type.Integer({ description: 'images of the version' }),
+  pending: Type.Integer({ description: 'images whose blobs have no perceptual hashes yet: only their exact copies are found' }),
+  groupCount: Type.Integer({ description: 'groups of copies and near-duplicates that sit in two subsets or more' }),
+  imagesInGroups: Type.Integer(),
+  offset: Type.Integer(),
+  groups: Type.Array(
+    Type.Object({
+      size: Type.Integer(),
+      subsets: Type.Array(Type.Object({ subset: Type.String(), count: Type.Integer() })),
+      images: Type.Array(Type.Object({ imageId: Type.Integer(), name: Type.String(), dataset: Type.String(), subset: Type.String() }), { description: 'the first 100' }),
+      pairs: Type.Array(Type.Object({ a: Type.Integer(), b: Type.Integer(), distance: Type.Integer({ minimum: 0, maximum: 64 }), sameBytes: Type.Boolean() }), {
+        description: 'image pairs in different subsets within maxDistance, nearest first (the first 100)',
+      }),
+    }),
+    { description: 'largest first' },
+  ),
 });

@@ -1,13 +1,15 @@
 // POST and GET /v2/projects/:projectId/versions, GET and DELETE /v2/versions/:id,
-// GET /v2/versions/:id/images, /images/:imageId/file and /diff: frozen snapshots of a project.
+// GET /v2/versions/:id/images, /images/:imageId/file, /diff and /leakage: frozen snapshots of a project.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
+import { DEFAULT_DISTANCE } from '../../services/hamming-pairs.ts';
+import { versionLeakage } from '../../services/version-leakage.service.ts';
 import * as versions from '../../services/versions.service.ts';
 import { ProjectIdParams } from '../schemas/catalog.ts';
 import { Id } from '../schemas/common.ts';
 import { IdParams, IdempotencyHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
-import { DiffQuery, Version, VersionBody, VersionDiff, VersionImage, VersionImagesQuery, VersionsQuery } from '../schemas/v2-versions.ts';
+import { DiffQuery, Leakage, LeakageQuery, Version, VersionBody, VersionDiff, VersionImage, VersionImagesQuery, VersionsQuery } from '../schemas/v2-versions.ts';
 import { sendTagged } from './etag.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
 import { sendStoredBytes } from './stored-bytes.ts';
@@ -105,6 +107,25 @@ export const versionRoutes =
         },
       },
       async (request) => versions.diffVersions(db, request.principal.teamId, request.query.from, request.params.id),
+    );
+
+    app.get(
+      '/versions/:id/leakage',
+      {
+        schema: {
+          tags,
+          summary: 'Split leakage: groups of exact copies and near-duplicates that sit in two or more of the version’s subsets',
+          params: IdParams,
+          querystring: LeakageQuery,
+          response: { 200: Leakage, ...problemResponses },
+        },
+      },
+      async (request) =>
+        versionLeakage(db, request.principal.teamId, request.params.id, {
+          maxDistance: request.query.maxDistance ?? DEFAULT_DISTANCE,
+          limit: request.query.limit ?? 50,
+          offset: request.query.offset ?? 0,
+        }),
     );
 
     app.delete(

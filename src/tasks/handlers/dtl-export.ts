@@ -23,7 +23,7 @@ import { type DtlExportInput, EXPORT_PAGE } from '../export-inputs.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { exportSpool, intoArchive } from './export-archive.ts';
 import { addEntries } from './export-entries.ts';
-import { checkSourceThere } from './export-source.ts';
+import { checkSourceThere, checkVersionThere } from './export-source.ts';
 
 /** Reasons of skipped images the task keeps, at most. */
 const REASONS_KEPT = 5;
@@ -90,7 +90,7 @@ async function runImages<T>(run: TaskRun, plan: Plan, tally: Tally, sink: Sink<T
   const { skipped, deadEnds } = tally;
   const deadEndAt = new Map<string, DeadEnds['at'][number]>();
   let done = 0;
-  const sourceThere = (source: DataSource) => checkSourceThere(run, source.projectId, source.datasets.map((d) => d.id));
+  const sourceThere = (source: DataSource) => (source.version ? checkVersionThere(run, source.version.id) : checkSourceThere(run, source.projectId, source.datasets.map((d) => d.id)));
   for (const dataLayer of plan.data) {
     const source = plan.layers[dataLayer]!.source!;
     for await (const page of sourcePages(run.ctx.db.kysely, run.ctx.blobs, source, EXPORT_PAGE)) {

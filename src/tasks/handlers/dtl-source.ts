@@ -1,4 +1,5 @@
-// The images of a data layer as DtlItems, a page at a time, in dataset order then id order. Pixels
+// The images of a data layer (of a project, or of a version) as DtlItems, a page at a time, in
+// dataset order then id order. Pixels
 // are read and decoded only when a layer asks for them.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.ts';
@@ -6,6 +7,7 @@ import { readMaskSize } from '../../formats/supervisely/bitmap.ts';
 import type { CanonicalObject } from '../../formats/canonical.ts';
 import type { ExportRecord } from '../../formats/writer.ts';
 import * as exportRepo from '../../repositories/export.repository.ts';
+import * as versionExport from '../../repositories/version-export.repository.ts';
 import { loadSharp } from '../../sharp.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import type { DtlImage, DtlItem, RawImage } from '../../dtl/item.ts';
@@ -62,9 +64,12 @@ export function* takeItems(page: SourcePage): Generator<DtlItem> {
 
 /** The data layer's images, a page at a time. */
 export async function* sourcePages(db: Kysely<Database>, blobs: BlobStore, source: DataSource, pageSize: number): AsyncGenerator<SourcePage> {
+  const version = source.version;
   for (const dataset of source.datasets) {
     for (let after = 0; ; ) {
-      const page = await exportRepo.imagePage(db, dataset, after, pageSize);
+      const page = version
+        ? await versionExport.versionImagePage(db, version.id, { column: version.column, value: dataset.title }, after, pageSize)
+        : await exportRepo.imagePage(db, dataset, after, pageSize);
       if (page.length === 0) break;
       const items: DtlItem[] = [];
       const sizes = new Map<string, number>();
