@@ -29,6 +29,12 @@ export interface RevisionAuthor {
 /** A request's caller as a revision's author. User ids are kept for accounts: a key's owner is not one. */
 export const keyAuthor = (principal: Pick<Principal, 'teamId' | 'keyId'>): RevisionAuthor => ({ teamId: principal.teamId, keyId: principal.keyId, userId: null, taskId: null });
 
+/** What a request's rewrite of many images (a class renamed or deleted) records of each: its caller as author. */
+export const rewriteRevisionsOf = (ctx: Context, principal: Pick<Principal, 'teamId' | 'keyId'>): { author: RevisionAuthor; keep: number } => ({
+  author: keyAuthor(principal),
+  keep: ctx.config.operations.revisionsPerImage,
+});
+
 export const taskAuthor = (teamId: number, taskId: number): RevisionAuthor => ({ teamId, keyId: null, userId: null, taskId });
 
 /** The stored annotation as a snapshot (what a revision keeps of the state before it). */

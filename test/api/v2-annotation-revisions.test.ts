@@ -9,6 +9,12 @@ import { expireRevisions } from '../../src/services/annotation-revisions.service
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon } from '../helpers/factories.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import { taskHandlers } from '../../src/tasks/registry.ts';
+import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
+import { type ProjectFile, uploadProject, waitForTask } from '../helpers/importing.ts';
+import { pngImage } from '../helpers/multipart.ts';
 import { assertProblem } from '../helpers/v2.ts';
 
 interface Revision {
@@ -126,6 +132,30 @@ for (const dialect of dialects) {
       assert.deepEqual(json<Annotation>(added).objects.map((o) => o.id), [1, 2, 3]);
     });
 
+    test('a class renamed, or deleted with its objects, makes one revision per image it rewrote, naming the key', async () => {
+      const { projectId, imageId } = await seed();
+      const datasetId = (await t.ctx.db.kysely.selectFrom('images').select('dataset_id').where('id', '=', imageId).executeTakeFirstOrThrow()).dataset_id;
+      const untouched = await newImage(t.ctx, datasetId, { objects: [{ ...polygon('car', TRIANGLE), classTitle: 'box', points: { exterior: [[1, 1], [5, 5]], interior: [] } }] });
+      const classes = json<{ items: { id: number; title: string }[] }>(await t.request({ method: 'GET', url: `/v2/projects/${projectId}/classes` })).items;
+      const car = classes.find((c) => c.title === 'car')!;
+      const renamed = await t.request({ method: 'PATCH', url: `/v2/classes/${car.id}`, payload: { title: 'auto' } });
+      assert.equal(renamed.statusCode, 200, renamed.body);
+      const box = classes.find((c) => c.title === 'box')!;
+      const deleted = await t.request({ method: 'DELETE', url: `/v2/classes/${box.id}?cascade=true` });
+      assert.equal(deleted.statusCode, 204, deleted.body);
+
+      const keyId = await keyIdOf(t.key);
+      const { items } = await list(imageId);
+      assert.equal(items.length, 1);
+      assert.deepEqual(items[0]!.author, { keyId, userId: null, taskId: null });
+      assert.deepEqual(items[0]!.objects, { added: 0, removed: 0, changed: 2 });
+      // The state before the rename reads back from the snapshot.
+      assert.deepEqual((await revision(imageId, items[0]!.id)).annotation.objects.map((o) => o.classTitle), ['auto', 'auto']);
+      const [removed] = (await list(untouched.id)).items;
+      assert.deepEqual(removed!.objects, { added: 0, removed: 1, changed: 0 });
+      assert.deepEqual((await revision(untouched.id, removed!.id)).annotation.objects, []);
+    });
+
     test('a revision of a missing one is a 404; another team’s image is a 404 on every route', async () => {
       const { imageId } = await seed();
       const { annotation } = await read(imageId);
@@ -167,6 +197,98 @@ for (const dialect of dialects) {
       assert.deepEqual((await list(imageId)).items, []);
       const left = await t.ctx.db.kysely.selectFrom('annotation_snapshots').select('hash').where('hash', 'in', named.map((r) => r.before_hash!)).execute();
       assert.deepEqual(left, []);
+    });
+  });
+}
+
+const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+
+/** A Supervisely project of two annotated images, of two and one objects. */
+async function supervisely(): Promise<ProjectFile[]> {
+  const file = (value: unknown) => Buffer.from(JSON.stringify(value));
+  const meta = { classes: [{ title: 'car', shape: 'polygon', color: '#FF0000' }], tags_images: [], tags_objects: [] };
+  const annotation = (n: number) => ({
+    description: '',
+    tags: [],
+    size: { width: 64, height: 48 },
+    objects: Array.from({ length: n }, () => ({ classTitle: 'car', description: '', tags: [], bitmap: null, points: { exterior: TRIANGLE, interior: [] } })),
+  });
+  return [
+    { path: 'meta.json', type: 'class', content: file(meta) },
+    { path: 'city/img/a.png', type: 'image', content: await pngImage(64, 48, 7) },
+    { path: 'city/ann/a.png.json', type: 'annotation', content: file(annotation(2)) },
+    { path: 'city/img/b.png', type: 'image', content: await pngImage(64, 48, 8) },
+    { path: 'city/ann/b.png.json', type: 'annotation', content: file(annotation(1)) },
+  ];
+}
+
+for (const dialect of dialects) {
+  describe(`revisions of imports and DTL outputs on ${dialect.name}`, { skip: dialect.skip }, () => {
+    let t: TestApp;
+    let runner: TaskRunner;
+    before(async () => {
+      t = await startTestApp(dialect);
+      runner = startTaskRunner(t.ctx, silent, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 5000 });
+    });
+    after(async () => {
+      await runner?.stop();
+      await t?.close();
+    });
+
+    const revisionsOf = async (projectId: number) => {
+      const images = await t.ctx.db.kysely.selectFrom('images').select(['id', 'name']).where('project_id', '=', projectId).orderBy('name').execute();
+      return Promise.all(
+        images.map(async (image) => {
+          const res = await t.request({ method: 'GET', url: `/v2/images/${image.id}/annotation/revisions` });
+          assert.equal(res.statusCode, 200, res.body);
+          return { name: image.name, items: json<{ items: Revision[] }>(res).items };
+        }),
+      );
+    };
+
+    test('an import makes one revision per image with the task as author, and a DTL output project one per image with its task', async () => {
+      const files = await uploadProject(t, await supervisely());
+      const res = await t.request({ method: 'POST', url: '/v1/tasks/import', payload: { project: { id: null, title: 'imported' }, preset: 1, files } });
+      assert.equal(res.statusCode, 200, res.body);
+      const importId = json<{ taskId: number }>(res).taskId;
+      const task = await waitForTask(t, importId);
+      assert.equal(task.status, 'finished', JSON.stringify(task.meta));
+      const projectId = task.meta.project.id as number;
+      const imported = await revisionsOf(projectId);
+      assert.deepEqual(
+        imported.map((i) => ({ name: i.name, items: i.items.map((r) => ({ author: r.author, objects: r.objects })) })),
+        [
+          { name: 'a.png', items: [{ author: { keyId: null, userId: null, taskId: importId }, objects: { added: 2, removed: 0, changed: 0 } }] },
+          { name: 'b.png', items: [{ author: { keyId: null, userId: null, taskId: importId }, objects: { added: 1, removed: 0, changed: 0 } }] },
+        ],
+      );
+      // The revision of an import left the annotation as imported.
+      const first = imported[0]!;
+      const state = json<{ annotation: { objects: unknown[] } }>(await t.request({ method: 'GET', url: `/v2/images/${(await t.ctx.db.kysely.selectFrom('images').select('id').where('project_id', '=', projectId).where('name', '=', 'a.png').executeTakeFirstOrThrow()).id}/annotation/revisions/${first.items[0]!.id}` }));
+      assert.equal(state.annotation.objects.length, 2);
+
+      const dtl = await t.request({
+        method: 'POST',
+        url: '/v2/exports',
+        payload: {
+          config: [
+            { action: 'data', src: ['imported/*'], dst: '$data', settings: { classes_mapping: 'default' } },
+            { action: 'supervisely', src: ['$data'], dst: 'copied', settings: {} },
+          ],
+        },
+      });
+      assert.equal(dtl.statusCode, 201, dtl.body);
+      const dtlId = json<{ task: { id: number } }>(dtl).task.id;
+      const done = await waitForTask(t, dtlId);
+      assert.equal(done.status, 'finished', JSON.stringify(done.meta));
+      const copied = await revisionsOf(done.meta.project.id as number);
+      assert.deepEqual(
+        copied.map((i) => i.items.map((r) => ({ author: r.author, objects: r.objects }))),
+        [
+          [{ author: { keyId: null, userId: null, taskId: dtlId }, objects: { added: 2, removed: 0, changed: 0 } }],
+          [{ author: { keyId: null, userId: null, taskId: dtlId }, objects: { added: 1, removed: 0, changed: 0 } }],
+        ],
+      );
     });
   });
 }
