@@ -379,6 +379,23 @@ async function resetToSeeded(): Promise<void> {
   if (DB === 'sqlite') readWhole(path.join(seedDir(), 'annostore.sqlite'));
 }
 
+/** The rows of annotation_revisions in the seeded store (the last round's) and the bytes of the table with its indexes. */
+async function revisionBytes(): Promise<{ rows: number; bytes: number }> {
+  const ctx = await createContext(configOf(seedDir(), seedSchema));
+  try {
+    const db = ctx.db.kysely;
+    const { n } = await db.selectFrom('annotation_revisions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    const size =
+      DB === 'postgres'
+        ? sql<{ bytes: string }>`select pg_total_relation_size('annotation_revisions') as bytes`
+        : sql<{ bytes: number }>`select sum(pgsize) as bytes from dbstat where name = 'annotation_revisions' or name like 'annotation_revisions_%'`;
+    const { rows } = await size.execute(db);
+    return { rows: Number(n), bytes: Number(rows[0]!.bytes) };
+  } finally {
+    await ctx.close();
+  }
+}
+
 function readWhole(file: string): void {
   const chunk = Buffer.allocUnsafe(8 * 1024 * 1024);
   const fd = fs.openSync(file, 'r');
@@ -510,6 +527,8 @@ async function benchImport(withImport: boolean, withCheck: boolean): Promise<voi
   console.log(`annostore: best ${fmt(o.best, 2)} s = ${fmt(ITEMS / o.best)} images/s (spread ${fmt(o.spreadPct, 1)}%; ${ours.map((v) => fmt(v, 2)).join(' / ')} s)`);
   console.log(`floor:     best ${fmt(f.best, 2)} s = ${fmt(ITEMS / f.best)} images/s (spread ${fmt(f.spreadPct, 1)}%; ${floors.map((v) => fmt(v, 2)).join(' / ')} s)`);
   console.log(`server peak RSS: ${fmt(peakMb, 1)} MB`);
+  const revisions = await revisionBytes();
+  console.log(`annotation revisions of the last round: ${fmt(revisions.rows)} rows, ${fmt(revisions.bytes / 1024 / 1024, 1)} MiB with their indexes = ${fmt(revisions.bytes / ITEMS, 1)} bytes per image`);
   const ratio = f.best / o.best;
   verdict(`import on ${DB}`, ratio >= IMPORT_RATIO_TARGET, `${fmt(ratio * 100, 1)}% of the floor's images/s (target >= ${IMPORT_RATIO_TARGET * 100}%)`);
   if (DB === 'sqlite') verdict(`import time on ${DB}`, o.best < IMPORT_SECONDS_TARGET, `${fmt(o.best, 2)} s (target < ${IMPORT_SECONDS_TARGET} s)`);

@@ -129,6 +129,13 @@ export interface OperationsSettings {
   readonly workerMetricsPort: number | undefined;
   /** How long a row of the audit trail is kept (AUDIT_RETENTION_DAYS); then a worker removes it. */
   readonly auditRetentionMs: number;
+  /**
+   * Revisions of an image's annotation kept (REVISIONS_PER_IMAGE, 50 by default): a save past it
+   * removes the image's oldest. docs/api-v2.md, "Annotation revisions".
+   */
+  readonly revisionsPerImage: number;
+  /** How long a revision is kept (REVISION_RETENTION_DAYS, 365 by default); then a worker removes it. */
+  readonly revisionRetentionMs: number;
 }
 
 /** A token bucket: `perSecond` tokens come back each second, up to `burst`. */
@@ -364,6 +371,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       metricsToken: parseMetricsToken(env.METRICS_TOKEN),
       workerMetricsPort: env.WORKER_METRICS_PORT ? parsePort(env.WORKER_METRICS_PORT, 'WORKER_METRICS_PORT') : undefined,
       auditRetentionMs: parseCount('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 90, 3650) * DAY_MS,
+      revisionsPerImage: parseCount('REVISIONS_PER_IMAGE', env.REVISIONS_PER_IMAGE, 50, 100_000),
+      revisionRetentionMs: parseCount('REVISION_RETENTION_DAYS', env.REVISION_RETENTION_DAYS, 365, 36500) * DAY_MS,
     },
     rateLimits: parseRateLimits(env),
     connections: {

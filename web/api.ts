@@ -4,6 +4,7 @@
 import type { Static } from 'typebox';
 import type { ClassUsage, ClassV2, DatasetListItem, ProjectListItem, TagV2 } from '../src/http/schemas/catalog.ts';
 import type { ImageAnnotation } from '../src/http/schemas/image-annotation.ts';
+import type { AnnotationRevision } from '../src/http/schemas/annotation-revisions.ts';
 import type { ImageOverlays } from '../src/http/schemas/image-overlays.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
@@ -23,6 +24,7 @@ export type Page<T> = ListAnswer<T>;
 export type Task = Static<typeof TaskView>;
 
 export type Annotation = Static<typeof ImageAnnotation>;
+export type Revision = Static<typeof AnnotationRevision>;
 export type AnnotationObject = Annotation['objects'][number];
 export type Point = AnnotationObject['points']['exterior'][number];
 /** An image's objects as a gallery tile draws them. */
@@ -189,6 +191,14 @@ async function tagged<T>(method: string, url: string, body?: unknown, ifMatch?: 
 }
 
 export const getAnnotation = (id: number): Promise<Tagged<Annotation>> => tagged('GET', `/v2/images/${id}/annotation`);
+
+/** The image's revisions, newest first, a page at a time. */
+export const listRevisions = (id: number, cursor?: string): Promise<Page<Revision>> => call('GET', `/v2/images/${id}/annotation/revisions${query({ limit: 50, cursor })}`);
+/** A revision and the annotation as it left it. */
+export const getRevision = (id: number, revisionId: number): Promise<{ revision: Revision; annotation: Annotation }> => call('GET', `/v2/images/${id}/annotation/revisions/${revisionId}`);
+/** Restores a revision's annotation as a new revision, if the annotation is still the one `etag` names (else a 412 ApiError). */
+export const restoreRevision = (id: number, revisionId: number, etag: string): Promise<Tagged<Annotation>> =>
+  tagged('POST', `/v2/images/${id}/annotation/revisions/${revisionId}/restore`, undefined, etag);
 
 /** Replaces the image's description and tags, keeping its objects as they are (412 if it changed meanwhile). */
 export const saveImageDetails = (id: number, current: Tagged<Annotation>, change: { description: string; tags: string[] }): Promise<Tagged<Annotation>> =>

@@ -359,6 +359,31 @@ export interface ImageIdBlocksTable {
   images: number;
 }
 
+/** A state of an image's annotation a revision replaced (0031_annotation_revisions.ts), by its hash. */
+export interface AnnotationSnapshotsTable {
+  hash: string;
+  /** The state's JSON text (annotation-snapshots.ts), deflated. */
+  body: Buffer;
+  /** Bytes of the text before deflating. */
+  size: number;
+}
+
+/** One change of an image's annotation: who made it, when, and the state before it by hash. */
+export interface AnnotationRevisionsTable {
+  id: Id;
+  image_id: number;
+  team_id: number;
+  key_id: number | null;
+  user_id: number | null;
+  task_id: number | null;
+  created_at: string;
+  /** Null: the image had no annotation before (it was made by this change). */
+  before_hash: string | null;
+  added: number;
+  removed: number;
+  changed: number;
+}
+
 export interface Database {
   teams: TeamsTable;
   users: UsersTable;
@@ -390,6 +415,8 @@ export interface Database {
   version_tags: VersionTagsTable;
   version_images: VersionImagesTable;
   version_image_tags: VersionImageTagsTable;
+  annotation_snapshots: AnnotationSnapshotsTable;
+  annotation_revisions: AnnotationRevisionsTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

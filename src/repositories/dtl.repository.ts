@@ -54,8 +54,9 @@ export async function insertOutputImage(
   image: NewImageInput,
   imageTags: readonly { tagId: number; value: TagValue }[],
   figureTagIds: readonly number[],
-): Promise<void> {
+): Promise<number> {
   const imageId = await insertImage(db, image);
   if (imageTags.length) await db.insertInto('image_tags').values(imageTags.map((t) => ({ image_id: imageId, tag_id: t.tagId, value: t.value === null ? null : JSON.stringify(t.value) }))).execute();
   if (figureTagIds.length) await db.insertInto('object_tag_refs').values(figureTagIds.map((tagId) => ({ image_id: imageId, tag_id: tagId }))).execute();
+  return imageId;
 }

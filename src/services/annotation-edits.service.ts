@@ -22,6 +22,7 @@ import { type AnnotationState, annotationJson, annotationTag, checkAnnotationIfM
 import { type IdentifiedObjects, nextObjectIdOf, objectIdsOf, storedObjectIds } from './object-ids.ts';
 import { type WrittenAnnotations, objectsJsonReusing, sameObject } from './stored-object-texts.ts';
 import { recordEvent, recordEvents } from './webhook-events.ts';
+import { type RevisionAuthor, recordRevision, revisionState, snapshotOf } from './annotation-revisions.service.ts';
 
 /**
  * An annotation as v2 answers it: its entity tag, and its representation (v1's annotation record
@@ -30,10 +31,12 @@ import { recordEvent, recordEvents } from './webhook-events.ts';
 export interface AnnotationAnswer {
   etag: string;
   json(): string;
+  /** The state answered: what a revision records as the state after a write. */
+  state: AnnotationState;
 }
 
 function answerOf(state: AnnotationState, ids: readonly number[], starts?: number[]): AnnotationAnswer {
-  return { etag: annotationTag(state), json: () => annotationJson(state, ids, starts) };
+  return { etag: annotationTag(state), json: () => annotationJson(state, ids, starts), state };
 }
 
 const stateOf = (stored: StoredAnnotation): AnnotationState => ({
@@ -195,6 +198,15 @@ export async function recordAnnotationsRewritten(trx: Kysely<Database>, teamId: 
   await recordEvents(trx, teamId, 'annotation.updated', events);
 }
 
+/**
+ * The revision of a write, in its transaction: who made it, and the state it replaced. A write that
+ * left the ETag as it was changed nothing and makes none.
+ */
+async function recordEditRevision(ctx: Context, trx: Kysely<Database>, author: RevisionAuthor, stored: StoredAnnotation, answer: AnnotationAnswer): Promise<void> {
+  if (answer.etag === annotationTag(stateOf(stored))) return;
+  await recordRevision(trx, ctx.config.operations.revisionsPerImage, author, stored.imageId, snapshotOf(stored), answer.state);
+}
+
 function checkDescription(ctx: Context, description: string, at: string): void {
   const max = ctx.config.limits.descriptionLength;
   if (description.length > max) throw invalidAt(at, `must be at most ${max} characters`);
@@ -205,7 +217,8 @@ function checkDescription(ctx: Context, description: string, at: string): void {
  * current state. Objects sent with an `id` keep it (it must be one of the image's); the others get
  * new ids. `name` and `size` may be sent back as read, not changed.
  */
-export async function replaceAnnotation(ctx: Context, written: WrittenAnnotations, teamId: number, imageId: number, body: Record<string, unknown>, ifMatch: string | undefined): Promise<AnnotationAnswer> {
+export async function replaceAnnotation(ctx: Context, written: WrittenAnnotations, author: RevisionAuthor, imageId: number, body: Record<string, unknown>, ifMatch: string | undefined): Promise<AnnotationAnswer> {
+  const { teamId } = author;
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const stored = await requireAnnotation(trx, teamId, imageId, true);
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
@@ -255,6 +268,7 @@ export async function replaceAnnotation(ctx: Context, written: WrittenAnnotation
       objectsJson,
     });
     await recordUpdated(trx, teamId, stored, answer);
+    await recordEditRevision(ctx, trx, author, stored, answer);
     return answer;
   });
 }
@@ -263,7 +277,8 @@ export async function replaceAnnotation(ctx: Context, written: WrittenAnnotation
  * PATCH: adds, changes and removes objects by id (annotation-patch.ts), if `ifMatch`, when given,
  * names the current state. The description and the image tags stay as they are.
  */
-export async function patchAnnotation(ctx: Context, written: WrittenAnnotations, teamId: number, imageId: number, patch: AnnotationPatch, ifMatch: string | undefined): Promise<AnnotationAnswer> {
+export async function patchAnnotation(ctx: Context, written: WrittenAnnotations, author: RevisionAuthor, imageId: number, patch: AnnotationPatch, ifMatch: string | undefined): Promise<AnnotationAnswer> {
+  const { teamId } = author;
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const stored = await requireAnnotation(trx, teamId, imageId, true);
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
@@ -276,6 +291,42 @@ export async function patchAnnotation(ctx: Context, written: WrittenAnnotations,
       imageTags: stored.tags.map((t, i) => ({ title: t.title, at: `/tags/${i}` })),
     });
     await recordUpdated(trx, teamId, stored, answer);
+    await recordEditRevision(ctx, trx, author, stored, answer);
+    return answer;
+  });
+}
+
+/**
+ * Restores the annotation a revision left (objects with their ids, tags and their values, description)
+ * as a new revision, if `ifMatch`, when given, names the current state. Its classes and tags must
+ * still be the project's: one deleted since is a 409 or a 400, as a PUT of that annotation would be.
+ */
+export async function restoreRevision(ctx: Context, written: WrittenAnnotations, author: RevisionAuthor, imageId: number, revisionId: number, ifMatch: string | undefined): Promise<AnnotationAnswer> {
+  const { teamId } = author;
+  return ctx.db.kysely.transaction().execute(async (trx) => {
+    const stored = await requireAnnotation(trx, teamId, imageId, true);
+    checkAnnotationIfMatch(stateOf(stored), ifMatch);
+    const { state } = await revisionState(trx, teamId, imageId, revisionId);
+    const objects = JSON.parse(state.objectsJson) as AnnotationObject[];
+    const ids = objectIdsOf(state.objectIds, objects.length);
+    const values = parseObjectTagValues(state.objectTagValues);
+    const tagValues = Object.fromEntries(state.tags.filter((t) => t.value !== null).map((t) => [t.title, JSON.parse(t.value!) as TagValue]));
+    // Ids are never given twice in an image: the restored objects keep theirs, and the next new one
+    // comes after every id either state has used.
+    const next = Math.max(nextObjectIdOf(state.nextObjectId, objects.length), nextObjectIdOf(stored.nextObjectId, objectStarts(stored.objectsJson).length));
+    const answer = await writeState(trx, written, stored, {
+      description: state.description,
+      imageTags: state.tags.map((t, i) => ({ title: t.title, at: `/tags/${i}` })),
+      imageValues: { tagValues },
+      objectValues: (i) => ({ tagValues: values[String(ids[i])] ?? {}, at: `/objects/${i}` }),
+      objects,
+      ids,
+      next,
+      tagsAt: (i) => `/objects/${i}/tags`,
+      objectsJson: state.objectsJson,
+    });
+    await recordUpdated(trx, teamId, stored, answer);
+    await recordEditRevision(ctx, trx, author, stored, answer);
     return answer;
   });
 }

@@ -11,7 +11,7 @@ import * as classes from '../repositories/classes.repository.ts';
 import type { ClassResource } from '../repositories/classes.repository.ts';
 import * as projects from '../repositories/projects.repository.ts';
 import { recordAnnotationsRewritten } from './annotation-edits.service.ts';
-import { rewriteImageObjects } from './object-rewrite.ts';
+import { type RewriteRevisions, rewriteImageObjects } from './object-rewrite.ts';
 import { type Page, type PageRequest, pageOfRows } from './paging.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { requireProject } from './projects.service.ts';
@@ -64,6 +64,7 @@ export async function changeClass(
   classId: number,
   change: { title?: string; color?: string },
   ifMatch: string | undefined,
+  revisions?: RewriteRevisions,
 ): Promise<ClassResource> {
   if (change.title !== undefined) checkTitle(change.title);
   try {
@@ -78,7 +79,7 @@ export async function changeClass(
           rewritten.push(
             ...(await rewriteImageObjects(trx, images, (objects) =>
               objects.some((o) => o.classTitle === row.title) ? objects.map((o) => (o.classTitle === row.title ? { ...o, classTitle: title } : o)) : null,
-            )),
+            revisions)),
           );
         });
         await recordAnnotationsRewritten(trx, teamId, rewritten);
@@ -101,7 +102,7 @@ export async function removeClass(
   db: Kysely<Database>,
   teamId: number,
   classId: number,
-  options: { cascade: boolean; ifMatch: string | undefined },
+  options: { cascade: boolean; ifMatch: string | undefined; revisions?: RewriteRevisions },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const row = await requireClass(trx, teamId, classId, { lock: true });
@@ -114,7 +115,7 @@ export async function removeClass(
           ...(await rewriteImageObjects(trx, images, (stored) => {
             const kept = stored.filter((o) => !ofClass(o));
             return kept.length === stored.length ? null : kept;
-          })),
+          }, options.revisions)),
         );
       });
       await recordAnnotationsRewritten(trx, teamId, rewritten);

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Context } from '../context.ts';
 import { sweepBlobs } from '../services/blob-sweep.service.ts';
 import { expireAuditEvents } from '../services/audit.service.ts';
+import { expireRevisions } from '../services/annotation-revisions.service.ts';
 import { expireExports } from '../services/export-retention.service.ts';
 import { startDeliveryWorker } from '../webhooks/delivery-worker.ts';
 import { taskHandlers } from './registry.ts';
@@ -36,7 +37,13 @@ export function startBackgroundWork(ctx: Context, log: FastifyBaseLogger): Backg
       },
       (error: unknown) => log.error({ err: error }, 'audit retention failed'),
     );
-    running = Promise.all([blobs, exports, audit]);
+    const revisions = expireRevisions(ctx).then(
+      (removed) => {
+        if (removed) log.info({ removed }, 'annotation revisions past their retention removed');
+      },
+      (error: unknown) => log.error({ err: error }, 'revision retention failed'),
+    );
+    running = Promise.all([blobs, exports, audit, revisions]);
   };
   const timer = setInterval(sweep, SWEEP_EVERY_MS);
   timer.unref();

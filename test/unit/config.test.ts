@@ -84,6 +84,11 @@ test('METRICS_TOKEN: off by default, a token a Bearer header can carry, never ec
   for (const bad of ['0', '1.5', 'forever', '3651']) {
     assert.throws(() => loadConfig({ AUDIT_RETENTION_DAYS: bad }), (error: unknown) => error instanceof ConfigError && /AUDIT_RETENTION_DAYS/.test(error.message));
   }
+  assert.equal(loadConfig({}).operations.revisionsPerImage, 50);
+  assert.equal(loadConfig({ REVISIONS_PER_IMAGE: '5' }).operations.revisionsPerImage, 5);
+  assert.equal(loadConfig({}).operations.revisionRetentionMs, 365 * 24 * 3600_000);
+  assert.equal(loadConfig({ REVISION_RETENTION_DAYS: '30' }).operations.revisionRetentionMs, 30 * 24 * 3600_000);
+  assert.throws(() => loadConfig({ REVISIONS_PER_IMAGE: '0' }), (error: unknown) => error instanceof ConfigError && /REVISIONS_PER_IMAGE/.test(error.message));
 });
 
 test('connection timeouts and limit: defaults, values from the environment, and what is refused', () => {

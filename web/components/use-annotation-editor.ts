@@ -178,17 +178,22 @@ export function useAnnotationEditor(imageId: number, initial: Tagged<Annotation>
     if (conflict) void save({ doc: savedNow.current.doc, etag: conflict.etag, ids: idsOf(conflict.value) });
   };
 
-  /** After a conflict: their version is loaded and this one dropped; the history starts again. */
-  const reloadTheirs = () => {
-    if (!conflict) return;
-    const doc = fromAnnotation(conflict.value);
+  /** A version saved elsewhere becomes the one edited; the history starts again. */
+  const load = (answer: Tagged<Annotation>, text: string) => {
+    const doc = fromAnnotation(answer.value);
     setHistory(startHistory(doc));
-    setSaved({ doc, etag: conflict.etag, ids: idsOf(conflict.value) });
+    setSaved({ doc, etag: answer.etag, ids: idsOf(answer.value) });
     setSelected(null);
     setProblems(new Map());
+    setNotice({ text, error: false });
+    onSaved(answer);
+  };
+
+  /** After a conflict: their version is loaded and this one dropped. */
+  const reloadTheirs = () => {
+    if (!conflict) return;
     setConflict(null);
-    setNotice({ text: 'Their version is loaded.', error: false });
-    onSaved(conflict);
+    load(conflict, 'Their version is loaded.');
   };
 
   return {
@@ -216,6 +221,8 @@ export function useAnnotationEditor(imageId: number, initial: Tagged<Annotation>
     save: () => save(),
     keepMine,
     reloadTheirs,
+    /** A revision restored on the server: its answer becomes the saved version. */
+    loadRestored: (answer: Tagged<Annotation>) => load(answer, 'Revision restored.'),
   };
 }
 

@@ -17,6 +17,7 @@ import { ImageFields } from '../components/image-fields.tsx';
 import { ObjectList } from '../components/object-list.tsx';
 import { ObjectPanel } from '../components/object-panel.tsx';
 import { SimilarImages } from '../components/similar-images.tsx';
+import { RevisionBanner, RevisionHistory, type RevisionPreview } from '../components/revision-history.tsx';
 import { type AnnotationEditor, useAnnotationEditor } from '../components/use-annotation-editor.ts';
 import { type View, fitted, useZoomPan, zoomedAt } from '../components/zoom-pan.ts';
 import { removeObject, removeVertex, setImageTags, setObjectTags, toggled } from '../editor/document.ts';
@@ -123,7 +124,10 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
   const canWrite = props.session.key.scope !== 'read';
   const editor = useAnnotationEditor(image.id, props.tagged, props.onSaved);
   const annotation = props.tagged.value;
-  const objects = canWrite ? editor.doc.objects : annotation.objects;
+  // A revision previewed from the history is drawn instead, read-only, until closed.
+  const [preview, setPreview] = useState<RevisionPreview | null>(null);
+  const objects = preview ? preview.annotation.objects : canWrite ? editor.doc.objects : annotation.objects;
+  const editing = canWrite && !preview;
   const filter = useMemo(() => filterFromUrl(props.location.params, project.id), [props.location.params.toString(), project.id]);
   const query = filterQuery(filter, { withProject: true });
   const classByTitle = useMemo(() => new Map(classes.map((c) => [c.title, c])), [classes]);
@@ -316,7 +320,12 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
   onKey.current = (event: KeyboardEvent) => {
     if (image.id !== props.imageId) return; // the next image is on its way
     if (takesKeys(event.target) || (event.target instanceof HTMLElement && event.target.closest('dialog'))) return;
-    if (canWrite && editorKey(event)) {
+    if (preview && event.key === 'Escape') {
+      setPreview(null);
+      event.preventDefault();
+      return;
+    }
+    if (editing && editorKey(event)) {
       event.preventDefault();
       return;
     }
@@ -408,13 +417,28 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               onMissingShape={(shape, label) => setMissing({ shape, label, tool: TOOLS.find((t) => t.label === label)!.tool })}
             />
           )}
-          <div class="stage" ref={frame} data-tool={canWrite ? tool : undefined} {...handlers}>
-            {canWrite && editor.draft && <DraftOffer savedAt={editor.draft.savedAt} onRestore={editor.restoreDraft} onDiscard={editor.discardDraft} />}
+          <div class="stage" ref={frame} data-tool={editing ? tool : undefined} {...handlers}>
+            {preview && (
+              <RevisionBanner
+                imageId={image.id}
+                preview={preview}
+                keyId={props.session.key.id}
+                etag={props.tagged.etag}
+                canRestore={canWrite}
+                blocked={editor.dirty ? 'Save or undo your changes first.' : null}
+                onClose={() => setPreview(null)}
+                onRestored={(answer) => {
+                  setPreview(null);
+                  editor.loadRestored(answer);
+                }}
+              />
+            )}
+            {editing && editor.draft && <DraftOffer savedAt={editor.draft.savedAt} onRestore={editor.restoreDraft} onDiscard={editor.discardDraft} />}
             <svg ref={svg} width={frameSize.width} height={frameSize.height} role="img" aria-label={`${image.name}: ${image.width} × ${image.height} pixels, ${objects.length} objects`}>
               <g ref={group} transform={`translate(${view.x} ${view.y}) scale(${view.scale})`}>
                 <image href={imageFileUrl(image.id)} width={image.width} height={image.height} />
-                {frameSize.width > 0 && <AnnotationLayer objects={objects} classes={classByTitle} hidden={hidden} hovered={hovered} onHover={setHovered} opacity={opacity} idPrefix="view" within={within} omit={canWrite ? editor.selected?.key : null} />}
-                {canWrite && (
+                {frameSize.width > 0 && <AnnotationLayer objects={objects} classes={classByTitle} hidden={hidden} hovered={hovered} onHover={setHovered} opacity={opacity} idPrefix="view" within={within} omit={editing ? editor.selected?.key : null} />}
+                {editing && (
                   <EditorOverlay
                     doc={editor.doc}
                     selected={editor.selected}
@@ -438,7 +462,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
           </div>
         </main>
         <aside class="details" aria-label="Objects and details">
-          {canWrite && selectedObject && (
+          {editing && selectedObject && (
             <ObjectPanel
               key={selectedObject.key}
               object={selectedObject}
@@ -466,7 +490,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
           </section>
           <section>
             <h2 id="objects-title">Objects ({objects.length})</h2>
-            <ObjectList labelledBy="objects-title" objects={objects} classes={classByTitle} hovered={hovered} onHover={setHovered} selected={canWrite ? (editor.selected?.key ?? null) : undefined} onSelect={canWrite ? selectRow : undefined} problems={canWrite ? editor.problems : undefined} />
+            <ObjectList labelledBy="objects-title" objects={objects} classes={classByTitle} hovered={hovered} onHover={setHovered} selected={editing ? (editor.selected?.key ?? null) : undefined} onSelect={editing ? selectRow : undefined} problems={editing ? editor.problems : undefined} />
           </section>
           <section>
             <h2>Image</h2>
@@ -483,6 +507,9 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
             ) : (
               <DetailsEditor imageId={image.id} annotation={props.tagged} tags={props.tags} readOnly={true} onSaved={props.onSaved} />
             )}
+          </section>
+          <section>
+            <RevisionHistory imageId={image.id} keyId={props.session.key.id} etag={props.tagged.etag} preview={preview} onPreview={setPreview} />
           </section>
           <SimilarImages imageId={image.id} />
         </aside>

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as classes from '../../services/classes.service.ts';
+import { rewriteRevisionsOf } from '../../services/annotation-revisions.service.ts';
 import { ClassChangeBody, ClassDeleteQuery, ClassUsage, ClassV2, ClassesQuery, NewClassBody, ProjectIdParams } from '../schemas/catalog.ts';
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
@@ -83,7 +84,7 @@ export const classRoutes =
         },
       },
       async (request, reply) => {
-        const changed = await classes.changeClass(db, request.principal.teamId, request.params.id, request.body, ifMatchOf(request));
+        const changed = await classes.changeClass(db, request.principal.teamId, request.params.id, request.body, ifMatchOf(request), rewriteRevisionsOf(ctx, request.principal));
         return sendTagged(request, reply, changed);
       },
     );
@@ -101,7 +102,7 @@ export const classRoutes =
         },
       },
       async (request, reply) => {
-        await classes.removeClass(db, request.principal.teamId, request.params.id, { cascade: request.query.cascade ?? false, ifMatch: ifMatchOf(request) });
+        await classes.removeClass(db, request.principal.teamId, request.params.id, { cascade: request.query.cascade ?? false, ifMatch: ifMatchOf(request), revisions: rewriteRevisionsOf(ctx, request.principal) });
         return reply.code(204).send(null);
       },
     );

@@ -4,7 +4,9 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
-import { type AnnotationAnswer, getAnnotation, patchAnnotation, replaceAnnotation } from '../../services/annotation-edits.service.ts';
+import { type AnnotationAnswer, getAnnotation, patchAnnotation, replaceAnnotation, restoreRevision } from '../../services/annotation-edits.service.ts';
+import { keyAuthor } from '../../services/annotation-revisions.service.ts';
+import { RevisionParams } from '../schemas/annotation-revisions.ts';
 import { WrittenAnnotations } from '../../services/stored-object-texts.ts';
 import { AnnotationBody, AnnotationPatchBody, ImageAnnotation } from '../schemas/image-annotation.ts';
 import { IdParams, IfMatchHeaders, Problem, problemResponses } from '../schemas/v2.ts';
@@ -55,7 +57,7 @@ export const imageAnnotationRoutes =
         },
       },
       async (request, reply) => {
-        const answer = await replaceAnnotation(ctx, written, request.principal.teamId, request.params.id, request.body, ifMatchOf(request));
+        const answer = await replaceAnnotation(ctx, written, keyAuthor(request.principal), request.params.id, request.body, ifMatchOf(request));
         return sendAnnotation(request, reply, answer);
       },
     );
@@ -74,7 +76,24 @@ export const imageAnnotationRoutes =
         },
       },
       async (request, reply) => {
-        const answer = await patchAnnotation(ctx, written, request.principal.teamId, request.params.id, request.body, ifMatchOf(request));
+        const answer = await patchAnnotation(ctx, written, keyAuthor(request.principal), request.params.id, request.body, ifMatchOf(request));
+        return sendAnnotation(request, reply, answer);
+      },
+    );
+
+    app.post(
+      '/images/:id/annotation/revisions/:revisionId/restore',
+      {
+        schema: {
+          tags: ['annotations'],
+          summary: 'Restore the annotation a revision left, as a new revision; under If-Match as a PUT',
+          params: RevisionParams,
+          headers: IfMatchHeaders,
+          response: changeResponses,
+        },
+      },
+      async (request, reply) => {
+        const answer = await restoreRevision(ctx, written, keyAuthor(request.principal), request.params.id, request.params.revisionId, ifMatchOf(request));
         return sendAnnotation(request, reply, answer);
       },
     );

@@ -8,6 +8,7 @@ import { auditRoutes } from './audit.routes.ts';
 import { catalogRoutes } from './catalog.routes.ts';
 import { exportRoutes } from './exports.routes.ts';
 import { imageAnnotationRoutes } from './image-annotation.routes.ts';
+import { annotationRevisionRoutes } from './annotation-revisions.routes.ts';
 import { imageFileRoutes } from './image-files.routes.ts';
 import { imageOverlayRoutes } from './image-overlays.routes.ts';
 import { imageRoutes } from './images.routes.ts';
@@ -33,6 +34,7 @@ export const v2Routes =
     await app.register(imageRoutes(ctx));
     await app.register(imageFileRoutes(ctx));
     await app.register(imageAnnotationRoutes(ctx));
+    await app.register(annotationRevisionRoutes(ctx));
     await app.register(imageOverlayRoutes(ctx));
     await app.register(taskRoutes(ctx));
     await app.register(importRoutes(ctx));

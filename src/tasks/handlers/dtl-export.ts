@@ -24,6 +24,7 @@ import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { exportSpool, intoArchive } from './export-archive.ts';
 import { addEntries } from './export-entries.ts';
 import { checkSourceThere, checkVersionThere } from './export-source.ts';
+import { taskAuthor } from '../../services/annotation-revisions.service.ts';
 
 /** Reasons of skipped images the task keeps, at most. */
 const REASONS_KEPT = 5;
@@ -194,7 +195,7 @@ export const dtlProjectHandler: TaskHandler = async (run) => {
   const plan = await planOf(run, input);
   const earlier = (run.meta.project as { id?: number } | undefined)?.id;
   if (earlier !== undefined) await projects.deleteProject(db, run.teamId, earlier);
-  const output = await ProjectOutput.create(db, run.ctx.blobs, run.teamId, run.userId, plan, input.dtl.seed);
+  const output = await ProjectOutput.create(db, run.ctx.blobs, run.teamId, run.userId, plan, input.dtl.seed, taskAuthor(run.teamId, run.taskId));
   await run.updateMeta({ project: { id: output.projectId, title: plan.output.name } });
   const tally = newTally();
   await runImages<void>(run, plan, tally, {

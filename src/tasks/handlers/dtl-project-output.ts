@@ -11,6 +11,7 @@ import * as images from '../../repositories/images.repository.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import type { DtlItem } from '../../dtl/item.ts';
 import { OutputNames, encodeImage } from '../../dtl/output.ts';
+import { type RevisionAuthor, recordNewImages } from '../../services/annotation-revisions.service.ts';
 import type { Plan } from '../../dtl/validate.ts';
 
 export class ProjectOutput {
@@ -22,6 +23,8 @@ export class ProjectOutput {
     private readonly blobs: BlobStore,
     readonly projectId: number,
     private readonly tagIds: Map<string, number>,
+    /** The task, as the author of each image's first revision. */
+    private readonly author: RevisionAuthor,
     plan: Plan,
     seed: string | number,
   ) {
@@ -30,10 +33,10 @@ export class ProjectOutput {
   }
 
   /** The new project, titled by the output layer's `dst`. */
-  static async create(db: Kysely<Database>, blobs: BlobStore, teamId: number, userId: number | null, plan: Plan, seed: string | number): Promise<ProjectOutput> {
+  static async create(db: Kysely<Database>, blobs: BlobStore, teamId: number, userId: number | null, plan: Plan, seed: string | number, author: RevisionAuthor): Promise<ProjectOutput> {
     const { classes, name } = plan.output;
     const { projectId, tagIds } = await db.transaction().execute((trx) => dtlRepo.insertOutputProject(trx, teamId, name, classes.classes, classes.tags, userId));
-    return new ProjectOutput(blobs, projectId, tagIds, plan, seed);
+    return new ProjectOutput(blobs, projectId, tagIds, author, plan, seed);
   }
 
   /** The blob of the item's image: the stored one, or its pixels encoded and stored. */
@@ -69,7 +72,8 @@ export class ProjectOutput {
         const figureTags = new Set<number>();
         for (const o of item.annotation.objects) for (const t of o.tags) if (this.tagIds.has(`figures/${t.name}`)) figureTags.add(this.tagIds.get(`figures/${t.name}`)!);
         const { width, height } = item.annotation.size;
-        await dtlRepo.insertOutputImage(
+        const objectsJson = serializeObjects(item.annotation.objects.map(toAnnotationObject));
+        const imageId = await dtlRepo.insertOutputImage(
           trx,
           {
             datasetId,
@@ -80,11 +84,12 @@ export class ProjectOutput {
             width,
             height,
             description: item.annotation.description,
-            objectsJson: serializeObjects(item.annotation.objects.map(toAnnotationObject)),
+            objectsJson,
           },
           imageTags,
           [...figureTags],
         );
+        await recordNewImages(trx, this.author, [{ imageId, objectsJson }]);
       });
       written += 1;
     }

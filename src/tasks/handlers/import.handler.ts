@@ -22,6 +22,7 @@ import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { renumberObjectTagValues } from '../../formats/object-tag-values.ts';
 import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
 import { type AnnotationThreads, annotationThreads } from './annotation-threads.ts';
+import { recordNewImages, taskAuthor } from '../../services/annotation-revisions.service.ts';
 
 /** Annotation files read and parsed at once. */
 const READS_AT_ONCE = 32;
@@ -215,6 +216,7 @@ async function commitNewNames(trx: Kysely<Database>, run: TaskRun, input: Import
   }
   for (let i = 0; i < imageTagRows.length; i += 1000) await importRepo.insertImageTags(trx, imageTagRows.slice(i, i + 1000));
   for (let i = 0; i < refs.length; i += 1000) await importRepo.insertObjectTagRefs(trx, refs.slice(i, i + 1000));
+  await recordNewImages(trx, taskAuthor(run.teamId, run.taskId), fresh.map((p, i) => ({ imageId: ids[i]!, objectsJson: p.image!.objectsJson })));
   const idOf = new Map(fresh.map((p, i) => [p.index, ids[i]!]));
   await importRepo.markItems(
     trx,
@@ -272,6 +274,7 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
       const refs = [];
       for (const title of p.image.objectTags) refs.push({ image_id: imageId, tag_id: await tagId(trx, run, input.projectId, tagIds, 'figures', title) });
       await importRepo.insertObjectTagRefs(trx, refs);
+      await recordNewImages(trx, taskAuthor(run.teamId, run.taskId), [{ imageId, objectsJson: p.image.objectsJson }]);
       await importRepo.markItem(trx, run.taskId, p.index, imageId);
       delta.imported += 1;
     }
