@@ -79,7 +79,9 @@ self.onmessage = (event: MessageEvent<SegmentRequest>) => {
     decoder.then(() => self.postMessage({ type: 'loaded' } satisfies SegmentReply), fail);
   } else if (request.type === 'embedding') {
     if (embedding?.url !== request.url) embedding = { url: request.url, tensor: loadEmbedding(request.url) };
-    embedding.tensor.then(() => self.postMessage({ type: 'ready', url: request.url } satisfies SegmentReply), fail);
+    // A first run of the decoder pays for its allocations: it is made here, before the first click.
+    const warm = embedding.tensor.then(() => decode({ type: 'decode', id: 0, points: [[8, 8, true]], box: null, inputScale: 1, width: 64, height: 64 }));
+    warm.then(() => self.postMessage({ type: 'ready', url: request.url } satisfies SegmentReply), fail);
   } else {
     decode(request).then((reply) => self.postMessage(reply, { transfer: reply.type === 'mask' ? [reply.mask.buffer] : [] }), fail);
   }
