@@ -5,12 +5,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import ort from 'onnxruntime-node';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import { sweepBlobs } from '../../src/services/blob-sweep.service.ts';
+import { taskHandlers } from '../../src/tasks/registry.ts';
+import { startTaskRunner } from '../../src/tasks/runner.ts';
 import { float16ToFloat32 } from '../../src/services/float16.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject } from '../helpers/factories.ts';
-import { disc, maskIoU, shapeMask, shapePicture } from '../helpers/shapes.ts';
+import { waitForTask } from '../helpers/importing.ts';
+import { disc, maskIoU, ring, shapeMask, shapePicture, square } from '../helpers/shapes.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 
+const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const WIDTH = 480;
 const HEIGHT = 360;
 const DISC = disc(200, 170, 90);
@@ -99,6 +106,40 @@ for (const dialect of dialects) {
       assert.equal((await get(`/v2/images/${image.id}/embedding?model=sam-0000000000000000`)).statusCode, 404);
       assert.equal((await get(`/v2/images/${image.id}/embedding?model=other`)).statusCode, 400);
       assert.equal((await get(`/v2/images/${image.id}/embedding?model=${model.model}`, {}, null)).statusCode, 401);
+    });
+
+    test('an embeddings task computes those a dataset’s images lack, ahead of their first use; another team’s dataset is 404', async () => {
+      const datasetId = await newDataset(t.ctx, await newProject(t.ctx, { title: 'ahead' }));
+      const images = [
+        await newImage(t.ctx, datasetId, { name: 'square.png', bytes: await shapePicture(320, 240, square(80, 60, 120)), width: 320, height: 240 }),
+        await newImage(t.ctx, datasetId, { name: 'ring.png', bytes: await shapePicture(320, 240, ring(160, 120, 100, 50)), width: 320, height: 240 }),
+      ];
+      assert.equal((await t.request({ method: 'POST', url: `/v2/datasets/${datasetId}/embeddings`, key: t.otherKey })).statusCode, 404);
+      const res = await t.request({ method: 'POST', url: `/v2/datasets/${datasetId}/embeddings` });
+      assert.equal(res.statusCode, 202);
+      const { taskId } = json<{ taskId: number }>(res);
+      const runner = startTaskRunner(t.ctx, silent, { handlers: taskHandlers(t.ctx), pollMs: 20, leaseMs: 60_000 });
+      try {
+        const task = await waitForTask(t, taskId, ['finished', 'error', 'stopped'], 300_000);
+        assert.equal(task.status, 'finished');
+      } finally {
+        await runner.stop();
+      }
+      const made = await t.ctx.db.kysely.selectFrom('embeddings').select('hash').where('hash', 'in', images.map((i) => i.hash)).execute();
+      assert.equal(made.length, 2);
+      const before = t.ctx.embeddings.encoded;
+      assert.equal((await get(`/v2/images/${images[0]!.id}/embedding?model=${model.model}`)).statusCode, 200);
+      assert.equal(t.ctx.embeddings.encoded, before, 'the first use finds it made');
+    });
+
+    test('the blob sweep removes an image blob’s embedding with it', async () => {
+      const db = t.ctx.db.kysely;
+      const { key } = await db.selectFrom('embeddings').select('key').where('hash', '=', image.hash).executeTakeFirstOrThrow();
+      assert.equal((await t.request({ method: 'DELETE', url: `/v2/images/${image.id}` })).statusCode, 204);
+      await sweepBlobs(t.ctx, new Date(Date.now() + 2 * 60 * 60 * 1000));
+      assert.equal(await t.ctx.blobs.has(image.hash), false);
+      assert.deepEqual(await db.selectFrom('embeddings').select('key').where('hash', '=', image.hash).execute(), []);
+      assert.equal(await t.ctx.blobs.has(key), false, 'the embedding’s bytes are gone too');
     });
   });
 }

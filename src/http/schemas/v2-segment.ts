@@ -15,3 +15,8 @@ export const SegmentModel = Type.Object(
 export type SegmentModel = Static<typeof SegmentModel>;
 
 export const ModelQuery = Type.Object({ model: ModelName }, { additionalProperties: false });
+
+export const EmbeddingsAnswer = Type.Object(
+  { taskId: Type.Integer({ description: 'the `embeddings` task that computes the embeddings the dataset’s images lack' }) },
+  { additionalProperties: false },
+);

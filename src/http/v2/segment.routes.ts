@@ -5,13 +5,15 @@ import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { notFound } from '../../errors.ts';
+import { queueDatasetEmbeddings } from '../../services/embedding-tasks.ts';
 import { ImageFiles } from '../../services/image-files.service.ts';
 import { Id } from '../schemas/common.ts';
-import { ModelQuery, SegmentModel } from '../schemas/v2-segment.ts';
+import { EmbeddingsAnswer, ModelQuery, SegmentModel } from '../schemas/v2-segment.ts';
 import { problemResponses } from '../schemas/v2.ts';
 import { sendStoredBytes } from './stored-bytes.ts';
 
 const ImageParams = Type.Object({ id: Id });
+const DatasetParams = Type.Object({ datasetId: Id });
 const bytesResponses = {
   200: Type.Unknown({ description: 'the bytes' }),
   304: Type.Null({ description: 'the client’s copy (If-None-Match) is current' }),
@@ -75,5 +77,18 @@ export const segmentRoutes =
           open: (range) => ctx.blobs.read(embedding.key, range),
         });
       },
+    );
+
+    app.post(
+      '/datasets/:datasetId/embeddings',
+      {
+        schema: {
+          tags: ['segment'],
+          summary: 'Queue a task that computes the embeddings the dataset’s images lack, ahead of their first use',
+          params: DatasetParams,
+          response: { 202: EmbeddingsAnswer, ...problemResponses },
+        },
+      },
+      async (request, reply) => reply.code(202).send(await queueDatasetEmbeddings(ctx, request.principal, request.params.datasetId)),
     );
   };
