@@ -21,6 +21,7 @@ const ENTRIES = {
   'annotation-thread': 'src/tasks/handlers/annotation-thread.ts',
   'sqlite-checkpoint-thread': 'src/db/sqlite-checkpoint-thread.ts',
   'blob-read-thread': 'src/storage/blob-read-thread.ts',
+  'segment-encoder-thread': 'src/services/segment-encoder-thread.ts',
 };
 /** A half-written bundle this old was left by a process that died while it built. */
 const ABANDONED_MS = 60 * 60 * 1000;

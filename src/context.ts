@@ -7,6 +7,7 @@ import type { BlobStore } from './storage/blob-store.ts';
 import { createArchiveStore } from './storage/create-archive-store.ts';
 import { createBlobStore } from './storage/create-blob-store.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { EmbeddingMaker } from './services/embeddings.service.ts';
 import { ThumbnailMaker } from './services/thumbnails.service.ts';
 import { QueuedSignal } from './tasks/queued-signal.ts';
 
@@ -20,6 +21,8 @@ export interface Context {
   readonly tasksQueued: QueuedSignal;
   /** Makes image thumbnails, each once, for requests and tasks of this process alike. */
   readonly thumbnails: ThumbnailMaker;
+  /** Makes the segment tool's image embeddings, each once, for requests and tasks of this process alike. */
+  readonly embeddings: EmbeddingMaker;
   /** This context's Prometheus registry and the counters its work reports to. */
   readonly metrics: Metrics;
   close(): Promise<void>;
@@ -32,6 +35,7 @@ export async function createContext(config: Config, options: { migrate?: boolean
     if (options.migrate !== false) await migrateToLatest(db);
     const blobs = await createBlobStore(config, { onFailure: (operation) => metrics.blobStoreErrors.inc({ operation }) });
     const archives = await createArchiveStore(config);
+    const embeddings = new EmbeddingMaker(db, blobs, config.segment, config.limits.imagePixels);
     return {
       config,
       db,
@@ -39,8 +43,10 @@ export async function createContext(config: Config, options: { migrate?: boolean
       archives,
       tasksQueued: new QueuedSignal(),
       thumbnails: new ThumbnailMaker(db, blobs, config.limits.imagePixels),
+      embeddings,
       metrics,
       async close() {
+        await embeddings.close();
         await archives.close();
         await blobs.close();
         await db.close();

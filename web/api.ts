@@ -9,6 +9,7 @@ import type { ImageOverlays } from '../src/http/schemas/image-overlays.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
 import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, SimilarImages as SimilarImagesSchema } from '../src/http/schemas/v2-near-duplicates.ts';
+import type { SegmentModel as SegmentModelSchema } from '../src/http/schemas/v2-segment.ts';
 import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
 import type { Leakage as LeakageSchema, Version as VersionSchema, VersionBody, VersionDiff as VersionDiffSchema } from '../src/http/schemas/v2-versions.ts';
 import type { HashCheckAnswer, TaskAnswer, TaskView, UploadAnswer } from '../src/http/schemas/v2-tasks.ts';
@@ -124,6 +125,12 @@ function query(params: Record<string, string | number | boolean | undefined>): s
   const text = search.toString();
   return text ? `?${text}` : '';
 }
+
+/** The segment tool's model (docs/segment.md). */
+export type SegmentModel = Static<typeof SegmentModelSchema>;
+export const getSegmentModel = (): Promise<SegmentModel> => call('GET', '/v2/segment/model');
+/** Where an image's embedding by `model` is (fp16 bytes, cached by the browser for good). */
+export const embeddingUrl = (imageId: number, model: string): string => `/v2/images/${imageId}/embedding${query({ model })}`;
 
 export const signIn = (key: string): Promise<Session> => call('POST', '/v2/session', { key });
 export const signOut = (): Promise<void> => call('DELETE', '/v2/session');

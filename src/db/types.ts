@@ -107,6 +107,15 @@ export interface ThumbnailsTable {
   created_at: string;
 }
 
+/** An image blob's embedding by one segment model: fp16 bytes in the blob store under `key`. */
+export interface EmbeddingsTable {
+  hash: string;
+  model: string;
+  key: string;
+  bytes: Bytes;
+  created_at: string;
+}
+
 export interface ImagesTable {
   id: Id;
   dataset_id: number;
@@ -397,6 +406,7 @@ export interface Database {
   datasets: DatasetsTable;
   blobs: BlobsTable;
   thumbnails: ThumbnailsTable;
+  embeddings: EmbeddingsTable;
   images: ImagesTable;
   image_id_blocks: ImageIdBlocksTable;
   image_tags: ImageTagsTable;

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface WebAsset {
   body: Buffer;
@@ -24,10 +25,15 @@ const CONTENT_TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.html': 'text/html; charset=utf-8',
   '.svg': 'image/svg+xml',
+  '.wasm': 'application/wasm',
 };
 
 /** Files of web/ served as they are, beside the bundle. */
 const STATIC = ['favicon.svg'];
+
+/** The WebAssembly runtime the segment tool's decoder worker runs (its JavaScript is in the worker's bundle). */
+const SEGMENT_RUNTIME = 'ort-wasm-simd-threaded.wasm';
+const segmentRuntimePath = (): string => fileURLToPath(new URL(`./${SEGMENT_RUNTIME}`, import.meta.resolve('onnxruntime-web/wasm')));
 
 function asset(body: Buffer, name: string): WebAsset {
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
@@ -38,7 +44,8 @@ export async function buildWebBundle(webDir: string): Promise<WebBundle> {
   const esbuild = await import('esbuild');
   try {
     const result = await esbuild.build({
-      entryPoints: { app: path.join(webDir, 'main.tsx') },
+      // The segment tool's decoder runs in a Web Worker, a script of its own.
+      entryPoints: { app: path.join(webDir, 'main.tsx'), 'segment-worker': path.join(webDir, 'editor', 'segment-worker.ts') },
       absWorkingDir: webDir,
       outdir: '/assets',
       write: false,
@@ -59,6 +66,7 @@ export async function buildWebBundle(webDir: string): Promise<WebBundle> {
     const assets = new Map<string, WebAsset>();
     for (const file of result.outputFiles) assets.set(path.basename(file.path), asset(Buffer.from(file.contents), file.path));
     for (const name of STATIC) assets.set(name, asset(fs.readFileSync(path.join(webDir, name)), name));
+    assets.set(SEGMENT_RUNTIME, asset(fs.readFileSync(segmentRuntimePath()), SEGMENT_RUNTIME));
     const html = fs.readFileSync(path.join(webDir, 'index.html'));
     return { page: asset(html, 'index.html'), assets };
   } finally {

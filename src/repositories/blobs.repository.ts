@@ -25,8 +25,8 @@ export async function findUnreferencedBlobs(db: Kysely<Database>, olderThan: str
 }
 
 /**
- * Deletes the row of `hash`, and the rows of its thumbnails, if nothing references it any more;
- * answers the storage keys of the thumbnails removed, or false when the blob is still in use.
+ * Deletes the row of `hash`, and the rows of its thumbnails and embeddings, if nothing references it any more;
+ * answers the storage keys of the thumbnails and embeddings removed, or false when the blob is still in use.
  */
 export async function deleteBlobIfUnreferenced(db: Kysely<Database>, hash: string): Promise<string[] | false> {
   const thumbnails = await db
@@ -35,12 +35,13 @@ export async function deleteBlobIfUnreferenced(db: Kysely<Database>, hash: strin
     .where(unreferenced(sql`${hash}`))
     .returning('key')
     .execute();
+  const embeddings = await db.deleteFrom('embeddings').where('embeddings.hash', '=', hash).where(unreferenced(sql`${hash}`)).returning('key').execute();
   const result = await db
     .deleteFrom('blobs')
     .where('hash', '=', hash)
     .where(unreferenced(sql`${hash}`))
     .executeTakeFirst();
-  return result.numDeletedRows > 0n ? thumbnails.map((t) => t.key) : false;
+  return result.numDeletedRows > 0n ? [...thumbnails, ...embeddings].map((t) => t.key) : false;
 }
 
 export async function deleteExpiredStagedFiles(db: Kysely<Database>, now: string): Promise<number> {

@@ -97,6 +97,8 @@ export async function keyInUse(db: Kysely<Database>, key: string): Promise<boole
   const { rows } = await sql<{ one: number }>`
     select 1 as one from thumbnails where key = ${key}
     union all
+    select 1 as one from embeddings where key = ${key}
+    union all
     select 1 as one from blobs where hash = ${key}
     limit 1`.execute(db);
   return rows.length > 0;

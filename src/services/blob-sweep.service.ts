@@ -1,7 +1,7 @@
 // Reclaims blob bytes that nothing uses any more: not an image, not a staged upload. A blob row is
 // deleted and its bytes removed inside one transaction, so an upload of the same content that
 // arrives meanwhile waits for the row lock and writes the bytes again after. The blob's thumbnails
-// go with it; the bytes of one are kept while another thumbnail or a blob has the same.
+// and embeddings go with it; the bytes of one are kept while another thumbnail, embedding or blob has the same.
 import type { Context } from '../context.ts';
 import * as blobs from '../repositories/blobs.repository.ts';
 import * as thumbnails from '../repositories/thumbnails.repository.ts';

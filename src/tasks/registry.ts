@@ -4,13 +4,14 @@
 import type { Context } from '../context.ts';
 import type { TaskHandler } from './handler.ts';
 import { dtlProjectHandler } from './handlers/dtl-export.ts';
+import { embeddingsHandler } from './handlers/embeddings.handler.ts';
 import { exportHandler } from './handlers/export.handler.ts';
 import { importHandler } from './handlers/import.handler.ts';
 import { thumbnailsHandler } from './handlers/thumbnails.handler.ts';
 
-export const TASK_TYPES = ['import', 'export', 'thumbnails', 'dtl'] as const;
+export const TASK_TYPES = ['import', 'export', 'thumbnails', 'dtl', 'embeddings'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
 export function taskHandlers(_ctx: Context): Record<TaskType, TaskHandler> {
-  return { import: importHandler, export: exportHandler, thumbnails: thumbnailsHandler, dtl: dtlProjectHandler };
+  return { import: importHandler, export: exportHandler, thumbnails: thumbnailsHandler, dtl: dtlProjectHandler, embeddings: embeddingsHandler };
 }

@@ -85,6 +85,9 @@ for (const dialect of dialects) {
         [/^\/v2\/models\//, modelId],
         [/^\/v2\/keys\//, keyId],
       ];
+      // The segment tool's bytes are asked for by the model's name.
+      const model = json<{ model: string }>(await t.request({ method: 'GET', url: '/v2/segment/model', ...admin })).model;
+      const queries: [RegExp, string][] = [[/\/segment\/decoder$|\/embedding$/, `?model=${model}`]];
       const answered304: string[] = [];
       for (const route of routes.filter((r) => r.method === 'GET')) {
         // A stream does not end: it has no ETag to ask again with.
@@ -93,7 +96,7 @@ for (const dialect of dialects) {
         if (!paths[docPath(route.url)]?.get) continue;
         const id = ids.find(([prefix]) => prefix.test(route.url))?.[1];
         if (route.url.includes(':') && id === undefined) continue;
-        const url = route.url.replace(/:(\w+)/g, String(id));
+        const url = route.url.replace(/:(\w+)/g, String(id)) + (queries.find(([pattern]) => pattern.test(route.url))?.[1] ?? '');
         const first = await t.request({ method: 'GET', url, ...admin });
         const etag = first.headers.etag;
         const declared = '304' in (operation('GET', route.url).responses ?? {});

@@ -21,8 +21,9 @@ import {
 } from '../editor/document.ts';
 import { type Shape as ShapeKind, clampPoint, nearestEdge, rectangleCorners, rectangleWithCorner, touches } from '../editor/geometry.ts';
 import { Shape, objectAtPointer } from './annotation-layer.tsx';
+import { useSegmentTool } from './segment-tool.tsx';
 
-export type Tool = 'select' | 'rectangle' | 'polygon' | 'line' | 'point' | 'brush' | 'eraser' | 'hole';
+export type Tool = 'select' | 'rectangle' | 'polygon' | 'line' | 'point' | 'brush' | 'eraser' | 'hole' | 'segment';
 
 export interface Selection {
   key: number;
@@ -43,6 +44,10 @@ interface Props {
   scale: number;
   opacity: number;
   brushRadius: number;
+  /** The image being edited, for the segment tool's embedding. */
+  imageId: number;
+  /** The segment tool's simplification tolerance, in image pixels. */
+  tolerance: number;
   svg: RefObject<SVGSVGElement | null>;
   /** The group drawn in image pixels: pointer positions are read through its transform. */
   group: RefObject<SVGGElement | null>;
@@ -50,6 +55,8 @@ interface Props {
   onEdit: (edit: Edit, select?: Selection | null | 'added') => void;
   onSelect: (selection: Selection | null) => void;
   onNotice: (message: string) => void;
+  /** A passing word on what a tool is doing (not an error). */
+  onStatus: (message: string) => void;
   /** Set to this overlay's handler of Enter, Escape and Backspace (true when it used the key). */
   keys: { current: (key: string) => boolean };
 }
@@ -84,6 +91,18 @@ export function EditorOverlay(props: Props) {
 
   const size = props.doc.size;
   const shapeOf = (title: string) => shapeOfClass(props.classes, title);
+  const segment = useSegmentTool({
+    imageId: props.imageId,
+    size,
+    active: props.tool === 'segment',
+    classTitle: props.classTitle,
+    shapeOf,
+    tolerance: props.tolerance,
+    scale: props.scale,
+    onEdit: props.onEdit,
+    onNotice: props.onNotice,
+    onStatus: props.onStatus,
+  });
   const selectedObject = props.selected ? props.doc.objects.find((o) => o.key === props.selected!.key) : undefined;
 
   // A tool change drops what was half drawn, before any pointer event can reach the new tool.
@@ -138,6 +157,13 @@ export function EditorOverlay(props: Props) {
   };
 
   const onPointerDown = (event: PointerEvent) => {
+    if (props.tool === 'segment' && (event.button === 0 || event.button === 2)) {
+      event.stopPropagation();
+      event.preventDefault();
+      props.svg.current!.setPointerCapture(event.pointerId);
+      segment.down(at(event), event.shiftKey || event.button === 2);
+      return;
+    }
     if (event.button !== 0) return;
     const p = at(event);
     const tolerance = NEAR / props.scale;
@@ -250,6 +276,10 @@ export function EditorOverlay(props: Props) {
   const onPointerMove = (event: PointerEvent) => {
     const g = gesture.current;
     const p = at(event);
+    if (props.tool === 'segment') {
+      if (segment.move(p)) event.stopPropagation();
+      return;
+    }
     if (!g) {
       if (pathNow.current.length) setCursor(clampPoint(p, size));
       return;
@@ -284,6 +314,11 @@ export function EditorOverlay(props: Props) {
   };
 
   const onPointerUp = (event: PointerEvent) => {
+    if (props.tool === 'segment') {
+      event.stopPropagation();
+      segment.up(at(event));
+      return;
+    }
     const g = gesture.current;
     if (!g) return;
     gesture.current = null;
@@ -313,18 +348,25 @@ export function EditorOverlay(props: Props) {
   };
 
   // One set of listeners on the drawing; each calls the handler of the latest render.
-  const handlers = useRef({ onPointerDown, onPointerMove, onPointerUp });
-  handlers.current = { onPointerDown, onPointerMove, onPointerUp };
+  // The segment tool takes the right button for an excluding click: no context menu over the image.
+  const onContextMenu = (event: MouseEvent) => {
+    if (props.tool === 'segment') event.preventDefault();
+  };
+  const handlers = useRef({ onPointerDown, onPointerMove, onPointerUp, onContextMenu });
+  handlers.current = { onPointerDown, onPointerMove, onPointerUp, onContextMenu };
   useEffect(() => {
     const svg = props.svg.current!;
     const down = (e: PointerEvent) => handlers.current.onPointerDown(e);
     const move = (e: PointerEvent) => handlers.current.onPointerMove(e);
     const up = (e: PointerEvent) => handlers.current.onPointerUp(e);
+    const menu = (e: MouseEvent) => handlers.current.onContextMenu(e);
+    svg.addEventListener('contextmenu', menu);
     svg.addEventListener('pointerdown', down);
     svg.addEventListener('pointermove', move);
     svg.addEventListener('pointerup', up);
     svg.addEventListener('pointercancel', up);
     return () => {
+      svg.removeEventListener('contextmenu', menu);
       svg.removeEventListener('pointerdown', down);
       svg.removeEventListener('pointermove', move);
       svg.removeEventListener('pointerup', up);
@@ -333,6 +375,7 @@ export function EditorOverlay(props: Props) {
   }, []);
 
   props.keys.current = (key: string) => {
+    if (props.tool === 'segment') return segment.key(key);
     const path = pathNow.current;
     if (key === 'Enter' && path.length) {
       finishPath(path);
@@ -356,6 +399,7 @@ export function EditorOverlay(props: Props) {
   const handle = 8 / props.scale;
   return (
     <g class="editor-overlay">
+      {segment.drawing}
       {shown && <Selected object={shown} shape={shapeOf(shown.classTitle) ?? 'polygon'} color={color(shown.classTitle)} opacity={props.opacity} handle={handle} vertex={props.selected?.vertex} />}
       {draft?.rectangle && <rect class="draft" x={Math.min(draft.rectangle[0][0]!, draft.rectangle[1][0]!)} y={Math.min(draft.rectangle[0][1]!, draft.rectangle[1][1]!)} width={Math.abs(draft.rectangle[1][0]! - draft.rectangle[0][0]!)} height={Math.abs(draft.rectangle[1][1]! - draft.rectangle[0][1]!)} stroke={color(props.classTitle)} fill={color(props.classTitle)} fill-opacity={0.2} vector-effect="non-scaling-stroke" />}
       {draft?.stroke && (

@@ -14,6 +14,8 @@ export const TOOLS: { tool: Tool; label: string; key: string; shape?: string }[]
   { tool: 'brush', label: 'Brush', key: 'B', shape: 'bitmap' },
   { tool: 'eraser', label: 'Eraser', key: 'E', shape: 'bitmap' },
   { tool: 'hole', label: 'Hole', key: 'H' },
+  // Makes a polygon or a bitmap, by the class chosen: no one shape of its own.
+  { tool: 'segment', label: 'Segment', key: 'S' },
 ];
 
 interface Props {
@@ -24,6 +26,9 @@ interface Props {
   onClass: (title: string) => void;
   brushRadius: number;
   onBrushRadius: (radius: number) => void;
+  /** The segment tool's polygon simplification, in image pixels. */
+  tolerance: number;
+  onTolerance: (tolerance: number) => void;
   canUndo: boolean;
   canRedo: boolean;
   onUndo: () => void;
@@ -71,18 +76,32 @@ export function EditorToolbar(props: Props) {
           ))}
         </select>
       </label>
-      {/* Always there (the layout does not jump when the tool changes); used by the brush and eraser. */}
-      <label class="brush-size" title="Brush radius in image pixels ([ and ])">
-        Size
-        <input
-          type="number"
-          min={1}
-          max={200}
-          value={props.brushRadius}
-          disabled={props.tool !== 'brush' && props.tool !== 'eraser'}
-          onInput={(e) => props.onBrushRadius(Math.min(200, Math.max(1, Number((e.currentTarget as HTMLInputElement).value) || 1)))}
-        />
-      </label>
+      {/* Always there (the layout does not jump when the tool changes): the brush's size, or the segment tool's tolerance. */}
+      {props.tool === 'segment' ? (
+        <label class="brush-size" title="How far (image pixels) a polygon made from the mask may stray from its outline: more is fewer points">
+          Tolerance
+          <input
+            type="number"
+            min={0}
+            max={20}
+            step={0.5}
+            value={props.tolerance}
+            onInput={(e) => props.onTolerance(Math.min(20, Math.max(0, Number((e.currentTarget as HTMLInputElement).value) || 0)))}
+          />
+        </label>
+      ) : (
+        <label class="brush-size" title="Brush radius in image pixels ([ and ])">
+          Size
+          <input
+            type="number"
+            min={1}
+            max={200}
+            value={props.brushRadius}
+            disabled={props.tool !== 'brush' && props.tool !== 'eraser'}
+            onInput={(e) => props.onBrushRadius(Math.min(200, Math.max(1, Number((e.currentTarget as HTMLInputElement).value) || 1)))}
+          />
+        </label>
+      )}
       <div class="history">
         <button type="button" onClick={props.onUndo} disabled={!props.canUndo} aria-keyshortcuts="Control+Z" title="Undo (Ctrl+Z)">
           Undo

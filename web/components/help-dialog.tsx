@@ -16,6 +16,7 @@ export const EDITING_SHORTCUTS: [string, string][] = [
   ['R P L O', 'rectangle (drag), polygon (click points), line, point'],
   ['B E', 'brush, eraser (bitmap classes); [ ] size'],
   ['H', 'cut a hole into the selected polygon'],
+  ['S', 'segment: click inside an object (Shift or right click excludes, drag a box); Enter keeps the mask as a polygon or bitmap'],
   ['Enter', 'finish a polygon, line or hole (or click its first point)'],
   ['Backspace', 'while drawing: drop the last point'],
   ['Esc', 'stop drawing, clear the selection, back to Select'],

@@ -120,6 +120,43 @@ export async function strokedMask(existing: Mask | null, stroke: Stroke, image: 
   return { origin: [left + minX, top + minY], data: await encode(png) };
 }
 
+/**
+ * A bitmap object's mask from one byte a pixel (1 set) of `width` × `height`, drawn at the image's
+ * size (a mask made at a smaller scale is scaled up, set where at least half covered); null when
+ * nothing is set.
+ */
+export async function maskOfPixels(pixels: Uint8Array, width: number, height: number, image: Size): Promise<Mask | null> {
+  const source = new OffscreenCanvas(width, height);
+  const rgba = new ImageData(width, height);
+  for (let i = 0; i < pixels.length; i++) if (pixels[i]) rgba.data.set([255, 255, 255, 255], i * 4);
+  source.getContext('2d')!.putImageData(rgba, 0, 0);
+  if (image.width > MAX_SIDE || image.height > MAX_SIDE) throw new Error(`a mask may be at most ${MAX_SIDE} pixels a side`);
+  const full = new OffscreenCanvas(image.width, image.height);
+  const context = full.getContext('2d', { willReadFrequently: true })!;
+  context.drawImage(source, 0, 0, image.width, image.height);
+  const d = context.getImageData(0, 0, image.width, image.height).data;
+  let minX = image.width;
+  let minY = image.height;
+  let maxX = -1;
+  let maxY = -1;
+  const out = new ImageData(image.width, image.height);
+  for (let y = 0; y < image.height; y += 1) {
+    for (let x = 0; x < image.width; x += 1) {
+      const i = (y * image.width + x) * 4;
+      if (d[i + 3]! <= 127) continue;
+      out.data.set([255, 255, 255, 255], i);
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+      if (y < minY) minY = y;
+      if (y > maxY) maxY = y;
+    }
+  }
+  if (maxX < 0) return null;
+  const cropped = new OffscreenCanvas(maxX - minX + 1, maxY - minY + 1);
+  cropped.getContext('2d')!.putImageData(out, -minX, -minY);
+  return { origin: [minX, minY], data: await encode(await cropped.convertToBlob({ type: 'image/png' })) };
+}
+
 /** A mask's pixels, one byte each (1 set, 0 not), for telling whether a point is on its object. */
 interface MaskPixels {
   width: number;

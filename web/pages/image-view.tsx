@@ -140,6 +140,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
   const [tool, setTool] = useState<Tool>('select');
   const [classTitle, setClassTitle] = useState<string | null>(classes[0]?.title ?? null);
   const [brushRadius, setBrushRadius] = useState(12);
+  const [tolerance, setTolerance] = useState(1);
   // A tool whose shape no class has: the dialog that offers to create one is open.
   const [missing, setMissing] = useState<{ shape: ImageClass['shape']; tool: Tool; label: string } | null>(null);
 
@@ -224,6 +225,15 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
 
   /** Picks a tool; a drawing tool takes a class of its shape (the current one if it fits). */
   const pickTool = (next: Tool) => {
+    // The segment tool makes polygons or bitmaps: the current class if it is either, else the first that is.
+    if (next === 'segment' && !['polygon', 'bitmap'].includes(shapeOf(classTitle ?? '') ?? '')) {
+      const fitting = classes.find((c) => c.shape === 'polygon') ?? classes.find((c) => c.shape === 'bitmap');
+      if (!fitting) {
+        setMissing({ shape: 'polygon', tool: next, label: 'Segment' });
+        return;
+      }
+      setClassTitle(fitting.title);
+    }
     const shape = TOOLS.find((t) => t.tool === next)?.shape;
     if (shape && shapeOf(classTitle ?? '') !== shape) {
       const fitting = classes.find((c) => c.shape === shape);
@@ -244,6 +254,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
     setClassTitle(title);
     const shape = shapeOf(title);
     if (tool === 'eraser' && shape === 'bitmap') return;
+    if (tool === 'segment' && (shape === 'polygon' || shape === 'bitmap')) return;
     const drawing = TOOLS.find((t) => t.shape === shape);
     if (drawing) setTool(drawing.tool);
   };
@@ -406,6 +417,8 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               onClass={pickClass}
               brushRadius={brushRadius}
               onBrushRadius={setBrushRadius}
+              tolerance={tolerance}
+              onTolerance={setTolerance}
               canUndo={editor.canUndo}
               canRedo={editor.canRedo}
               onUndo={editor.undo}
@@ -449,11 +462,14 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
                     scale={view.scale}
                     opacity={opacity}
                     brushRadius={brushRadius}
+                    imageId={image.id}
+                    tolerance={tolerance}
                     svg={svg}
                     group={group}
                     onEdit={editor.edit}
                     onSelect={editor.select}
                     onNotice={(text) => editor.setNotice({ text, error: true })}
+                    onStatus={(text) => editor.setNotice({ text, error: false })}
                     keys={overlayKeys}
                   />
                 )}

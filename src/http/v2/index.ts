@@ -16,6 +16,7 @@ import { importRoutes } from './imports.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
 import { modelRoutes } from './models.routes.ts';
 import { nearDuplicateRoutes } from './near-duplicates.routes.ts';
+import { segmentRoutes } from './segment.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
 import { versionRoutes } from './versions.routes.ts';
@@ -45,4 +46,5 @@ export const v2Routes =
     await app.register(auditRoutes(ctx));
     await app.register(nearDuplicateRoutes(ctx));
     await app.register(versionRoutes(ctx));
+    await app.register(segmentRoutes(ctx));
   };

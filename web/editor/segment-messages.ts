@@ -1,0 +1,26 @@
+// What the page and the segment worker (segment-worker.ts) say to each other.
+
+/** A point prompt in image pixels: include (true) or exclude (false). */
+export type PromptPoint = [number, number, boolean];
+
+export type SegmentRequest =
+  | { type: 'load'; decoder: string; wasm: string }
+  | { type: 'embedding'; url: string }
+  | {
+      type: 'decode';
+      id: number;
+      points: PromptPoint[];
+      /** A box prompt in image pixels: left, top, right, bottom. */
+      box: [number, number, number, number] | null;
+      /** Image pixels to the encoder's input frame. */
+      inputScale: number;
+      /** The size the mask is answered at. */
+      width: number;
+      height: number;
+    };
+
+export type SegmentReply =
+  | { type: 'loaded' }
+  | { type: 'ready'; url: string }
+  | { type: 'mask'; id: number; mask: Uint8Array; width: number; height: number; ms: number }
+  | { type: 'error'; id: number; message: string };
