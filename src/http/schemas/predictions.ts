@@ -1,0 +1,47 @@
+// Schemas of /v2/images/:id/predictions: a model's objects beside the annotation, each with a score.
+import { Type } from 'typebox';
+import { MAX_OBJECTS_PER_ANNOTATION } from '../../formats/supervisely/index.ts';
+import { Point } from './resources.ts';
+
+export const MAX_MODEL_NAME = 200;
+
+const ModelName = Type.String({ minLength: 1, maxLength: MAX_MODEL_NAME, description: 'the model’s name, as the team calls it' });
+const Score = Type.Number({ minimum: 0, maximum: 1, description: 'the model’s confidence, 0 to 1' });
+const Bitmap = Type.Object({ origin: Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }), data: Type.String() }, { additionalProperties: false });
+
+const PredictionInput = Type.Object(
+  {
+    classTitle: Type.Optional(Type.String({ minLength: 1, description: 'a class of the project (or give classId)' })),
+    classId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'a class of the project (or give classTitle)' })),
+    geometryType: Type.Optional(Type.String({ description: 'if given, the class’s shape' })),
+    points: Type.Optional(Type.Object({ exterior: Type.Array(Point), interior: Type.Optional(Type.Array(Type.Array(Point))) }, { additionalProperties: false })),
+    bitmap: Type.Optional(Type.Union([Type.Null(), Bitmap])),
+    score: Score,
+  },
+  { additionalProperties: false },
+);
+
+export const PredictionsBody = Type.Object(
+  { model: ModelName, objects: Type.Array(PredictionInput, { maxItems: MAX_OBJECTS_PER_ANNOTATION }) },
+  { additionalProperties: false },
+);
+
+export const PredictionsQuery = Type.Object({ model: Type.Optional(ModelName) }, { additionalProperties: false });
+
+const Prediction = Type.Object({
+  index: Type.Integer({ minimum: 0, description: 'the position in the model’s list (highest score first); changes when the list is replaced' }),
+  classId: Type.Integer(),
+  classTitle: Type.String(),
+  geometryType: Type.String(),
+  bitmap: Type.Union([Type.Null(), Bitmap]),
+  points: Type.Object({ exterior: Type.Array(Point), interior: Type.Array(Type.Array(Point)) }),
+  score: Type.Number(),
+});
+
+export const ModelPredictions = Type.Object({
+  model: Type.String(),
+  updatedAt: Type.String({ format: 'date-time' }),
+  objects: Type.Array(Prediction),
+});
+
+export const ImagePredictions = Type.Object({ imageId: Type.Integer(), models: Type.Array(ModelPredictions) });

@@ -1,0 +1,57 @@
+// GET, PUT and DELETE /v2/images/:id/predictions: models' predictions beside the annotation.
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Context } from '../../context.ts';
+import { getPredictions, putPredictions, removePredictions } from '../../services/predictions.service.ts';
+import { ImagePredictions, ModelPredictions, PredictionsBody, PredictionsQuery } from '../schemas/predictions.ts';
+import { IdParams, Problem, problemResponses } from '../schemas/v2.ts';
+
+export const predictionRoutes =
+  (ctx: Context): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/images/:id/predictions',
+      {
+        schema: {
+          tags: ['predictions'],
+          summary: 'The predictions of models for an image, each object with its score; one model’s with `model`',
+          params: IdParams,
+          querystring: PredictionsQuery,
+          response: { 200: ImagePredictions, ...problemResponses },
+        },
+      },
+      async (request) => getPredictions(ctx.db.kysely, request.principal.teamId, request.params.id, request.query.model),
+    );
+
+    app.put(
+      '/images/:id/predictions',
+      {
+        bodyLimit: ctx.config.limits.annotationBodyBytes,
+        schema: {
+          tags: ['predictions'],
+          summary: 'Replace one model’s predictions for an image; the annotation is not touched',
+          params: IdParams,
+          body: PredictionsBody,
+          response: { 200: ModelPredictions, ...problemResponses, 413: Problem },
+        },
+      },
+      async (request) => putPredictions(ctx.db.kysely, request.principal.teamId, request.params.id, request.body),
+    );
+
+    app.delete(
+      '/images/:id/predictions',
+      {
+        schema: {
+          tags: ['predictions'],
+          summary: 'Delete one model’s predictions for an image (`model`), or every model’s',
+          params: IdParams,
+          querystring: PredictionsQuery,
+          response: { 204: Type.Null(), ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        await removePredictions(ctx.db.kysely, request.principal.teamId, request.params.id, request.query.model);
+        return reply.code(204).send(null);
+      },
+    );
+  };
