@@ -113,7 +113,7 @@ export interface ClassResult {
   ap: number | null;
   ap50: number | null;
   ap75: number | null;
-  /** Precision at each of the 101 recall points at IoU .5 (−1 past the highest recall reached). */
+  /** Precision at each of the 101 recall points at IoU .5 (0 past the highest recall reached, −1 for a class with no truth). */
   precision50: number[];
 }
 
@@ -235,7 +235,9 @@ export function cocoEvaluate(input: EvalInput): EvalResult {
     }
   });
 
-  const all = (ts: number[], k?: number) => ts.flatMap((t) => (k === undefined ? precision[t]!.flat() : precision[t]![k]!));
+  // In numpy's order of precision[t, r, k], so the sums add up alike.
+  const all = (ts: number[], only?: number) =>
+    ts.flatMap((t) => RECALL_THRESHOLDS.flatMap((_, r) => (only === undefined ? precision[t]!.map((row) => row[r]!) : [precision[t]![only]![r]!])));
   const thresholds = IOU_THRESHOLDS.map((_, t) => t);
   const T75 = IOU_THRESHOLDS.indexOf(0.75);
   const curveAt = (ts: number[]) =>

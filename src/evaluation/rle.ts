@@ -231,3 +231,32 @@ export function boxIou(dt: readonly number[], gt: readonly number[], crowd: bool
   const i = w * h;
   return i / (crowd ? da : da + ga - i);
 }
+
+/** rleToBbox: [x, y, w, h] of the pixels set (a run crossing columns spans the column's height). */
+export function rleToBox(r: Rle): number[] {
+  const { h, w } = r;
+  const m = Math.floor(r.counts.length / 2) * 2;
+  if (m === 0) return [0, 0, 0, 0];
+  let xs = w;
+  let ys = h;
+  let xe = 0;
+  let ye = 0;
+  let cc = 0;
+  let xp = 0;
+  for (let j = 0; j < m; j++) {
+    cc += r.counts[j]!;
+    const t = cc - (j % 2);
+    const y = t % h;
+    const x = (t - y) / h;
+    if (j % 2 === 0) xp = x;
+    else if (xp < x) {
+      ys = 0;
+      ye = h - 1;
+    }
+    xs = Math.min(xs, x);
+    xe = Math.max(xe, x);
+    ys = Math.min(ys, y);
+    ye = Math.max(ye, y);
+  }
+  return [xs, ys, xe - xs + 1, ye - ys + 1];
+}

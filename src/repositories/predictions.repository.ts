@@ -89,3 +89,41 @@ export async function findTeamImage(
 export async function projectClasses(db: Kysely<Database>, projectId: number): Promise<{ id: number; title: string; shape: string }[]> {
   return db.selectFrom('classes').select(['id', 'title', 'shape']).where('project_id', '=', projectId).orderBy('id').execute();
 }
+
+/** An image as an evaluation reads it: its annotation and one model's predictions (null: none stored). */
+export interface EvaluatedImage {
+  id: number;
+  name: string;
+  datasetId: number;
+  width: number;
+  height: number;
+  objectsJson: string;
+  predictionsJson: string | null;
+}
+
+/** The images of a project (of one dataset, when given), by id, with the model's predictions. */
+export async function imagesForEvaluation(db: Kysely<Database>, projectId: number, model: string, datasetId?: number): Promise<EvaluatedImage[]> {
+  let query = db
+    .selectFrom('images')
+    .leftJoin('image_predictions', (join) => join.onRef('image_predictions.image_id', '=', 'images.id').on('image_predictions.model', '=', model))
+    .select(['images.id', 'images.name', 'images.dataset_id', 'images.width', 'images.height', 'images.objects_json', 'image_predictions.objects_json as predictions_json'])
+    .where('images.project_id', '=', projectId);
+  if (datasetId !== undefined) query = query.where('images.dataset_id', '=', datasetId);
+  const rows = await query.orderBy('images.id').execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    datasetId: r.dataset_id,
+    width: r.width,
+    height: r.height,
+    objectsJson: r.objects_json,
+    predictionsJson: r.predictions_json,
+  }));
+}
+
+/** How many images of the project (of the dataset) there are. */
+export async function countProjectImages(db: Kysely<Database>, projectId: number, datasetId?: number): Promise<number> {
+  let query = db.selectFrom('images').select((eb) => eb.fn.countAll<number | string>().as('n')).where('project_id', '=', projectId);
+  if (datasetId !== undefined) query = query.where('dataset_id', '=', datasetId);
+  return Number((await query.executeTakeFirst())?.n ?? 0);
+}

@@ -45,3 +45,50 @@ export const ModelPredictions = Type.Object({
 });
 
 export const ImagePredictions = Type.Object({ imageId: Type.Integer(), models: Type.Array(ModelPredictions) });
+
+const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+const Figure = Type.Union([Type.Number(), Type.Null()], { description: 'null when no ground truth counts' });
+
+export const EvaluationParams = Type.Object({ projectId: Id });
+
+export const EvaluationQuery = Type.Object(
+  {
+    model: ModelName,
+    iouType: Type.Optional(Type.Union([Type.Literal('bbox'), Type.Literal('segm')], { default: 'bbox', description: 'compare boxes or masks' })),
+    datasetId: Type.Optional({ ...Id, description: 'evaluate this dataset of the project only' }),
+  },
+  { additionalProperties: false },
+);
+
+export const Evaluation = Type.Object({
+  projectId: Type.Integer(),
+  datasetId: Type.Union([Type.Integer(), Type.Null()]),
+  model: Type.String(),
+  iouType: Type.String(),
+  imageCount: Type.Integer({ description: 'images evaluated: every image of the project or dataset' }),
+  predictedImageCount: Type.Integer({ description: 'of those, the images with predictions of the model' }),
+  ap: { ...Figure, description: 'COCO AP: mean over IoU .50:.05:.95, 101 recall points and classes (area all, 100 detections)' },
+  ap50: Figure,
+  ap75: Figure,
+  ar100: Figure,
+  classes: Type.Array(
+    Type.Object({ classId: Type.Integer(), title: Type.String(), truths: Type.Integer(), detections: Type.Integer(), ap: Figure, ap50: Figure, ap75: Figure }),
+  ),
+  curve: Type.Object({
+    recall: Type.Array(Type.Number(), { description: 'the 101 recall points 0, 0.01 … 1' }),
+    precision50: Type.Array(Figure, { description: 'interpolated precision at each recall point, IoU .5, mean over classes' }),
+    precision75: Type.Array(Figure),
+    precision: Type.Array(Figure, { description: 'the same, mean over the ten IoU thresholds too' }),
+  }),
+  worstImages: Type.Array(
+    Type.Object({
+      imageId: Type.Integer(),
+      name: Type.String(),
+      datasetId: Type.Integer(),
+      truePositives: Type.Integer(),
+      falsePositives: Type.Integer(),
+      falseNegatives: Type.Integer(),
+    }),
+    { description: 'at IoU .5, the images with the most false positives and negatives first (at most 100)' },
+  ),
+});

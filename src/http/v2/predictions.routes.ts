@@ -1,9 +1,11 @@
-// GET, PUT and DELETE /v2/images/:id/predictions: models' predictions beside the annotation.
+// GET, PUT and DELETE /v2/images/:id/predictions: models' predictions beside the annotation;
+// GET /v2/projects/:projectId/evaluation: a model's predictions measured against the annotations.
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Context } from '../../context.ts';
+import { evaluateModel } from '../../services/evaluation.service.ts';
 import { getPredictions, putPredictions, removePredictions } from '../../services/predictions.service.ts';
-import { ImagePredictions, ModelPredictions, PredictionsBody, PredictionsQuery } from '../schemas/predictions.ts';
+import { Evaluation, EvaluationParams, EvaluationQuery, ImagePredictions, ModelPredictions, PredictionsBody, PredictionsQuery } from '../schemas/predictions.ts';
 import { IdParams, Problem, problemResponses } from '../schemas/v2.ts';
 
 export const predictionRoutes =
@@ -53,5 +55,25 @@ export const predictionRoutes =
         await removePredictions(ctx.db.kysely, request.principal.teamId, request.params.id, request.query.model);
         return reply.code(204).send(null);
       },
+    );
+
+    app.get(
+      '/projects/:projectId/evaluation',
+      {
+        schema: {
+          tags: ['predictions'],
+          summary: 'COCO AP of a model’s predictions against the annotations of the project (or a dataset), per class, with the precision–recall curve',
+          params: EvaluationParams,
+          querystring: EvaluationQuery,
+          response: { 200: Evaluation, ...problemResponses },
+        },
+      },
+      async (request) =>
+        evaluateModel(ctx.db.kysely, request.principal.teamId, {
+          projectId: request.params.projectId,
+          model: request.query.model,
+          iouType: request.query.iouType ?? 'bbox',
+          ...(request.query.datasetId !== undefined ? { datasetId: request.query.datasetId } : {}),
+        }),
     );
   };
