@@ -127,3 +127,14 @@ export async function countProjectImages(db: Kysely<Database>, projectId: number
   if (datasetId !== undefined) query = query.where('dataset_id', '=', datasetId);
   return Number((await query.executeTakeFirst())?.n ?? 0);
 }
+
+/** The images of a project (of one dataset) by name, with their sizes, to match files to. */
+export async function projectImagesByName(
+  db: Kysely<Database>,
+  projectId: number,
+  datasetId?: number,
+): Promise<{ id: number; name: string; width: number; height: number }[]> {
+  let query = db.selectFrom('images').select(['id', 'name', 'width', 'height']).where('project_id', '=', projectId);
+  if (datasetId !== undefined) query = query.where('dataset_id', '=', datasetId);
+  return query.orderBy('id').execute();
+}

@@ -92,3 +92,40 @@ export const Evaluation = Type.Object({
     { description: 'at IoU .5, the images with the most false positives and negatives first (at most 100)' },
   ),
 });
+
+/** The largest body of a predictions import. */
+export const PREDICTION_IMPORT_BYTES = 64 * 1024 * 1024;
+const MAX_IMPORT_ITEMS = 1_000_000;
+
+export const PredictionImportBody = Type.Object(
+  {
+    model: ModelName,
+    format: Type.Union([Type.Literal('coco'), Type.Literal('yolo'), Type.Literal('supervisely')]),
+    datasetId: Type.Optional({ ...Id, description: 'match images of this dataset only' }),
+    results: Type.Optional(Type.Array(Type.Unknown(), { maxItems: MAX_IMPORT_ITEMS, description: 'coco: the results list [{image_id, category_id, bbox | segmentation, score}]' })),
+    images: Type.Optional(
+      Type.Array(Type.Object({ id: Type.Union([Type.Integer(), Type.String()]), file_name: Type.String() }), {
+        maxItems: MAX_IMPORT_ITEMS,
+        description: 'coco: the ground truth’s images; image_id is matched by file name. Without it, image_id is an Annostore image id',
+      }),
+    ),
+    categories: Type.Optional(
+      Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() }), {
+        maxItems: 100_000,
+        description: 'coco: the ground truth’s categories; category_id is matched to a class by name. Without it, category_id is a class id',
+      }),
+    ),
+    names: Type.Optional(Type.Array(Type.String(), { maxItems: 100_000, description: 'yolo: class names by index (data.yaml `names`)' })),
+    labels: Type.Optional(Type.Record(Type.String(), Type.String(), { maxProperties: MAX_IMPORT_ITEMS, description: 'yolo: label files by path; each is matched by its stem' })),
+    annotations: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { maxProperties: MAX_IMPORT_ITEMS, description: 'supervisely: annotations by image name' })),
+  },
+  { additionalProperties: false },
+);
+
+export const PredictionImportResult = Type.Object({
+  model: Type.String(),
+  images: Type.Integer({ description: 'images whose predictions of the model were replaced' }),
+  objects: Type.Integer(),
+  warnings: Type.Array(Type.Object({ at: Type.String(), message: Type.String() }), { description: 'the first 100 things skipped' }),
+  moreWarnings: Type.Integer(),
+});

@@ -4,8 +4,16 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Context } from '../../context.ts';
 import { evaluateModel } from '../../services/evaluation.service.ts';
+import { importPredictions } from '../../services/prediction-import.service.ts';
 import { getPredictions, putPredictions, removePredictions } from '../../services/predictions.service.ts';
-import { Evaluation, EvaluationParams, EvaluationQuery, ImagePredictions, ModelPredictions, PredictionsBody, PredictionsQuery } from '../schemas/predictions.ts';
+import {
+  Evaluation,
+  EvaluationParams,
+  EvaluationQuery,
+  ImagePredictions,
+  PREDICTION_IMPORT_BYTES,
+  PredictionImportBody,
+  PredictionImportResult, ModelPredictions, PredictionsBody, PredictionsQuery } from '../schemas/predictions.ts';
 import { IdParams, Problem, problemResponses } from '../schemas/v2.ts';
 
 export const predictionRoutes =
@@ -75,5 +83,20 @@ export const predictionRoutes =
           iouType: request.query.iouType ?? 'bbox',
           ...(request.query.datasetId !== undefined ? { datasetId: request.query.datasetId } : {}),
         }),
+    );
+
+    app.post(
+      '/projects/:projectId/predictions',
+      {
+        bodyLimit: PREDICTION_IMPORT_BYTES,
+        schema: {
+          tags: ['predictions'],
+          summary: 'Import a model’s predictions onto the project’s images: a COCO results list, YOLO labels with a confidence, Supervisely objects with a score',
+          params: EvaluationParams,
+          body: PredictionImportBody,
+          response: { 200: PredictionImportResult, ...problemResponses, 413: Problem },
+        },
+      },
+      async (request) => importPredictions(ctx.db.kysely, request.principal.teamId, request.params.projectId, request.body),
     );
   };
