@@ -5,6 +5,7 @@ import type { Static } from 'typebox';
 import type { ClassUsage, ClassV2, DatasetListItem, ProjectListItem, TagV2 } from '../src/http/schemas/catalog.ts';
 import type { ImageAnnotation } from '../src/http/schemas/image-annotation.ts';
 import type { ImageOverlays } from '../src/http/schemas/image-overlays.ts';
+import type { Evaluation as EvaluationSchema, ImagePredictions as ImagePredictionsSchema } from '../src/http/schemas/predictions.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
 import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, SimilarImages as SimilarImagesSchema } from '../src/http/schemas/v2-near-duplicates.ts';
@@ -316,3 +317,17 @@ export const nearDuplicates = (projectId: number, options: { distance: number; c
 export const similarImages = (imageId: number, distance?: number): Promise<SimilarImages> => call('GET', `/v2/images/${imageId}/similar${query({ distance })}`);
 /** Queues the making of the perceptual hashes the project's images lack. */
 export const hashProject = (projectId: number): Promise<Static<typeof HashingAnswer>> => call('POST', `/v2/projects/${projectId}/near-duplicates/hashes`);
+
+export type ImagePredictions = Static<typeof ImagePredictionsSchema>;
+export type ModelPredictions = ImagePredictions['models'][number];
+export type Prediction = ModelPredictions['objects'][number];
+export type Evaluation = Static<typeof EvaluationSchema>;
+export const getPredictions = (imageId: number): Promise<ImagePredictions> => call('GET', `/v2/images/${imageId}/predictions`);
+/** Replaces one model's predictions for the image (a rejected one is left out). */
+export const putPredictions = (imageId: number, model: string, objects: Prediction[]): Promise<ModelPredictions> =>
+  call('PUT', `/v2/images/${imageId}/predictions`, {
+    model,
+    objects: objects.map((o) => ({ classId: o.classId, points: o.points, bitmap: o.bitmap, score: o.score })),
+  });
+export const getEvaluation = (projectId: number, params: { model: string; iouType: 'bbox' | 'segm'; datasetId?: number }): Promise<Evaluation> =>
+  call('GET', `/v2/projects/${projectId}/evaluation${query({ ...params })}`);
