@@ -163,6 +163,8 @@ export interface ImageFilter {
   classId?: number;
   tagId?: number;
   nameContains?: string;
+  /** Images with a prediction scored at least this. */
+  predictionScore?: number;
 }
 
 /** A page of the list, after `cursor`, or from position `offset` (a jump into the list). */

@@ -121,6 +121,24 @@ for (const dialect of dialects) {
       assertProblem(await get('', 2_147_483_648), 400, 'VALIDATION');
     });
 
+    test('GET /v2/images?predictionScore= lists the images with a prediction scored at least that, of a model when given', async () => {
+      const projectId = (await t.ctx.db.kysely.selectFrom('images').select('project_id').where('id', '=', imageId).executeTakeFirstOrThrow()).project_id;
+      const dataset = await newDataset(t.ctx, projectId, 'filtered');
+      const [high, low, none] = [(await newImage(t.ctx, dataset)).id, (await newImage(t.ctx, dataset)).id, (await newImage(t.ctx, dataset)).id];
+      assert.equal((await put({ model: 'f', objects: [{ classTitle: 'car', points: box(1, 1, 3, 3), score: 0.2 }, { classTitle: 'car', points: box(5, 5, 3, 3), score: 0.85 }] }, high)).statusCode, 200);
+      assert.equal((await put({ model: 'f', objects: [{ classTitle: 'car', points: box(1, 1, 3, 3), score: 0.4 }] }, low)).statusCode, 200);
+      assert.equal((await put({ model: 'g', objects: [{ classTitle: 'car', points: box(1, 1, 3, 3), score: 0.95 }] }, low)).statusCode, 200);
+      const ids = async (query: string) =>
+        json<{ items: { id: number }[]; total: number }>(await t.request({ method: 'GET', url: `/v2/images?datasetId=${dataset}&count=true&${query}` })).items.map((i) => i.id);
+      assert.deepEqual(await ids('predictionScore=0.8'), [high, low]);
+      assert.deepEqual(await ids('predictionScore=0.8&predictionModel=f'), [high]);
+      assert.deepEqual(await ids('predictionScore=0.3&predictionModel=f'), [high, low]);
+      assert.deepEqual(await ids('predictionScore=0'), [high, low]);
+      assert.ok(!(await ids('predictionScore=0')).includes(none));
+      assertProblem(await t.request({ method: 'GET', url: `/v2/images?datasetId=${dataset}&predictionScore=2` }), 400, 'VALIDATION');
+      assertProblem(await t.request({ method: 'GET', url: `/v2/images?datasetId=${dataset}&predictionModel=f` }), 400, 'VALIDATION');
+    });
+
     test('deleting the image deletes its predictions', async () => {
       const other = (await newImage(t.ctx, datasetId)).id;
       assert.equal((await put({ model: 'gone', objects: [{ classTitle: 'car', points: box(1, 1, 3, 3), score: 0.3 }] }, other)).statusCode, 200);

@@ -111,6 +111,22 @@ describe('predictions in the image view in Chromium', { skip: chromiumSkip }, ()
     await page.context().close();
   });
 
+  test('the gallery filters by prediction score, in the URL', async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await signIn(page, base, t.key);
+    const projectId = (await t.ctx.db.kysely.selectFrom('images').select('project_id').where('id', '=', imageId).executeTakeFirstOrThrow()).project_id;
+    await page.goto(`${base}/projects/${projectId}/images?predicted=0.95`);
+    await page.getByText('No image matches these filters.').waitFor();
+    await page.getByLabel('Predictions').selectOption('0.9');
+    await page.waitForURL(/predicted=0\.9(&|$)/);
+    await page.getByText('No image matches these filters.').waitFor({ state: 'detached' });
+    await shoot(page, 'gallery-predicted-1440');
+    await checkAccessibility(page, 'the gallery filtered by predictions');
+    await context.close();
+  });
+
   test('at a phone’s size the panel is there and accessible; the accepted prediction stays accepted', async () => {
     const page = await open({ width: 390, height: 844 });
     await page.getByLabel('Score threshold').fill('0.25');
