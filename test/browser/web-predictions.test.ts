@@ -127,6 +127,27 @@ describe('predictions in the image view in Chromium', { skip: chromiumSkip }, ()
     await context.close();
   });
 
+  test('the evaluation page: figures, the curve, and the worst images linked to the image view', async () => {
+    const projectId = (await t.ctx.db.kysely.selectFrom('images').select('project_id').where('id', '=', imageId).executeTakeFirstOrThrow()).project_id;
+    for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+      const context = await browser.newContext({ viewport, bypassCSP: true });
+      const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+      await signIn(page, base, t.key);
+      await page.goto(`${base}/projects/${projectId}/evaluation?model=detector-v3`);
+      await page.getByRole('heading', { name: 'Worst images first' }).waitFor();
+      await page.getByRole('img', { name: /Precision against recall/ }).waitFor();
+      await shoot(page, `evaluation-${viewport.width}`);
+      await checkAccessibility(page, `the evaluation page at ${viewport.width}`);
+      if (viewport.width === 1440) {
+        await page.getByRole('link', { name: 'street.png' }).click();
+        await page.locator('.stage svg > g > image').waitFor();
+        assert.match(page.url(), new RegExp(`/images/${imageId}$`));
+      }
+      await context.close();
+    }
+  });
+
   test('at a phone’s size the panel is there and accessible; the accepted prediction stays accepted', async () => {
     const page = await open({ width: 390, height: 844 });
     await page.getByLabel('Score threshold').fill('0.25');
