@@ -6,6 +6,7 @@ import type { ClassUsage, ClassV2, DatasetListItem, ProjectListItem, TagV2 } fro
 import type { ImageAnnotation } from '../src/http/schemas/image-annotation.ts';
 import type { AnnotationRevision } from '../src/http/schemas/annotation-revisions.ts';
 import type { ImageOverlays } from '../src/http/schemas/image-overlays.ts';
+import type { Evaluation as EvaluationSchema, ImagePredictions as ImagePredictionsSchema } from '../src/http/schemas/predictions.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
 import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, SimilarImages as SimilarImagesSchema } from '../src/http/schemas/v2-near-duplicates.ts';
@@ -172,6 +173,8 @@ export interface ImageFilter {
   classId?: number;
   tagId?: number;
   nameContains?: string;
+  /** Images with a prediction scored at least this. */
+  predictionScore?: number;
 }
 
 /** A page of the list, after `cursor`, or from position `offset` (a jump into the list). */
@@ -346,3 +349,16 @@ export const createVersion = (projectId: number, input: VersionInput): Promise<V
 export const deleteVersion = async (id: number): Promise<void> => void (await send('DELETE', `/v2/versions/${id}`));
 export const diffVersions = (from: number, to: number): Promise<VersionDiff> => call('GET', `/v2/versions/${to}/diff${query({ from })}`);
 export const versionLeakage = (id: number): Promise<Leakage> => call('GET', `/v2/versions/${id}/leakage${query({ limit: 20 })}`);
+export type ImagePredictions = Static<typeof ImagePredictionsSchema>;
+export type ModelPredictions = ImagePredictions['models'][number];
+export type Prediction = ModelPredictions['objects'][number];
+export type Evaluation = Static<typeof EvaluationSchema>;
+export const getPredictions = (imageId: number): Promise<ImagePredictions> => call('GET', `/v2/images/${imageId}/predictions`);
+/** Replaces one model's predictions for the image (a rejected one is left out). */
+export const putPredictions = (imageId: number, model: string, objects: Prediction[]): Promise<ModelPredictions> =>
+  call('PUT', `/v2/images/${imageId}/predictions`, {
+    model,
+    objects: objects.map((o) => ({ classId: o.classId, points: o.points, bitmap: o.bitmap, score: o.score })),
+  });
+export const getEvaluation = (projectId: number, params: { model: string; iouType: 'bbox' | 'segm'; datasetId?: number }): Promise<Evaluation> =>
+  call('GET', `/v2/projects/${projectId}/evaluation${query({ ...params })}`);

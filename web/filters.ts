@@ -1,4 +1,4 @@
-// A gallery's filters as they stand in the URL (`?dataset=3&class=2&tag=5&name=frame_`), so that a
+// A gallery's filters as they stand in the URL (`?dataset=3&class=2&tag=5&name=frame_&predicted=0.5`), so that a
 // view can be shared and survives a reload; the image view carries them on to step through the same
 // images.
 import type { ImageFilter } from './api.ts';
@@ -9,6 +9,12 @@ export const positive = (text: string | null): number | undefined => {
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 };
 
+/** A URL parameter's score from 0 to 1, or undefined. */
+const score = (text: string | null): number | undefined => {
+  const n = text === null || text === '' ? NaN : Number(text);
+  return n >= 0 && n <= 1 ? n : undefined;
+};
+
 export function filterFromUrl(params: URLSearchParams, projectId: number): ImageFilter {
   const datasetId = positive(params.get('dataset'));
   const name = params.get('name')?.slice(0, 1024) || undefined;
@@ -17,6 +23,7 @@ export function filterFromUrl(params: URLSearchParams, projectId: number): Image
     classId: positive(params.get('class')),
     tagId: positive(params.get('tag')),
     nameContains: name,
+    predictionScore: score(params.get('predicted')),
   };
 }
 
@@ -28,6 +35,7 @@ export function filterParams(filter: ImageFilter, options: { withProject?: boole
   if (filter.classId) params.set('class', String(filter.classId));
   if (filter.tagId) params.set('tag', String(filter.tagId));
   if (filter.nameContains) params.set('name', filter.nameContains);
+  if (filter.predictionScore !== undefined) params.set('predicted', String(filter.predictionScore));
   return params;
 }
 
@@ -42,4 +50,4 @@ export const filterQuery = (filter: ImageFilter, options: { withProject?: boolea
 
 /** A filter as a stable text, to tell whether two are the same. */
 export const filterKey = (filter: ImageFilter): string =>
-  [filter.projectId, filter.datasetId, filter.classId, filter.tagId, filter.nameContains].map((v) => v ?? '').join('|');
+  [filter.projectId, filter.datasetId, filter.classId, filter.tagId, filter.nameContains, filter.predictionScore].map((v) => v ?? '').join('|');

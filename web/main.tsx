@@ -9,6 +9,7 @@ import { NotFoundPage } from './pages/not-found.tsx';
 import { positive } from './filters.ts';
 import { NearDuplicatesPage } from './pages/near-duplicates.tsx';
 import { VersionsPage } from './pages/versions.tsx';
+import { EvaluationPage } from './pages/evaluation.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TagsPage } from './pages/tags.tsx';
@@ -66,6 +67,8 @@ function App() {
     if ((found = id(params.id!))) return <VersionsPage {...page} projectId={found} />;
   } else if ((params = match('/projects/:id/near-duplicates', location.path))) {
     if ((found = id(params.id!))) return <NearDuplicatesPage {...page} projectId={found} />;
+  } else if ((params = match('/projects/:id/evaluation', location.path))) {
+    if ((found = id(params.id!))) return <EvaluationPage {...page} projectId={found} />;
   } else if ((params = match('/datasets/:id/images', location.path))) {
     if ((found = id(params.id!))) return <GalleryPage {...page} scope={{ datasetId: found }} />;
   } else if ((params = match('/images/:id', location.path))) {

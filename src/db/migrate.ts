@@ -26,6 +26,7 @@ import * as imageIdBlocks from './migrations/0022_image_id_blocks.ts';
 import * as taskProjects from './migrations/0024_task_projects.ts';
 import * as versions from './migrations/0025_versions.ts';
 import * as embeddings from './migrations/0027_embeddings.ts';
+import * as predictions from './migrations/0028_predictions.ts';
 import * as annotationRevisions from './migrations/0031_annotation_revisions.ts';
 
 const migrations = {
@@ -53,6 +54,7 @@ const migrations = {
   '0024_task_projects': taskProjects,
   '0025_versions': versions,
   '0027_embeddings': embeddings,
+  '0028_predictions': predictions,
   '0031_annotation_revisions': annotationRevisions,
 } satisfies Record<string, Migration>;
 

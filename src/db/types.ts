@@ -200,6 +200,20 @@ export interface VersionImageTagsTable {
   value: string | null;
 }
 
+/** One model's predictions for one image (see migration 0028). */
+export interface ImagePredictionsTable {
+  image_id: number;
+  project_id: number;
+  model: string;
+  /** The objects as GET /v2/images/:id/predictions sends them, each with its score. */
+  objects_json: string;
+  object_count: number;
+  /** The highest score of the objects; 0 when there are none. */
+  max_score: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface ImageTagsTable {
   image_id: number;
   tag_id: number;
@@ -427,6 +441,7 @@ export interface Database {
   version_image_tags: VersionImageTagsTable;
   annotation_snapshots: AnnotationSnapshotsTable;
   annotation_revisions: AnnotationRevisionsTable;
+  image_predictions: ImagePredictionsTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -55,6 +55,9 @@ export interface ImageFilter {
   classTitle?: string;
   /** true: images with at least one object; false: images with none. */
   annotated?: boolean;
+  /** Images with a prediction scored at least this, of `predictionModel` when given. */
+  predictionScore?: number;
+  predictionModel?: string;
 }
 
 export type ImageSort = 'id' | 'name';
@@ -95,6 +98,15 @@ function filtered(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch
     query = query.where(containsText(db, 'images.objects_json', `${OBJECT_START}${JSON.stringify(filter.classTitle)}`));
   }
   if (filter.annotated !== undefined) query = query.where('images.objects_json', filter.annotated ? '<>' : '=', NO_OBJECTS);
+  if (filter.predictionScore !== undefined) {
+    const score = filter.predictionScore;
+    const model = filter.predictionModel;
+    query = query.where(({ exists, selectFrom }) => {
+      let predictions = selectFrom('image_predictions').select('image_predictions.model').whereRef('image_predictions.image_id', '=', 'images.id').where('image_predictions.max_score', '>=', score);
+      if (model !== undefined) predictions = predictions.where('image_predictions.model', '=', model);
+      return exists(predictions);
+    });
+  }
   return query;
 }
 

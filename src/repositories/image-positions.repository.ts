@@ -13,7 +13,7 @@ type Scope = { datasetId: number } | { projectId: number };
 
 /** The dataset or project of a filter that narrows nothing else: the lists the block counts know. */
 export function plainScopeOf(filter: ImageFilter): Scope | undefined {
-  const narrowed = filter.namePrefix !== undefined || filter.nameContains !== undefined || filter.tagId !== undefined || filter.classTitle !== undefined || filter.annotated !== undefined;
+  const narrowed = filter.namePrefix !== undefined || filter.nameContains !== undefined || filter.tagId !== undefined || filter.classTitle !== undefined || filter.annotated !== undefined || filter.predictionScore !== undefined;
   if (narrowed) return undefined;
   if (filter.datasetId !== undefined) return { datasetId: filter.datasetId };
   if (filter.projectId !== undefined) return { projectId: filter.projectId };

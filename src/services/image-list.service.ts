@@ -27,6 +27,8 @@ export interface ImageListQuery {
   tagId?: number;
   classId?: number;
   annotated?: boolean;
+  predictionScore?: number;
+  predictionModel?: string;
   sort?: ImageSort;
   limit: number;
   /** Where the page starts: after this image, the last of the page before (its cursor, decoded). */
@@ -61,6 +63,9 @@ async function filterOf(db: Kysely<Database>, teamId: number, query: ImageListQu
   if (query.namePrefix !== undefined) filter.namePrefix = query.namePrefix;
   if (query.nameContains !== undefined) filter.nameContains = query.nameContains;
   if (query.annotated !== undefined) filter.annotated = query.annotated;
+  if (query.predictionModel !== undefined && query.predictionScore === undefined) throw validation('predictionModel goes with predictionScore', { field: 'predictionModel' });
+  if (query.predictionScore !== undefined) filter.predictionScore = query.predictionScore;
+  if (query.predictionModel !== undefined) filter.predictionModel = query.predictionModel;
   if (query.tagId !== undefined) {
     if (!(await findTag(db, projectId, 'images', query.tagId))) throw notFound('image tag', { tagId: query.tagId });
     filter.tagId = query.tagId;
@@ -127,7 +132,7 @@ export class ImageListPages {
 
   /** `cursorText` is the query's cursor as sent, the key of a kept page; `query.after` says the same. */
   async page(teamId: number, query: ImageListQuery, cursorText: string | undefined, stamp: number | undefined): Promise<SentPage> {
-    const key = JSON.stringify([teamId, query.datasetId, query.projectId, query.namePrefix, query.nameContains, query.tagId, query.classId, query.annotated, query.sort, query.limit, query.count, query.offset, cursorText]);
+    const key = JSON.stringify([teamId, query.datasetId, query.projectId, query.namePrefix, query.nameContains, query.tagId, query.classId, query.annotated, query.predictionScore, query.predictionModel, query.sort, query.limit, query.count, query.offset, cursorText]);
     const kept = this.kept.get(stamp, key);
     if (kept) return kept;
     const page = await listImages(this.db, teamId, query);

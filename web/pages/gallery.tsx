@@ -197,7 +197,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
               </button>
             </div>
           )}
-          {total === 0 && <EmptyGallery filter={filter} dataset={dataset !== undefined} onClear={() => change({ classId: undefined, tagId: undefined, nameContains: undefined })} />}
+          {total === 0 && <EmptyGallery filter={filter} dataset={dataset !== undefined} onClear={() => change({ classId: undefined, tagId: undefined, nameContains: undefined, predictionScore: undefined })} />}
           <VirtualGrid place={place} onScrolled={(top) => rememberScroll(filterKey(filter), top)} list={list} colors={colors} selected={selected} onSelect={select} overlay={overlay.show ? { classes: classByTitle, opacity, hidden: hiddenTitles } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
         </main>
       </div>
@@ -207,8 +207,8 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
 
 /** No image: none chosen by the filters, or none at all yet (which filters would not change). */
 function EmptyGallery(props: { filter: ImageFilter; dataset: boolean; onClear: () => void }) {
-  const { classId, tagId, nameContains } = props.filter;
-  if (classId || tagId || nameContains) {
+  const { classId, tagId, nameContains, predictionScore } = props.filter;
+  if (classId || tagId || nameContains || predictionScore !== undefined) {
     return (
       <p class="empty">
         No image matches these filters.{' '}
@@ -348,6 +348,25 @@ function Sidebar(
             </li>
           ))}
         </ul>
+      </section>
+      <section>
+        <h2 id="predictions-filter">Predictions</h2>
+        <select
+          class="prediction-filter"
+          aria-labelledby="predictions-filter"
+          value={filter.predictionScore === undefined ? '' : String(filter.predictionScore)}
+          onChange={(e) => {
+            const value = (e.currentTarget as HTMLSelectElement).value;
+            props.onChange({ predictionScore: value === '' ? undefined : Number(value) });
+          }}
+        >
+          <option value="">Any image</option>
+          {[0, 0.25, 0.5, 0.75, 0.9].map((t) => (
+            <option key={t} value={String(t)}>
+              {t === 0 ? 'With predictions' : `A prediction ≥ ${t.toFixed(2)}`}
+            </option>
+          ))}
+        </select>
       </section>
       {props.children}
     </aside>

@@ -16,9 +16,12 @@ import { NewClassDialog } from '../components/new-class-dialog.tsx';
 import { ImageFields } from '../components/image-fields.tsx';
 import { ObjectList } from '../components/object-list.tsx';
 import { ObjectPanel } from '../components/object-panel.tsx';
+import { PredictionLayer } from '../components/prediction-layer.tsx';
+import { PredictionPanel } from '../components/prediction-panel.tsx';
 import { SimilarImages } from '../components/similar-images.tsx';
 import { RevisionBanner, RevisionHistory, type RevisionPreview } from '../components/revision-history.tsx';
 import { type AnnotationEditor, useAnnotationEditor } from '../components/use-annotation-editor.ts';
+import { usePredictions } from '../components/use-predictions.ts';
 import { type View, fitted, useZoomPan, zoomedAt } from '../components/zoom-pan.ts';
 import { removeObject, removeVertex, setImageTags, setObjectTags, toggled } from '../editor/document.ts';
 import type { Box, Shape } from '../editor/geometry.ts';
@@ -132,6 +135,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
   const query = filterQuery(filter, { withProject: true });
   const classByTitle = useMemo(() => new Map(classes.map((c) => [c.title, c])), [classes]);
   const shapeOf = useCallback((title: string): Shape | undefined => shapeOfClass(classByTitle, title), [classByTitle]);
+  const predictions = usePredictions(image.id, editor, shapeOf);
   const [hidden, setHidden] = useState<Set<string>>(new Set());
   const [hovered, setHovered] = useState<number | null>(null);
   const [opacity, setOpacity] = useState(0.35);
@@ -451,6 +455,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               <g ref={group} transform={`translate(${view.x} ${view.y}) scale(${view.scale})`}>
                 <image href={imageFileUrl(image.id)} width={image.width} height={image.height} />
                 {frameSize.width > 0 && <AnnotationLayer objects={objects} classes={classByTitle} hidden={hidden} hovered={hovered} onHover={setHovered} opacity={opacity} idPrefix="view" within={within} omit={editing ? editor.selected?.key : null} />}
+                {predictions.model !== null && !preview && <PredictionLayer predictions={predictions.shown} classes={classByTitle} focused={predictions.focused} />}
                 {editing && (
                   <EditorOverlay
                     doc={editor.doc}
@@ -488,6 +493,23 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               tags={props.objectTags}
               problem={editor.problems.get(selectedObject.key)}
               onEdit={editor.edit}
+            />
+          )}
+          {predictions.model !== null && (
+            <PredictionPanel
+              models={predictions.models}
+              model={predictions.model}
+              onModel={predictions.setModel}
+              threshold={predictions.threshold}
+              onThreshold={predictions.setThreshold}
+              shown={predictions.shown}
+              classes={classByTitle}
+              canWrite={canWrite}
+              busy={predictions.busy}
+              onAccept={predictions.accept}
+              onReject={predictions.reject}
+              focused={predictions.focused}
+              onFocus={predictions.setFocused}
             />
           )}
           <section>

@@ -67,6 +67,10 @@ export const ImageListFilters = {
   tagId: Type.Optional(Id),
   classId: Type.Optional(Id),
   annotated: Type.Optional(Type.Boolean({ description: 'true: images with at least one object; false: images with none' })),
+  predictionScore: Type.Optional(
+    Type.Number({ minimum: 0, maximum: 1, description: 'images with a prediction scored at least this (of `predictionModel` when given; docs/predictions.md)' }),
+  ),
+  predictionModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'with predictionScore: predictions of this model only' })),
   sort: Type.Optional(Type.Union([Type.Literal('id'), Type.Literal('name')], { default: 'id' })),
 };
 

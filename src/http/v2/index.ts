@@ -17,6 +17,7 @@ import { keyRoutes } from './keys.routes.ts';
 import { modelRoutes } from './models.routes.ts';
 import { nearDuplicateRoutes } from './near-duplicates.routes.ts';
 import { segmentRoutes } from './segment.routes.ts';
+import { predictionRoutes } from './predictions.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
 import { versionRoutes } from './versions.routes.ts';
@@ -47,4 +48,5 @@ export const v2Routes =
     await app.register(nearDuplicateRoutes(ctx));
     await app.register(versionRoutes(ctx));
     await app.register(segmentRoutes(ctx));
+    await app.register(predictionRoutes(ctx));
   };
