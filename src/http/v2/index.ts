@@ -15,6 +15,7 @@ import { importRoutes } from './imports.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
 import { modelRoutes } from './models.routes.ts';
 import { nearDuplicateRoutes } from './near-duplicates.routes.ts';
+import { projectStatsRoutes } from './project-stats.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
 import { versionRoutes } from './versions.routes.ts';
@@ -42,5 +43,6 @@ export const v2Routes =
     await app.register(webhookRoutes(ctx));
     await app.register(auditRoutes(ctx));
     await app.register(nearDuplicateRoutes(ctx));
+    await app.register(projectStatsRoutes(ctx));
     await app.register(versionRoutes(ctx));
   };
