@@ -62,6 +62,9 @@ for (const dialect of dialects) {
       assert.deepEqual(await names(`classAny=${classIds.car},${classIds.person}`), ['a1', 'a3', 'b2']);
       assert.deepEqual(await names(`classAll=${classIds.car}&classAll=${classIds.person}`), ['a1']);
       assert.deepEqual(await names(`classNone=${classIds.car}`), ['a2', 'a3', 'b1']);
+      assert.deepEqual(await names(`classAny[]=${classIds.tiny}`), ['b1']);
+      const many = Array.from({ length: 101 }, () => classIds.car).join(',');
+      assertProblem(await t.request({ method: 'GET', url: `/v2/images?projectId=${project}&classAny=${many}` }), 400, 'VALIDATION');
       assert.deepEqual(await names(`classAny=${classIds.person}&classNone=${classIds.car}`), ['a3']);
     });
 
@@ -80,6 +83,8 @@ for (const dialect of dialects) {
       assert.deepEqual(await names('boxMinArea=2000'), ['a1', 'b2']);
       assert.deepEqual(await names(`boxClassId=${classIds.person}&boxMinSide=35`), ['a3']);
       assert.deepEqual(await names('boxMaxArea=16'), ['b1']);
+      // Bounds together are met by the class's objects on the image, not by one: a1's cars are 100 and 5,000 px².
+      assert.deepEqual(await names(`boxClassId=${classIds.car}&boxMinArea=150&boxMaxArea=200`), ['a1']);
       assertProblem(await t.request({ method: 'GET', url: `/v2/images?projectId=${project}&boxClassId=${classIds.car}` }), 400, 'VALIDATION');
     });
 
@@ -126,6 +131,7 @@ for (const dialect of dialects) {
       const car = s.classes.find((c) => c.title === 'car')!;
       assert.deepEqual([car.images, car.objects], [2, 7]);
       assert.deepEqual(s.datasets.map((d) => [d.title, d.images, d.objects, d.imagesWithoutObjects]), [['A', 3, 4, 1], ['B', 2, 6, 0]]);
+      assert.equal(s.objectsPerImage.length, 21);
       assert.deepEqual(s.objectsPerImage.slice(0, 6), [1, 2, 0, 1, 0, 1]);
       // Boxes by the side of a square of their area: 4 (tiny), 10 (car), 30 and 40 (people), 60 (five cars), 71 (the 100 × 50 car).
       assert.deepEqual(s.area.edges, [8, 16, 32, 64, 96, 128, 256, 512]);
@@ -158,6 +164,15 @@ for (const dialect of dialects) {
       assert.equal(s.classes.find((c) => c.title === 'tiny'), undefined);
       assert.deepEqual(await names('annotated=false'), ['b1']);
       assert.deepEqual(await names('maxObjects=0'), ['b1']);
+    });
+
+    test('objects of a title the project has no class of count in objectCount only', async () => {
+      const other = await newProject(t.ctx, { title: 'loose' });
+      const image = await newImage(t.ctx, await newDataset(t.ctx, other), { objects: [boxOf('ghost', 0, 0, 5, 5)] });
+      const meta = json<Static<typeof ImageMetadata>>(await t.request({ method: 'GET', url: `/v2/images/${image.id}` }));
+      assert.deepEqual([meta.objectCount, meta.objectCounts], [1, []]);
+      const s = json<Stats>(await t.request({ method: 'GET', url: `/v2/projects/${other}/stats` }));
+      assert.deepEqual([s.objects, s.classes, s.imagesWithoutObjects], [1, [], 0]);
     });
 
     test('the migration fills the summary of existing images', async () => {
