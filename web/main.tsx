@@ -8,6 +8,7 @@ import { ProjectSettingsPage } from './pages/project-settings.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { positive } from './filters.ts';
 import { NearDuplicatesPage } from './pages/near-duplicates.tsx';
+import { StatsPage } from './pages/stats.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TagsPage } from './pages/tags.tsx';
@@ -63,6 +64,8 @@ function App() {
     if ((found = id(params.id!))) return <ProjectSettingsPage {...page} projectId={found} />;
   } else if ((params = match('/projects/:id/near-duplicates', location.path))) {
     if ((found = id(params.id!))) return <NearDuplicatesPage {...page} projectId={found} />;
+  } else if ((params = match('/projects/:id/stats', location.path))) {
+    if ((found = id(params.id!))) return <StatsPage {...page} projectId={found} />;
   } else if ((params = match('/datasets/:id/images', location.path))) {
     if ((found = id(params.id!))) return <GalleryPage {...page} scope={{ datasetId: found }} />;
   } else if ((params = match('/images/:id', location.path))) {
