@@ -8,7 +8,7 @@ import { type ImageFilter, type Project, type ProjectStats, type Session, getPro
 import { Header } from '../components/header.tsx';
 import { Link } from '../components/link.tsx';
 import { filterFromUrl, filterQuery, narrows } from '../filters.ts';
-import { type Location, followLink } from '../router.ts';
+import { type Location, navigate } from '../router.ts';
 
 interface Props {
   session: Session;
@@ -38,7 +38,7 @@ function BarChart(props: { id: string; title: string; unit: string; bars: Bar[];
       <h2 id={props.id}>{props.title}</h2>
       {props.note && <p class="quiet-text">{props.note}</p>}
       <div class="stats-pair">
-        {/* The table says what the chart shows: the chart is hidden from screen readers, its links from the tab order. */}
+        {/* The table beside says what the chart shows: the chart is hidden from screen readers. */}
         <svg aria-hidden="true" viewBox={`0 0 ${width} ${props.bars.length * row + 4}`} class="stats-svg">
           {props.bars.map((b, i) => {
             const w = ((width - label - 60) * b.value) / max;
@@ -53,10 +53,12 @@ function BarChart(props: { id: string; title: string; unit: string; bars: Bar[];
                 </text>
               </>
             );
-            return b.href ? (
-              <a key={i} href={b.href} tabIndex={-1} onClick={followLink}>
+            // A bar is clicked with the mouse; the keyboard and screen readers have the table's link.
+            const href = b.href;
+            return href ? (
+              <g key={i} class="stats-bar-link" onClick={() => navigate(href)}>
                 {bar}
-              </a>
+              </g>
             ) : (
               <g key={i}>{bar}</g>
             );
