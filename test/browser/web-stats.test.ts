@@ -91,7 +91,7 @@ describe('the statistics page and combined filters in Chromium', { skip: chromiu
     assert.deepEqual((await tileNames()).sort(), ['crowd.png', 'people.png']);
     await page.getByLabel('Sort').selectOption('-objects');
     await page.waitForURL(`${base}/projects/${projectId}/images?classAny=${classIds.person}&classNone=${classIds.car}&sort=-objects`);
-    await page.waitForFunction(() => document.querySelector('.tile-link')?.getAttribute('title') === 'crowd.png');
+    await page.waitForFunction("document.querySelector('.tile-link')?.getAttribute('title') === 'crowd.png'");
     assert.deepEqual(await tileNames(), ['crowd.png', 'people.png']);
     await checkAccessibility(page, 'gallery with combined filters');
     await page.screenshot({ path: path.join(SHOTS, 'gallery-combined-1440.png') });
