@@ -62,6 +62,8 @@ describe('the statistics page and combined filters in Chromium', { skip: chromiu
     assert.equal(await classes.locator('svg rect').count(), 2);
     const perImage = page.getByRole('region', { name: 'Images per object count' });
     assert.equal(await perImage.locator('tbody tr').nth(6).textContent(), '61');
+    assert.equal(await page.getByRole('region', { name: 'Objects per box aspect' }).getByRole('link').count(), 0, 'aspect has no filter');
+    assert.equal(await page.getByRole('region', { name: 'Images per size' }).getByRole('link').count(), 0, 'size has no filter');
     await page.getByRole('heading', { name: 'Where each class’s objects sit' }).waitFor();
     await checkAccessibility(page, 'statistics page');
     await shoot('stats-1440');
@@ -83,6 +85,12 @@ describe('the statistics page and combined filters in Chromium', { skip: chromiu
     await page.getByRole('link', { name: '1', exact: true }).first().waitFor();
     await page.getByRole('link', { name: 'Back to the gallery' }).click();
     await page.waitForURL(`${base}/projects/${projectId}/images?minObjects=6&maxObjects=6`);
+    // A click on a bar goes where its row's link does.
+    await page.goto(`${base}/projects/${projectId}/stats`);
+    await page.getByRole('region', { name: 'Objects per class' }).locator('.stats-bar-link').first().click();
+    await page.waitForURL(`${base}/projects/${projectId}/images?classAny=${classIds.car}`);
+    await page.locator('.tile-link').first().waitFor();
+    assert.deepEqual(await tileNames(), ['cars.png']);
   });
 
   test('combined filters and the sort stay in the gallery’s URL', async () => {
