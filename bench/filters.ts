@@ -166,7 +166,7 @@ async function main(): Promise<void> {
       ['classAny of two, classNone of one', { classAny: [c[0]!, c[1]!], classNone: [c[8]!] }],
       ['no objects (maxObjects=0, 2%)', { maxObjects: 0 }],
       ['object count 5 to 12, most first', { minObjects: 5, maxObjects: 12, sort: '-objects' }],
-      ['most objects first, page at offset 500,000', { sort: '-objects', offset: Math.floor(IMAGES / 2) }],
+      ['most objects first, a page in the middle (offset)', { sort: '-objects', offset: Math.floor(IMAGES / 2) }],
       ['box: the rare class fits in 32 × 32', { boxClassId: c[9]!, boxMaxSide: 32 }],
       ['box: any object of area ≥ 4,000', { boxMinArea: 4000 }],
       ['tagAny and two datasets', { tagAny: [s.tagId], datasetIds: [s.datasets[0]!, s.datasets[2]!] }],
