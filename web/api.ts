@@ -8,6 +8,7 @@ import type { AnnotationRevision } from '../src/http/schemas/annotation-revision
 import type { ImageOverlays } from '../src/http/schemas/image-overlays.ts';
 import type { Evaluation as EvaluationSchema, ImagePredictions as ImagePredictionsSchema } from '../src/http/schemas/predictions.ts';
 import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
+import type { ProjectStats as ProjectStatsSchema } from '../src/http/schemas/v2-stats.ts';
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
 import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, SimilarImages as SimilarImagesSchema } from '../src/http/schemas/v2-near-duplicates.ts';
 import type { SegmentModel as SegmentModelSchema } from '../src/http/schemas/v2-segment.ts';
@@ -166,8 +167,29 @@ export const deleteTag = async (id: number, etag: string): Promise<void> => void
 /** How many images (and, for an object tag, objects) carry the tag. */
 export const tagUsage = (id: number): Promise<{ images: number; objects?: number }> => call('GET', `/v2/tags/${id}/usage`);
 
-/** What a gallery shows: one dataset or a whole project, narrowed by a class, a tag or a name. */
-export interface ImageFilter {
+/** The filters that combine (GET /v2/images and the statistics take them alike), by their API names. */
+export interface CombinedFilter {
+  datasetIds?: number[];
+  classAny?: number[];
+  classAll?: number[];
+  classNone?: number[];
+  tagAny?: number[];
+  tagAll?: number[];
+  tagNone?: number[];
+  annotated?: boolean;
+  minObjects?: number;
+  maxObjects?: number;
+  boxClassId?: number;
+  boxMinArea?: number;
+  boxMaxArea?: number;
+  boxMinSide?: number;
+  boxMaxSide?: number;
+}
+
+export type ImageSort = 'id' | '-id' | 'name' | 'objects' | '-objects';
+
+/** What a gallery shows: one dataset or a whole project, narrowed by a class, a tag, a name and the combined filters. */
+export interface ImageFilter extends CombinedFilter {
   datasetId?: number;
   projectId?: number;
   classId?: number;
@@ -175,11 +197,28 @@ export interface ImageFilter {
   nameContains?: string;
   /** Images with a prediction scored at least this. */
   predictionScore?: number;
+  sort?: ImageSort;
 }
+
+/** A filter as API query members: lists as comma-separated ids. */
+export const apiFilter = (filter: ImageFilter): Record<string, string | number | boolean | undefined> =>
+  Object.fromEntries(Object.entries(filter).map(([k, v]) => [k, Array.isArray(v) ? (v.length ? v.join(',') : undefined) : (v as string | number | boolean | undefined)]));
+
+export type ProjectStats = Static<typeof ProjectStatsSchema>;
+/** A project's statistics, of the images the filter finds (its dataset or project is the project's). */
+export const getProjectStats = (projectId: number, filter: ImageFilter): Promise<ProjectStats> => {
+  const { datasetId, classId, tagId, ...rest } = filter;
+  const narrowed: ImageFilter = { ...rest, projectId: undefined, sort: undefined };
+  // The statistics take the list's single ids as the combined filters' lists.
+  if (datasetId) narrowed.datasetIds = [...(rest.datasetIds ?? []), datasetId];
+  if (classId) narrowed.classAll = [...(rest.classAll ?? []), classId];
+  if (tagId) narrowed.tagAll = [...(rest.tagAll ?? []), tagId];
+  return call('GET', `/v2/projects/${projectId}/stats${query(apiFilter(narrowed))}`);
+};
 
 /** A page of the list, after `cursor`, or from position `offset` (a jump into the list). */
 export const listImages = (filter: ImageFilter, options: { limit: number; cursor?: string; offset?: number; count?: boolean }, signal?: AbortSignal): Promise<Page<Image>> =>
-  call('GET', `/v2/images${query({ ...filter, ...options })}`, undefined, signal);
+  call('GET', `/v2/images${query({ ...apiFilter(filter), ...options })}`, undefined, signal);
 
 /** The objects of up to 200 images, for drawing over their tiles. */
 export const getTileOverlays = async (ids: number[], signal?: AbortSignal): Promise<TileOverlay[]> =>

@@ -1,7 +1,8 @@
-// A gallery's filters as they stand in the URL (`?dataset=3&class=2&tag=5&name=frame_&predicted=0.5`), so that a
-// view can be shared and survives a reload; the image view carries them on to step through the same
-// images.
-import type { ImageFilter } from './api.ts';
+// A gallery's filters as they stand in the URL (`?dataset=3&class=2&tag=5&name=frame_&predicted=0.5`, and the
+// combined filters by their API names: `classAny=1,2&classNone=3&maxObjects=0&sort=-objects`), so
+// that a view can be shared and survives a reload; the image view and the statistics page carry them
+// on.
+import type { CombinedFilter, ImageFilter, ImageSort } from './api.ts';
 
 /** A URL parameter's positive whole number, or undefined. */
 export const positive = (text: string | null): number | undefined => {
@@ -15,16 +16,39 @@ const score = (text: string | null): number | undefined => {
   return n >= 0 && n <= 1 ? n : undefined;
 };
 
+const whole = (text: string | null): number | undefined => {
+  if (text === null || text === '') return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+};
+
+const ids = (text: string | null): number[] | undefined => {
+  const list = (text ?? '').split(',').map(positive).filter((n): n is number => n !== undefined).slice(0, 100);
+  return list.length ? list : undefined;
+};
+
+const LISTS = ['datasetIds', 'classAny', 'classAll', 'classNone', 'tagAny', 'tagAll', 'tagNone'] as const;
+const COUNTS = ['minObjects', 'maxObjects', 'boxMinArea', 'boxMaxArea', 'boxMinSide', 'boxMaxSide'] as const;
+const SORTS: ImageSort[] = ['id', '-id', 'name', 'objects', '-objects'];
+
 export function filterFromUrl(params: URLSearchParams, projectId: number): ImageFilter {
   const datasetId = positive(params.get('dataset'));
   const name = params.get('name')?.slice(0, 1024) || undefined;
-  return {
+  const filter: ImageFilter = {
     ...(datasetId ? { datasetId } : { projectId }),
     classId: positive(params.get('class')),
     tagId: positive(params.get('tag')),
     nameContains: name,
     predictionScore: score(params.get('predicted')),
   };
+  const combined: CombinedFilter = {};
+  for (const key of LISTS) combined[key] = ids(params.get(key));
+  for (const key of COUNTS) combined[key] = whole(params.get(key));
+  const annotated = params.get('annotated');
+  if (annotated === 'true' || annotated === 'false') combined.annotated = annotated === 'true';
+  combined.boxClassId = positive(params.get('boxClassId'));
+  const sort = params.get('sort') as ImageSort | null;
+  return { ...filter, ...combined, sort: sort && SORTS.includes(sort) && sort !== 'id' ? sort : undefined };
 }
 
 /** The URL parameters of a filter; `project` is named too where the path does not say it (the image view). */
@@ -36,6 +60,11 @@ export function filterParams(filter: ImageFilter, options: { withProject?: boole
   if (filter.tagId) params.set('tag', String(filter.tagId));
   if (filter.nameContains) params.set('name', filter.nameContains);
   if (filter.predictionScore !== undefined) params.set('predicted', String(filter.predictionScore));
+  for (const key of LISTS) if (filter[key]?.length) params.set(key, filter[key].join(','));
+  if (filter.annotated !== undefined) params.set('annotated', String(filter.annotated));
+  for (const key of COUNTS) if (filter[key] !== undefined) params.set(key, String(filter[key]));
+  if (filter.boxClassId) params.set('boxClassId', String(filter.boxClassId));
+  if (filter.sort && filter.sort !== 'id') params.set('sort', filter.sort);
   return params;
 }
 
@@ -49,5 +78,10 @@ export const queryOf = (params: URLSearchParams): string => {
 export const filterQuery = (filter: ImageFilter, options: { withProject?: boolean } = {}): string => queryOf(filterParams(filter, options));
 
 /** A filter as a stable text, to tell whether two are the same. */
-export const filterKey = (filter: ImageFilter): string =>
-  [filter.projectId, filter.datasetId, filter.classId, filter.tagId, filter.nameContains, filter.predictionScore].map((v) => v ?? '').join('|');
+export const filterKey = (filter: ImageFilter): string => `${filter.projectId ?? ''}|${filterParams(filter).toString()}`;
+
+/** Whether the filter narrows the list beyond its dataset or project. */
+export const narrows = (filter: ImageFilter): boolean => {
+  const params = filterParams({ ...filter, datasetId: undefined, sort: undefined });
+  return [...params.keys()].length > 0;
+};

@@ -10,6 +10,7 @@ import { positive } from './filters.ts';
 import { NearDuplicatesPage } from './pages/near-duplicates.tsx';
 import { VersionsPage } from './pages/versions.tsx';
 import { EvaluationPage } from './pages/evaluation.tsx';
+import { StatsPage } from './pages/stats.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TagsPage } from './pages/tags.tsx';
@@ -69,6 +70,8 @@ function App() {
     if ((found = id(params.id!))) return <NearDuplicatesPage {...page} projectId={found} />;
   } else if ((params = match('/projects/:id/evaluation', location.path))) {
     if ((found = id(params.id!))) return <EvaluationPage {...page} projectId={found} />;
+  } else if ((params = match('/projects/:id/stats', location.path))) {
+    if ((found = id(params.id!))) return <StatsPage {...page} projectId={found} />;
   } else if ((params = match('/datasets/:id/images', location.path))) {
     if ((found = id(params.id!))) return <GalleryPage {...page} scope={{ datasetId: found }} />;
   } else if ((params = match('/images/:id', location.path))) {

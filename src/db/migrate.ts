@@ -25,6 +25,7 @@ import * as perceptualHashes from './migrations/0020_perceptual_hashes.ts';
 import * as imageIdBlocks from './migrations/0022_image_id_blocks.ts';
 import * as taskProjects from './migrations/0024_task_projects.ts';
 import * as versions from './migrations/0025_versions.ts';
+import * as imageClassSummary from './migrations/0026_image_class_summary.ts';
 import * as embeddings from './migrations/0027_embeddings.ts';
 import * as predictions from './migrations/0028_predictions.ts';
 import * as annotationRevisions from './migrations/0031_annotation_revisions.ts';
@@ -53,6 +54,7 @@ const migrations = {
   '0022_image_id_blocks': imageIdBlocks,
   '0024_task_projects': taskProjects,
   '0025_versions': versions,
+  '0026_image_class_summary': imageClassSummary,
   '0027_embeddings': embeddings,
   '0028_predictions': predictions,
   '0031_annotation_revisions': annotationRevisions,

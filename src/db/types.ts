@@ -141,9 +141,26 @@ export interface ImagesTable {
    * one; null when none has (see src/formats/object-tag-values.ts).
    */
   object_tag_values: ColumnType<string | null, string | null | undefined, string | null>;
+  /** How many objects objects_json holds, written with it (see image-summary.repository.ts). */
+  object_count: ColumnType<number, number | undefined, number>;
   created_at: string;
   updated_at: string;
 }
+
+/**
+ * One class's objects on one image (src/formats/object-summary.ts): their count, the extremes of
+ * their boxes and histograms of box area (area_0…), aspect (aspect_0…) and centre (grid_0…).
+ */
+export type ImageClassesTable = {
+  image_id: number;
+  class_id: number;
+  project_id: number;
+  objects: number;
+  min_area: Bytes;
+  max_area: Bytes;
+  min_side: number;
+  max_side: number;
+} & { [column: `area_${number}` | `aspect_${number}` | `grid_${number}`]: number };
 
 export interface VersionsTable {
   id: Id;
@@ -423,6 +440,7 @@ export interface Database {
   embeddings: EmbeddingsTable;
   images: ImagesTable;
   image_id_blocks: ImageIdBlocksTable;
+  image_classes: ImageClassesTable;
   image_tags: ImageTagsTable;
   object_tag_refs: ObjectTagRefsTable;
   staged_files: StagedFilesTable;

@@ -6,6 +6,7 @@ import { isPostgres, jsonRows, jsonRowsOf } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import type { TagValueType } from '../formats/canonical.ts';
 import { insertImageTags, insertObjectTagRefs } from './import.repository.ts';
+import { rewriteImageSummary } from './image-summary.repository.ts';
 
 /** An image's annotation as stored. */
 export interface StoredAnnotation {
@@ -133,6 +134,7 @@ export async function writeAnnotation(db: Kysely<Database>, imageId: number, wri
     })
     .where('id', '=', imageId)
     .execute();
+  await rewriteImageSummary(db, imageId);
   // The rows are written as the import writes them, a thousand a statement.
   await db.deleteFrom('image_tags').where('image_id', '=', imageId).execute();
   const tagRows = write.imageTags.map((t) => ({ image_id: imageId, tag_id: t.tagId, value: t.value }));
@@ -214,5 +216,7 @@ export async function replaceObjectsAndIds(
     .where('objects_json', '=', expected.objectsJson);
   update = expected.objectIds === null ? update.where('object_ids', 'is', null) : update.where('object_ids', '=', expected.objectIds);
   const result = await update.executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  if (result.numUpdatedRows === 0n) return false;
+  await rewriteImageSummary(db, imageId);
+  return true;
 }

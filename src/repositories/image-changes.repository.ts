@@ -5,6 +5,7 @@ import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database, ImageRow } from '../db/types.ts';
 import { renumberObjectTagValues } from '../formats/object-tag-values.ts';
+import { rewriteImageSummary } from './image-summary.repository.ts';
 import { addToSizes, insertImage } from './images.repository.ts';
 import { countClassTitles } from './stored-objects.ts';
 
@@ -129,6 +130,8 @@ export async function moveImage(
     .set({ dataset_id: target.datasetId, project_id: target.projectId, name: target.name, updated_at: isoNow() })
     .where('id', '=', image.id)
     .execute();
+  // Another project has other class ids for the same titles.
+  if (target.projectId !== image.project_id) await rewriteImageSummary(db, image.id);
   const size = Number(image.size);
   await addToSizes(db, image.dataset_id, image.project_id, -size);
   await addToSizes(db, target.datasetId, target.projectId, size);

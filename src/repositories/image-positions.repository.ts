@@ -7,13 +7,13 @@ import type { Kysely } from 'kysely';
 import { IMAGE_ID_BLOCK } from '../db/migrations/0022_image_id_blocks.ts';
 import { planNameSearch } from '../db/name-search.ts';
 import type { Database } from '../db/types.ts';
-import { type ImageFilter, type ImagePosition, type ImageSort, filteredImages } from './image-metadata.repository.ts';
+import { type ImageFilter, type ImagePosition, type ImageSort, filteredImages, positionOfRow, sorted } from './image-metadata.repository.ts';
 
 type Scope = { datasetId: number } | { projectId: number };
 
 /** The dataset or project of a filter that narrows nothing else: the lists the block counts know. */
 export function plainScopeOf(filter: ImageFilter): Scope | undefined {
-  const narrowed = filter.namePrefix !== undefined || filter.nameContains !== undefined || filter.tagId !== undefined || filter.classTitle !== undefined || filter.annotated !== undefined || filter.predictionScore !== undefined;
+  const narrowed = Object.entries(filter).some(([key, value]) => key !== 'datasetId' && key !== 'projectId' && value !== undefined);
   if (narrowed) return undefined;
   if (filter.datasetId !== undefined) return { datasetId: filter.datasetId };
   if (filter.projectId !== undefined) return { projectId: filter.projectId };
@@ -43,15 +43,12 @@ export async function positionAt(db: Kysely<Database>, filter: ImageFilter, sort
   const scope = sort === 'id' ? plainScopeOf(filter) : undefined;
   if (scope) return positionByBlocks(db, scope, index);
   const search = filter.nameContains ? await planNameSearch(db, filter.nameContains) : undefined;
-  const row = await filteredImages(db, filter, search)
-    .select(['images.id', 'images.name'])
-    .orderBy(sort === 'name' ? 'images.name' : 'images.id')
-    .orderBy('images.id')
+  const row = await sorted(filteredImages(db, filter, search), sort, undefined)
+    .select(['images.id', 'images.name', 'images.object_count'])
     .limit(1)
     .offset(index)
     .executeTakeFirst();
-  if (!row) return null;
-  return sort === 'name' ? { id: row.id, name: row.name } : { id: row.id };
+  return row ? positionOfRow(sort, row) : null;
 }
 
 async function positionByBlocks(db: Kysely<Database>, scope: Scope, index: number): Promise<ImagePosition | null> {

@@ -3,6 +3,8 @@ import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
 import { insertRows } from '../db/bulk-insert.ts';
 import type { Database, ImageRow } from '../db/types.ts';
+import type { ImageSummary } from '../formats/object-summary.ts';
+import { type ClassIdCache, insertSummaryRows, summarise } from './image-summary.repository.ts';
 
 export interface NewImageInput {
   datasetId: number;
@@ -26,7 +28,7 @@ export async function addToSizes(db: Kysely<Database>, datasetId: number, projec
   await db.updateTable('projects').set({ size: sql`size + ${delta}`, updated_at: now }).where('id', '=', projectId).execute();
 }
 
-const toRow = (image: NewImageInput, now: string) => ({
+const toRow = (image: NewImageInput, now: string, summary: ImageSummary) => ({
   dataset_id: image.datasetId,
   project_id: image.projectId,
   name: image.name,
@@ -37,37 +39,43 @@ const toRow = (image: NewImageInput, now: string) => ({
   description: image.description ?? '',
   objects_json: image.objectsJson ?? '[]',
   object_tag_values: image.objectTagValues ?? null,
+  object_count: summary.objects,
   created_at: now,
   updated_at: now,
 });
 
-/** Inserts an image row and counts its bytes. The blob row of its hash must exist. */
+const summaryInput = (image: NewImageInput) => ({ projectId: image.projectId, width: image.width, height: image.height, objectsJson: image.objectsJson ?? '[]' });
+
+/** Inserts an image row with the summary of its objects and counts its bytes. The blob row of its hash must exist. */
 export async function insertImage(db: Kysely<Database>, image: NewImageInput): Promise<number> {
   const now = isoNow();
+  const [summary] = await summarise(db, [summaryInput(image)]);
   const row = await db
     .insertInto('images')
-    .values(toRow(image, now))
+    .values(toRow(image, now, summary!))
     .returning('id')
     .executeTakeFirstOrThrow();
+  await insertSummaryRows(db, [{ id: row.id, projectId: image.projectId }], [summary!]);
   await addToSizes(db, image.datasetId, image.projectId, image.size);
   return row.id;
 }
 
-const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json', 'object_tag_values', 'created_at', 'updated_at'] as const;
+const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json', 'object_tag_values', 'object_count', 'created_at', 'updated_at'] as const;
 
 /**
- * Inserts many image rows in one statement per 500 and counts their bytes (one update per dataset and
+ * Inserts many image rows, with the summaries of their objects, in one statement per 500 and counts their bytes (one update per dataset and
  * one for the project). Answers the new ids in the order of `list`. The blob rows must exist, and no
  * two images may share a dataset and name.
  */
-export async function insertImages(db: Kysely<Database>, list: NewImageInput[]): Promise<number[]> {
+export async function insertImages(db: Kysely<Database>, list: NewImageInput[], classIds: ClassIdCache = new Map()): Promise<number[]> {
   if (list.length === 0) return [];
   const now = isoNow();
   const idOf = new Map<string, number>();
   const key = (datasetId: number, name: string) => `${datasetId}/${name}`;
+  const summaries = await summarise(db, list.map(summaryInput), classIds);
   for (let i = 0; i < list.length; i += 500) {
-    const values = list.slice(i, i + 500).map((image) => {
-      const row = toRow(image, now);
+    const values = list.slice(i, i + 500).map((image, j) => {
+      const row = toRow(image, now, summaries[i + j]!);
       return IMAGE_COLUMNS.map((column) => row[column]);
     });
     // Neither dialect promises RETURNING rows in VALUES order: match them by dataset and name.
@@ -82,7 +90,9 @@ export async function insertImages(db: Kysely<Database>, list: NewImageInput[]):
     else bytes.set(k, { datasetId: image.datasetId, projectId: image.projectId, size: image.size });
   }
   for (const b of bytes.values()) await addToSizes(db, b.datasetId, b.projectId, b.size);
-  return list.map((image) => idOf.get(key(image.datasetId, image.name))!);
+  const ids = list.map((image) => idOf.get(key(image.datasetId, image.name))!);
+  await insertSummaryRows(db, list.map((image, i) => ({ id: ids[i]!, projectId: image.projectId })), summaries);
+  return ids;
 }
 
 /** The image with this id, if it lies in a project of the team. */

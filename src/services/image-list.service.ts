@@ -13,7 +13,10 @@ import {
   type ImageSort,
   countImages,
   findProjectClass,
+  imageTagIdsOf,
   listImageMetadata,
+  positionOfRow,
+  projectIdsOf,
 } from '../repositories/image-metadata.repository.ts';
 import { countByBlocks, plainScopeOf, positionAt } from '../repositories/image-positions.repository.ts';
 import { findProject } from '../repositories/projects.repository.ts';
@@ -29,6 +32,22 @@ export interface ImageListQuery {
   annotated?: boolean;
   predictionScore?: number;
   predictionModel?: string;
+  datasetIds?: number[];
+  classAny?: number[];
+  classAll?: number[];
+  classNone?: number[];
+  tagAny?: number[];
+  tagAll?: number[];
+  tagNone?: number[];
+  /** `tagId:value` texts: the image tag holds the value (several values of one tag: any of them). */
+  tagValue?: string[];
+  minObjects?: number;
+  maxObjects?: number;
+  boxClassId?: number;
+  boxMinArea?: number;
+  boxMaxArea?: number;
+  boxMinSide?: number;
+  boxMaxSide?: number;
   sort?: ImageSort;
   limit: number;
   /** Where the page starts: after this image, the last of the page before (its cursor, decoded). */
@@ -45,8 +64,35 @@ export interface ImageListPage {
   total?: number;
 }
 
+/** The filter part of a list query: what the statistics of a filter take too. */
+export type ImageFilterQuery = Omit<ImageListQuery, 'sort' | 'limit' | 'after' | 'offset' | 'count'>;
+
+/** Every id of `ids` that `known` lacks is a 404 of `what`. */
+async function checkIds(ids: readonly number[] | undefined, known: (ids: number[]) => Promise<Set<number>>, what: string, field: string): Promise<void> {
+  if (!ids?.length) return;
+  const found = await known([...new Set(ids)]);
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) throw notFound(what, { [field]: missing });
+}
+
+/** The values of `tagId:value` texts, grouped by tag, as image_tags stores them (JSON text). */
+function tagValuesOf(texts: readonly string[]): { tagId: number; values: string[] }[] {
+  const byTag = new Map<number, string[]>();
+  for (const text of texts) {
+    const match = /^(\d{1,10}):(.*)$/s.exec(text);
+    const tagId = match ? Number(match[1]) : NaN;
+    if (!match || !(tagId >= 1 && tagId <= 2_147_483_647)) throw validation('a tag value is written tagId:value', { field: 'tagValue' });
+    const value = match[2]!;
+    const stored = [JSON.stringify(value)];
+    // A number tag stores its value as a JSON number.
+    if (value.trim() !== '' && Number.isFinite(Number(value))) stored.push(JSON.stringify(Number(value)));
+    byTag.set(tagId, [...(byTag.get(tagId) ?? []), ...stored]);
+  }
+  return [...byTag].map(([tagId, values]) => ({ tagId, values }));
+}
+
 /** The filter of the query, with every id it names checked against the caller's team. */
-async function filterOf(db: Kysely<Database>, teamId: number, query: ImageListQuery): Promise<ImageFilter> {
+export async function filterOf(db: Kysely<Database>, teamId: number, query: ImageFilterQuery): Promise<ImageFilter> {
   if ((query.datasetId === undefined) === (query.projectId === undefined)) {
     throw validation('give exactly one of datasetId or projectId', { field: 'datasetId' });
   }
@@ -75,6 +121,26 @@ async function filterOf(db: Kysely<Database>, teamId: number, query: ImageListQu
     if (!found) throw notFound('class', { classId: query.classId });
     filter.classTitle = found.title;
   }
+  const classIds = (ids: number[]) => projectIdsOf(db, 'classes', projectId, ids);
+  const tagIds = (ids: number[]) => imageTagIdsOf(db, projectId, ids);
+  await checkIds(query.datasetIds, (ids) => projectIdsOf(db, 'datasets', projectId, ids), 'dataset', 'datasetId');
+  for (const field of ['classAny', 'classAll', 'classNone'] as const) await checkIds(query[field], classIds, 'class', 'classId');
+  for (const field of ['tagAny', 'tagAll', 'tagNone'] as const) await checkIds(query[field], tagIds, 'image tag', 'tagId');
+  await checkIds(query.boxClassId === undefined ? undefined : [query.boxClassId], classIds, 'class', 'classId');
+  if (query.datasetIds?.length) filter.datasetIds = query.datasetIds;
+  for (const field of ['classAny', 'classAll', 'classNone', 'tagAny', 'tagAll', 'tagNone'] as const) if (query[field]?.length) filter[field] = query[field];
+  if (query.tagValue?.length) {
+    filter.tagValues = tagValuesOf(query.tagValue);
+    await checkIds(filter.tagValues.map((t) => t.tagId), tagIds, 'image tag', 'tagId');
+  }
+  if (query.minObjects !== undefined) filter.minObjects = query.minObjects;
+  if (query.maxObjects !== undefined) filter.maxObjects = query.maxObjects;
+  const box = { classId: query.boxClassId, minArea: query.boxMinArea, maxArea: query.boxMaxArea, minSide: query.boxMinSide, maxSide: query.boxMaxSide };
+  if (box.minArea !== undefined || box.maxArea !== undefined || box.minSide !== undefined || box.maxSide !== undefined) {
+    filter.box = Object.fromEntries(Object.entries(box).filter(([, v]) => v !== undefined));
+  } else if (box.classId !== undefined) {
+    throw validation('boxClassId bounds nothing without boxMinArea, boxMaxArea, boxMinSide or boxMaxSide', { field: 'boxClassId' });
+  }
   return filter;
 }
 
@@ -82,6 +148,7 @@ async function filterOf(db: Kysely<Database>, teamId: number, query: ImageListQu
 export async function listImages(db: Kysely<Database>, teamId: number, query: ImageListQuery): Promise<ImageListPage> {
   const sort = query.sort ?? 'id';
   if (sort === 'name' && query.after && query.after.name === undefined) throw validation('a list by name starts after a name', { field: 'cursor' });
+  if ((sort === 'objects' || sort === '-objects') && query.after && query.after.objects === undefined) throw validation('a list by object count starts after a count', { field: 'cursor' });
   const filter = await filterOf(db, teamId, query);
   let after = query.after;
   if (query.offset) {
@@ -94,7 +161,7 @@ export async function listImages(db: Kysely<Database>, teamId: number, query: Im
   const rows = await listImageMetadata(db, filter, sort, after, query.limit + 1);
   const items = rows.slice(0, query.limit);
   const last = items.at(-1);
-  const next = rows.length > query.limit && last ? (sort === 'name' ? { id: last.id, name: last.name } : { id: last.id }) : null;
+  const next = rows.length > query.limit && last ? positionOfRow(sort, { id: last.id, name: last.name, object_count: last.objectCount }) : null;
   const page: ImageListPage = { items, next };
   if (query.count) page.total = await countOf(db, filter);
   return page;
@@ -132,7 +199,8 @@ export class ImageListPages {
 
   /** `cursorText` is the query's cursor as sent, the key of a kept page; `query.after` says the same. */
   async page(teamId: number, query: ImageListQuery, cursorText: string | undefined, stamp: number | undefined): Promise<SentPage> {
-    const key = JSON.stringify([teamId, query.datasetId, query.projectId, query.namePrefix, query.nameContains, query.tagId, query.classId, query.annotated, query.predictionScore, query.predictionModel, query.sort, query.limit, query.count, query.offset, cursorText]);
+    // The cursor's text stands for query.after.
+    const key = JSON.stringify([teamId, { ...query, after: undefined }, cursorText]);
     const kept = this.kept.get(stamp, key);
     if (kept) return kept;
     const page = await listImages(this.db, teamId, query);

@@ -4,7 +4,7 @@
 // filters. Both the filters and the view are in the URL.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, type Dataset, type ImageClass, type ImageFilter, type Project, type Session, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags } from '../api.ts';
+import { ApiError, type Dataset, type ImageClass, type ImageFilter, type ImageSort, type Project, type Session, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags } from '../api.ts';
 import { Header } from '../components/header.tsx';
 import { Link } from '../components/link.tsx';
 import { NotFoundPage } from './not-found.tsx';
@@ -13,7 +13,7 @@ import { ExportForm } from '../components/export-form.tsx';
 import { PastExports } from '../components/past-exports.tsx';
 import { SchemaLink } from '../components/schema-link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
-import { filterFromUrl, filterKey, filterParams, filterQuery, queryOf } from '../filters.ts';
+import { filterFromUrl, filterKey, filterParams, filterQuery, narrows, queryOf } from '../filters.ts';
 import { forgetImageLists, imageListOf } from '../image-list.ts';
 import { placeOf, rememberScroll } from '../gallery-place.ts';
 import { type OverlayView, overlayFromUrl, withClassShown, writeOverlay } from '../overlay-view.ts';
@@ -173,6 +173,17 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
                 />
               </label>
               <NameSearch value={filter.nameContains ?? ''} onChange={(nameContains) => change({ nameContains: nameContains || undefined })} />
+              <label class="sort">
+                Sort{' '}
+                <select value={filter.sort ?? 'id'} onChange={(e) => change({ sort: (e.currentTarget as HTMLSelectElement).value as ImageSort })}>
+                  <option value="id">Oldest first</option>
+                  <option value="-id">Newest first</option>
+                  <option value="name">Name</option>
+                  <option value="-objects">Most objects</option>
+                  <option value="objects">Fewest objects</option>
+                </select>
+              </label>
+              <Link href={`/projects/${project.id}/stats${filterQuery(filter)}`}>Statistics</Link>
               <Link href={`/projects/${project.id}/near-duplicates`}>Near-duplicates</Link>
               <Link href={`/projects/${project.id}/versions`}>Versions</Link>
             </div>
@@ -197,7 +208,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
               </button>
             </div>
           )}
-          {total === 0 && <EmptyGallery filter={filter} dataset={dataset !== undefined} onClear={() => change({ classId: undefined, tagId: undefined, nameContains: undefined, predictionScore: undefined })} />}
+          {total === 0 && <EmptyGallery filter={filter} dataset={dataset !== undefined} onClear={() => navigate(galleryUrl(project.id, filter.datasetId ? { datasetId: filter.datasetId } : { projectId: project.id }, overlay))} />}
           <VirtualGrid place={place} onScrolled={(top) => rememberScroll(filterKey(filter), top)} list={list} colors={colors} selected={selected} onSelect={select} overlay={overlay.show ? { classes: classByTitle, opacity, hidden: hiddenTitles } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
         </main>
       </div>
@@ -207,8 +218,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
 
 /** No image: none chosen by the filters, or none at all yet (which filters would not change). */
 function EmptyGallery(props: { filter: ImageFilter; dataset: boolean; onClear: () => void }) {
-  const { classId, tagId, nameContains, predictionScore } = props.filter;
-  if (classId || tagId || nameContains || predictionScore !== undefined) {
+  if (narrows(props.filter)) {
     return (
       <p class="empty">
         No image matches these filters.{' '}

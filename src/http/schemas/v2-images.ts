@@ -29,6 +29,7 @@ export const ImageMetadata = Type.Object(
       Type.Object({ classId: Id, classTitle: Type.String(), count: Type.Integer({ minimum: 1 }) }),
       { description: 'how many objects of each class the annotation holds, in class id order' },
     ),
+    objectCount: Type.Integer({ minimum: 0, description: 'every object of the annotation, of a class the project has or not' }),
     thumbhash: Type.Union([Type.String(), Type.Null()], { description: 'a tiny placeholder of the image (base64), once its thumbnail is made' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -56,6 +57,33 @@ export const ImageCopyBody = Type.Object(
   { additionalProperties: false },
 );
 
+const Ids = (description: string) => Type.Optional(Type.Array(Id, { maxItems: 100, description }));
+const Count = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description }));
+
+/** Filters that combine (every one given must hold), shared by the image list and the statistics. */
+export const CombinedFilters = {
+  datasetIds: Ids('images of any of these datasets of the project'),
+  classAny: Ids('images with an object of at least one of these classes'),
+  classAll: Ids('images with objects of every one of these classes'),
+  classNone: Ids('images with no object of any of these classes'),
+  tagAny: Ids('images with at least one of these image tags'),
+  tagAll: Ids('images with every one of these image tags'),
+  tagNone: Ids('images with none of these image tags'),
+  tagValue: Type.Optional(
+    Type.Array(Type.String({ minLength: 3, maxLength: 1100 }), {
+      maxItems: 100,
+      description: 'tagId:value, images whose image tag holds the value; values of one tag: any of them; of several tags: each',
+    }),
+  ),
+  minObjects: Count('images with at least this many objects'),
+  maxObjects: Count('images with at most this many objects'),
+  boxClassId: Type.Optional(Id),
+  boxMinArea: Count('images with an object (of boxClassId, or of any class) whose box has at least this area (px²)'),
+  boxMaxArea: Count('… whose box has at most this area (px²)'),
+  boxMinSide: Count('… whose box covers a square of this side (px): both sides at least this'),
+  boxMaxSide: Count('… whose box fits in a square of this side (px): both sides at most this'),
+};
+
 /** Query members of the list, beside ListQuery's. */
 export const ImageListFilters = {
   datasetId: Type.Optional(Id),
@@ -71,7 +99,13 @@ export const ImageListFilters = {
     Type.Number({ minimum: 0, maximum: 1, description: 'images with a prediction scored at least this (of `predictionModel` when given; docs/predictions.md)' }),
   ),
   predictionModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'with predictionScore: predictions of this model only' })),
-  sort: Type.Optional(Type.Union([Type.Literal('id'), Type.Literal('name')], { default: 'id' })),
+  ...CombinedFilters,
+  sort: Type.Optional(
+    Type.Union([Type.Literal('id'), Type.Literal('-id'), Type.Literal('name'), Type.Literal('objects'), Type.Literal('-objects')], {
+      default: 'id',
+      description: 'id: in the order the images were added; -id: newest first; name; objects: fewest objects first; -objects: most first (ties by id)',
+    }),
+  ),
 };
 
 /** Where a page starts by position, for a client that jumps into a list (instead of a cursor). */

@@ -40,6 +40,9 @@ export const isIdKey = (value: unknown): value is number => Number.isInteger(val
 export const isNameIdKey = (value: unknown): value is [string, number] =>
   Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && isIdKey(value[1]);
 
+export const isCountIdKey = (value: unknown): value is [number, number] =>
+  Array.isArray(value) && value.length === 2 && Number.isInteger(value[0]) && value[0] >= 0 && value[0] <= MAX_ID && isIdKey(value[1]);
+
 /**
  * A page from `rows`, read with a limit of `limit + 1`: the first `limit` rows, and a cursor after
  * the last of them when there was one more.

@@ -16,7 +16,7 @@ import { tooManyFiles } from '../import-upload.ts';
 import { IdempotencyHeaders, IfMatchHeaders, ListOf, ListQuery, Problem, problemResponses } from '../schemas/v2.ts';
 import { DatasetImagesParams, ImageCopyBody, ImageListFilters, ImageMetadata, ImageParams, ImagePositionQuery, UploadedImages, imageChangeBody } from '../schemas/v2-images.ts';
 import type { ImagePosition, ImageSort } from '../../repositories/image-metadata.repository.ts';
-import { decodeCursor, encodeCursor, isIdKey, isNameIdKey, nextLink, sendListBody } from './cursor.ts';
+import { decodeCursor, encodeCursor, isCountIdKey, isIdKey, isNameIdKey, nextLink, sendListBody } from './cursor.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 
 /** Every file part of the request, streamed to the staging folder; its filename names the image. */
@@ -37,11 +37,17 @@ export const imageRoutes =
     const limits = ctx.config.limits;
     // A list by id resumes after an id, a list by name after a name and id: a cursor of the one is a
     // 400 in the other.
-    const pages = new ImageListPages(db, (sort, next) => encodeCursor(sort === 'name' ? [next.name, next.id] : next.id));
+    const pages = new ImageListPages(db, (sort, next) =>
+      encodeCursor(sort === 'name' ? [next.name, next.id] : sort === 'objects' || sort === '-objects' ? [next.objects, next.id] : next.id),
+    );
     const positionOf = (sort: ImageSort, cursor: string | undefined): ImagePosition | undefined => {
       if (sort === 'name') {
         const key = decodeCursor(cursor, isNameIdKey);
         return key && { name: key[0], id: key[1] };
+      }
+      if (sort === 'objects' || sort === '-objects') {
+        const key = decodeCursor(cursor, isCountIdKey);
+        return key && { objects: key[0], id: key[1] };
       }
       const id = decodeCursor(cursor, isIdKey);
       return id === undefined ? undefined : { id };

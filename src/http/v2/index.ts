@@ -18,6 +18,7 @@ import { modelRoutes } from './models.routes.ts';
 import { nearDuplicateRoutes } from './near-duplicates.routes.ts';
 import { segmentRoutes } from './segment.routes.ts';
 import { predictionRoutes } from './predictions.routes.ts';
+import { projectStatsRoutes } from './project-stats.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
 import { versionRoutes } from './versions.routes.ts';
@@ -46,6 +47,7 @@ export const v2Routes =
     await app.register(webhookRoutes(ctx));
     await app.register(auditRoutes(ctx));
     await app.register(nearDuplicateRoutes(ctx));
+    await app.register(projectStatsRoutes(ctx));
     await app.register(versionRoutes(ctx));
     await app.register(segmentRoutes(ctx));
     await app.register(predictionRoutes(ctx));
