@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_KEY_RULE, isUsableApiKey } from './api-key-format.ts';
+import type { ScryptCost } from './services/passwords.ts';
 
 export interface Limits {
   /** Largest JSON body accepted by any route, in bytes. */
@@ -38,6 +39,37 @@ export interface DeprecationPolicy {
   readonly sunsetAt: Date;
   readonly successorUrl: string;
   readonly docsUrl: string;
+}
+
+export interface OidcSettings {
+  /** The provider's issuer URL (OIDC_ISSUER): its discovery document is read from there. */
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** The ID token claim that names the user's login (OIDC_LOGIN_CLAIM, `preferred_username` by default). */
+  readonly loginClaim: string;
+  /** The team single sign-on users belong to (OIDC_TEAM, `default` by default). */
+  readonly team: string;
+  /** Whether a first sign-in of an unknown login creates a member (OIDC_CREATE_USERS, true by default). */
+  readonly createUsers: boolean;
+  /** What the sign-in button says (OIDC_NAME, `single sign-on` by default). */
+  readonly name: string;
+}
+
+export interface AccountSettings {
+  /** scrypt's cost for new password hashes (PASSWORD_SCRYPT_LOG_N: log2 of N, 17 by default; r = 8, p = 1). */
+  readonly scryptCost: ScryptCost;
+  /** How long an invitation link may be used (INVITATION_TTL_HOURS, 168 by default). */
+  readonly invitationTtlMs: number;
+  /** How long a password reset link may be used (PASSWORD_RESET_TTL_HOURS, 24 by default). */
+  readonly resetTtlMs: number;
+  /**
+   * The address users reach the server at (PUBLIC_URL), for links printed where no request names it
+   * (the first start's invitation); answers to requests build links from the request's own address.
+   */
+  readonly publicUrl: string | undefined;
+  /** Single sign-on with OpenID Connect; undefined unless OIDC_ISSUER is set. */
+  readonly oidc: OidcSettings | undefined;
 }
 
 export interface Config {
@@ -77,6 +109,8 @@ export interface Config {
   readonly operations: OperationsSettings;
   /** Token buckets per API key and per signing-in address (docs/rate-limits.md). */
   readonly rateLimits: RateLimitSettings;
+  /** Users, passwords, one-time links and single sign-on (docs/accounts.md). */
+  readonly accounts: AccountSettings;
   /** How long a connection may keep the server waiting, and how many may be open (src/http/connections.ts). */
   readonly connections: ConnectionSettings;
 }
@@ -366,6 +400,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       auditRetentionMs: parseCount('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 90, 3650) * DAY_MS,
     },
     rateLimits: parseRateLimits(env),
+    accounts: accountSettings(env),
     connections: {
       headersTimeoutMs: parseMs('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 30_000),
       idleTimeoutMs: parseMs('IDLE_TIMEOUT_MS', env.IDLE_TIMEOUT_MS, 60_000),
@@ -375,6 +410,48 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ...overrides,
   };
   return Object.freeze(config);
+}
+
+function parsePublicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL is not a URL: "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_URL must be an http:// or https:// URL');
+  return url.origin;
+}
+
+function oidcSettings(env: Env): OidcSettings | undefined {
+  if (!env.OIDC_ISSUER) return undefined;
+  try {
+    new URL(env.OIDC_ISSUER);
+  } catch {
+    throw new ConfigError(`OIDC_ISSUER is not a URL: "${env.OIDC_ISSUER}"`);
+  }
+  if (!env.OIDC_CLIENT_ID) throw new ConfigError('OIDC_CLIENT_ID must be set with OIDC_ISSUER');
+  if (!env.OIDC_CLIENT_SECRET) throw new ConfigError('OIDC_CLIENT_SECRET must be set with OIDC_ISSUER');
+  return {
+    issuer: env.OIDC_ISSUER,
+    clientId: env.OIDC_CLIENT_ID,
+    clientSecret: env.OIDC_CLIENT_SECRET,
+    loginClaim: env.OIDC_LOGIN_CLAIM || 'preferred_username',
+    team: env.OIDC_TEAM || 'default',
+    createUsers: env.OIDC_CREATE_USERS === undefined || env.OIDC_CREATE_USERS === '' ? true : parseFlag('OIDC_CREATE_USERS', env.OIDC_CREATE_USERS),
+    name: env.OIDC_NAME || 'single sign-on',
+  };
+}
+
+function accountSettings(env: Env): AccountSettings {
+  return {
+    scryptCost: { logN: parseCount('PASSWORD_SCRYPT_LOG_N', env.PASSWORD_SCRYPT_LOG_N, 17, 22, 14), r: 8, p: 1 },
+    invitationTtlMs: parseCount('INVITATION_TTL_HOURS', env.INVITATION_TTL_HOURS, 168, 24 * 366) * HOUR_MS,
+    resetTtlMs: parseCount('PASSWORD_RESET_TTL_HOURS', env.PASSWORD_RESET_TTL_HOURS, 24, 24 * 366) * HOUR_MS,
+    publicUrl: parsePublicUrl(env.PUBLIC_URL),
+    oidc: oidcSettings(env),
+  };
 }
 
 function webhookSettings(env: Env): WebhookSettings {

@@ -25,6 +25,7 @@ import * as perceptualHashes from './migrations/0020_perceptual_hashes.ts';
 import * as imageIdBlocks from './migrations/0022_image_id_blocks.ts';
 import * as taskProjects from './migrations/0024_task_projects.ts';
 import * as versions from './migrations/0025_versions.ts';
+import * as accounts from './migrations/0029_accounts.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -50,6 +51,7 @@ const migrations = {
   '0022_image_id_blocks': imageIdBlocks,
   '0024_task_projects': taskProjects,
   '0025_versions': versions,
+  '0029_accounts': accounts,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
