@@ -44,7 +44,7 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
         <h1>Sign in to Annostore</h1>
         <p id="sign-in-help">Sign in with your login and password. New here? Open the invitation link your admin sent you.</p>
         <label for="login">Login</label>
-        <input id="login" name="login" autocomplete="username" autocapitalize="none" spellcheck={false} />
+        <input id="login" name="login" type="text" autocomplete="username" autocapitalize="none" spellcheck={false} />
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" />
         {error && (

@@ -56,7 +56,7 @@ export function TeamUsersPage(props: { session: Session; onSignOut: () => void; 
           <form class="invite" onSubmit={invite}>
             <h2>Invite a user</h2>
             <label for="invite-login">Login</label>
-            <input id="invite-login" name="invite-login" required pattern="[A-Za-z0-9._@\-]+" maxLength={100} autocomplete="off" />
+            <input id="invite-login" name="invite-login" type="text" required pattern="[A-Za-z0-9._@\-]+" maxLength={100} autocomplete="off" />
             <label for="invite-role">Role</label>
             <select id="invite-role" name="invite-role">
               {ROLES.filter((r) => r !== 'owner' || props.session.user.role === 'owner').map((r) => (
@@ -120,7 +120,8 @@ export function TeamUsersPage(props: { session: Session; onSignOut: () => void; 
                     </td>
                     <td>{stateOf(user)}</td>
                     {isAdmin && (
-                      <td class="actions">
+                      <td>
+                        <div class="actions">
                         {!locked && !user.disabledAt && (
                           <button type="button" class="quiet" disabled={busy} onClick={() => void act(async () => setLink(await newPasswordLink(user.id)))}>
                             {user.hasPassword ? `Reset password of ${user.login}` : `New invitation for ${user.login}`}
@@ -131,6 +132,7 @@ export function TeamUsersPage(props: { session: Session; onSignOut: () => void; 
                             {user.disabledAt ? `Enable ${user.login}` : `Disable ${user.login}`}
                           </button>
                         )}
+                        </div>
                       </td>
                     )}
                   </tr>
