@@ -41,21 +41,6 @@ export interface DeprecationPolicy {
   readonly docsUrl: string;
 }
 
-export interface OidcSettings {
-  /** The provider's issuer URL (OIDC_ISSUER): its discovery document is read from there. */
-  readonly issuer: string;
-  readonly clientId: string;
-  readonly clientSecret: string;
-  /** The ID token claim that names the user's login (OIDC_LOGIN_CLAIM, `preferred_username` by default). */
-  readonly loginClaim: string;
-  /** The team single sign-on users belong to (OIDC_TEAM, `default` by default). */
-  readonly team: string;
-  /** Whether a first sign-in of an unknown login creates a member (OIDC_CREATE_USERS, true by default). */
-  readonly createUsers: boolean;
-  /** What the sign-in button says (OIDC_NAME, `single sign-on` by default). */
-  readonly name: string;
-}
-
 export interface AccountSettings {
   /** scrypt's cost for new password hashes (PASSWORD_SCRYPT_LOG_N: log2 of N, 17 by default; r = 8, p = 1). */
   readonly scryptCost: ScryptCost;
@@ -68,8 +53,6 @@ export interface AccountSettings {
    * (the first start's invitation); answers to requests build links from the request's own address.
    */
   readonly publicUrl: string | undefined;
-  /** Single sign-on with OpenID Connect; undefined unless OIDC_ISSUER is set. */
-  readonly oidc: OidcSettings | undefined;
 }
 
 export interface Config {
@@ -424,33 +407,12 @@ function parsePublicUrl(raw: string | undefined): string | undefined {
   return url.origin;
 }
 
-function oidcSettings(env: Env): OidcSettings | undefined {
-  if (!env.OIDC_ISSUER) return undefined;
-  try {
-    new URL(env.OIDC_ISSUER);
-  } catch {
-    throw new ConfigError(`OIDC_ISSUER is not a URL: "${env.OIDC_ISSUER}"`);
-  }
-  if (!env.OIDC_CLIENT_ID) throw new ConfigError('OIDC_CLIENT_ID must be set with OIDC_ISSUER');
-  if (!env.OIDC_CLIENT_SECRET) throw new ConfigError('OIDC_CLIENT_SECRET must be set with OIDC_ISSUER');
-  return {
-    issuer: env.OIDC_ISSUER,
-    clientId: env.OIDC_CLIENT_ID,
-    clientSecret: env.OIDC_CLIENT_SECRET,
-    loginClaim: env.OIDC_LOGIN_CLAIM || 'preferred_username',
-    team: env.OIDC_TEAM || 'default',
-    createUsers: env.OIDC_CREATE_USERS === undefined || env.OIDC_CREATE_USERS === '' ? true : parseFlag('OIDC_CREATE_USERS', env.OIDC_CREATE_USERS),
-    name: env.OIDC_NAME || 'single sign-on',
-  };
-}
-
 function accountSettings(env: Env): AccountSettings {
   return {
     scryptCost: { logN: parseCount('PASSWORD_SCRYPT_LOG_N', env.PASSWORD_SCRYPT_LOG_N, 17, 22, 14), r: 8, p: 1 },
     invitationTtlMs: parseCount('INVITATION_TTL_HOURS', env.INVITATION_TTL_HOURS, 168, 24 * 366) * HOUR_MS,
     resetTtlMs: parseCount('PASSWORD_RESET_TTL_HOURS', env.PASSWORD_RESET_TTL_HOURS, 24, 24 * 366) * HOUR_MS,
     publicUrl: parsePublicUrl(env.PUBLIC_URL),
-    oidc: oidcSettings(env),
   };
 }
 

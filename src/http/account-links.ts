@@ -6,11 +6,8 @@ import type { Config } from '../config.ts';
 export const PASSWORD_PAGE = '/set-password';
 
 /** The origin users reach the server at: PUBLIC_URL when set, else the request's own. */
-export function publicOrigin(config: Config, request?: FastifyRequest): string {
-  if (config.accounts.publicUrl) return config.accounts.publicUrl;
-  if (request) return `${request.protocol}://${request.host}`;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
-  return `http://${host}:${config.port}`;
+export function publicOrigin(config: Config, request: FastifyRequest): string {
+  return config.accounts.publicUrl ?? `${request.protocol}://${request.host}`;
 }
 
 export function passwordLinkUrl(origin: string, token: string): string {
