@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_KEY_RULE, isUsableApiKey } from './api-key-format.ts';
+import type { ScryptCost } from './services/passwords.ts';
 
 export interface Limits {
   /** Largest JSON body accepted by any route, in bytes. */
@@ -38,6 +39,20 @@ export interface DeprecationPolicy {
   readonly sunsetAt: Date;
   readonly successorUrl: string;
   readonly docsUrl: string;
+}
+
+export interface AccountSettings {
+  /** scrypt's cost for new password hashes (PASSWORD_SCRYPT_LOG_N: log2 of N, 17 by default; r = 8, p = 1). */
+  readonly scryptCost: ScryptCost;
+  /** How long an invitation link may be used (INVITATION_TTL_HOURS, 168 by default). */
+  readonly invitationTtlMs: number;
+  /** How long a password reset link may be used (PASSWORD_RESET_TTL_HOURS, 24 by default). */
+  readonly resetTtlMs: number;
+  /**
+   * The address users reach the server at (PUBLIC_URL), for links printed where no request names it
+   * (the first start's invitation); answers to requests build links from the request's own address.
+   */
+  readonly publicUrl: string | undefined;
 }
 
 export interface Config {
@@ -77,6 +92,8 @@ export interface Config {
   readonly operations: OperationsSettings;
   /** Token buckets per API key and per signing-in address (docs/rate-limits.md). */
   readonly rateLimits: RateLimitSettings;
+  /** Users, passwords, one-time links and single sign-on (docs/accounts.md). */
+  readonly accounts: AccountSettings;
   /** How long a connection may keep the server waiting, and how many may be open (src/http/connections.ts). */
   readonly connections: ConnectionSettings;
   /** The segment tool's model (docs/segment.md). */
@@ -386,6 +403,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       revisionRetentionMs: parseCount('REVISION_RETENTION_DAYS', env.REVISION_RETENTION_DAYS, 365, 36500) * DAY_MS,
     },
     rateLimits: parseRateLimits(env),
+    accounts: accountSettings(env),
     connections: {
       headersTimeoutMs: parseMs('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 30_000),
       idleTimeoutMs: parseMs('IDLE_TIMEOUT_MS', env.IDLE_TIMEOUT_MS, 60_000),
@@ -405,6 +423,27 @@ function segmentSettings(env: Env): SegmentSettings {
     encoderPath: env.SEGMENT_ENCODER ? path.resolve(env.SEGMENT_ENCODER) : packaged('./encoder.onnx'),
     decoderPath: env.SEGMENT_DECODER ? path.resolve(env.SEGMENT_DECODER) : packaged('./sam.onnx'),
     threads: parseCount('SEGMENT_THREADS', env.SEGMENT_THREADS, os.availableParallelism(), 64),
+  };
+}
+
+function parsePublicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL is not a URL: "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_URL must be an http:// or https:// URL');
+  return url.origin;
+}
+
+function accountSettings(env: Env): AccountSettings {
+  return {
+    scryptCost: { logN: parseCount('PASSWORD_SCRYPT_LOG_N', env.PASSWORD_SCRYPT_LOG_N, 17, 22, 14), r: 8, p: 1 },
+    invitationTtlMs: parseCount('INVITATION_TTL_HOURS', env.INVITATION_TTL_HOURS, 168, 24 * 366) * HOUR_MS,
+    resetTtlMs: parseCount('PASSWORD_RESET_TTL_HOURS', env.PASSWORD_RESET_TTL_HOURS, 24, 24 * 366) * HOUR_MS,
+    publicUrl: parsePublicUrl(env.PUBLIC_URL),
   };
 }
 

@@ -4,7 +4,9 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Context, createContext } from './context.ts';
 import { warmWebApp } from './http/web-app.ts';
-import { bootstrapKey } from './services/keys.service.ts';
+import { passwordLinkUrl } from './http/account-links.ts';
+import { bootstrapKey, defaultAdminId } from './services/keys.service.ts';
+import { issueLink } from './services/users.service.ts';
 import { removeOpenFolders } from './storage/staging.ts';
 import { removeStaleUploads } from './storage/upload-temp.ts';
 import { type BackgroundWork, startBackgroundWork } from './tasks/background.ts';
@@ -23,12 +25,18 @@ export async function startServer(config: Config, options: { worker: boolean }):
   const ctx = await createContext(config);
   const app = await buildApp(ctx, { logger: { level: config.logLevel } });
   const generated = await bootstrapKey(ctx.db.kysely, config.bootstrapApiKey);
-  if (generated) {
-    // Shown once: only its digest is stored.
-    process.stdout.write(`\nNo API key was configured, so one was created for user admin of team default:\n\n  ${generated}\n\nKeep it: it is not shown again.\n\n`);
-  }
+  // The first start: the owner of team default gets an invitation to set a password, and a key for
+  // programs. Both are shown once (after listening, when the address is known): only digests are stored.
+  const invitation = generated ? await issueLink(ctx.db.kysely, await defaultAdminId(ctx.db.kysely), 'invitation', null, config.accounts) : null;
   await removeStaleUploads(config, app.log);
   const url = await app.listen({ host: config.host, port: config.port });
+  if (generated && invitation) {
+    process.stdout.write(
+      `\nThis is a new Annostore: user admin, the owner of team default, was created.\n\n` +
+        `Open this link to set their password and sign in (it works once, until ${invitation.expiresAt}):\n\n  ${passwordLinkUrl(config.accounts.publicUrl ?? url, invitation.token)}\n\n` +
+        `An API key of theirs, for programs:\n\n  ${generated}\n\nKeep both: they are not shown again.\n\n`,
+    );
+  }
   warmWebApp(app);
   const background: BackgroundWork | null = options.worker ? startBackgroundWork(ctx, app.log) : null;
 

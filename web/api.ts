@@ -14,10 +14,18 @@ import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, S
 import type { SegmentModel as SegmentModelSchema } from '../src/http/schemas/v2-segment.ts';
 import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
 import type { Leakage as LeakageSchema, Version as VersionSchema, VersionBody, VersionDiff as VersionDiffSchema } from '../src/http/schemas/v2-versions.ts';
+import type { TeamKey as TeamKeySchema } from '../src/http/schemas/v2-keys.ts';
+import type { Account as AccountSchema, InvitedUser as InvitedUserSchema, LinkInfo as LinkInfoSchema, SessionListing, UserV2 } from '../src/http/schemas/v2-users.ts';
 import type { HashCheckAnswer, TaskAnswer, TaskView, UploadAnswer } from '../src/http/schemas/v2-tasks.ts';
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
 
 export type Session = Static<typeof SessionSchema>;
+export type User = Static<typeof UserV2>;
+export type InvitedUser = Static<typeof InvitedUserSchema>;
+export type LinkInfo = Static<typeof LinkInfoSchema>;
+export type Account = Static<typeof AccountSchema>;
+export type SessionItem = Static<typeof SessionListing>;
+export type TeamKey = Static<typeof TeamKeySchema>;
 export type Project = Static<typeof ProjectListItem>;
 export type Dataset = Static<typeof DatasetListItem>;
 export type ImageClass = Static<typeof ClassV2>;
@@ -99,7 +107,7 @@ async function send(method: string, url: string, body?: unknown, options: { sign
     ...(options.signal ? { signal: options.signal } : {}),
   };
   // A refused sign-in is told at once ("too many failed sign-ins: try again in N s"), not waited out.
-  const res = url === '/v2/session' ? await fetch(url, init) : await fetchWaitingOut(url, init, options.onWait);
+  const res = url === '/v2/session' || url.startsWith('/v2/password-links/') ? await fetch(url, init) : await fetchWaitingOut(url, init, options.onWait);
   const text = res.status === 204 ? '' : await res.text();
   if (!res.ok) {
     let detail = res.statusText;
@@ -110,7 +118,7 @@ async function send(method: string, url: string, body?: unknown, options: { sign
     } catch {
       // not a problem document
     }
-    if (res.status === 401 && url !== '/v2/session') onSignedOut();
+    if (res.status === 401 && url !== '/v2/session' && !url.startsWith('/v2/password-links/')) onSignedOut();
     throw new ApiError(res.status, detail, problem);
   }
   return { res, text };
@@ -135,6 +143,22 @@ export const getSegmentModel = (): Promise<SegmentModel> => call('GET', '/v2/seg
 export const embeddingUrl = (imageId: number, model: string): string => `/v2/images/${imageId}/embedding${query({ model })}`;
 
 export const signIn = (key: string): Promise<Session> => call('POST', '/v2/session', { key });
+export const signInWithPassword = (login: string, password: string): Promise<Session> => call('POST', '/v2/session', { login, password });
+export const describeLink = (token: string): Promise<LinkInfo> => call('POST', '/v2/password-links/lookup', { token });
+/** Sets the password a one-time link is for, and signs in. */
+export const usePasswordLink = (token: string, password: string): Promise<Session> => call('POST', '/v2/password-links/use', { token, password });
+export const getAccount = (): Promise<Account> => call('GET', '/v2/account');
+export const changePassword = (password: string, currentPassword?: string): Promise<void> =>
+  call('PUT', '/v2/account/password', currentPassword === undefined ? { password } : { password, currentPassword });
+export const listOwnKeys = async (): Promise<TeamKey[]> => (await call<{ items: TeamKey[] }>('GET', '/v2/account/keys')).items;
+export const createOwnKey = (scope: TeamKey['scope']): Promise<TeamKey & { key: string }> => call('POST', '/v2/account/keys', { scope });
+export const revokeOwnKey = (id: number): Promise<void> => call('DELETE', `/v2/account/keys/${id}`);
+export const listSessions = async (userId?: number): Promise<SessionItem[]> => (await call<{ items: SessionItem[] }>('GET', `/v2/sessions${query({ userId })}`)).items;
+export const revokeSession = (id: number): Promise<void> => call('DELETE', `/v2/sessions/${id}`);
+export const listUsers = (): Promise<User[]> => all('/v2/users');
+export const inviteUser = (login: string, role: User['role']): Promise<InvitedUser> => call('POST', '/v2/users', { login, role });
+export const changeUser = (id: number, change: { role?: User['role']; disabled?: boolean }): Promise<User> => call('PATCH', `/v2/users/${id}`, change);
+export const newPasswordLink = (id: number): Promise<InvitedUser> => call('POST', `/v2/users/${id}/password-link`);
 export const signOut = (): Promise<void> => call('DELETE', '/v2/session');
 export const currentSession = (): Promise<Session> => call('GET', '/v2/session');
 

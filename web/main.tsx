@@ -13,6 +13,9 @@ import { EvaluationPage } from './pages/evaluation.tsx';
 import { StatsPage } from './pages/stats.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
+import { SetPasswordPage } from './pages/set-password.tsx';
+import { TeamUsersPage } from './pages/team-users.tsx';
+import { AccountPage } from './pages/account.tsx';
 import { TagsPage } from './pages/tags.tsx';
 import { TasksPage } from './pages/tasks.tsx';
 import { confirmLeaving, match, navigate, useLocation } from './router.ts';
@@ -38,6 +41,17 @@ function App() {
   }, []);
 
   if (session === undefined) return <p class="loading" role="status">Loading…</p>;
+  // A one-time link is for whoever opens it, signed in or not.
+  if (location.path === '/set-password') {
+    return (
+      <SetPasswordPage
+        onSignedIn={(signedIn) => {
+          setSession(signedIn);
+          navigate('/', { replace: true });
+        }}
+      />
+    );
+  }
   if (session === null || location.path === '/sign-in') {
     const next = location.path === '/sign-in' ? (location.params.get('next') ?? '/') : `${location.path}${window.location.search}`;
     return (
@@ -77,6 +91,8 @@ function App() {
   } else if ((params = match('/images/:id', location.path))) {
     if ((found = id(params.id!))) return <ImagePage {...page} imageId={found} />;
   } else if (location.path === '/tasks') return <TasksPage {...page} />;
+  else if (location.path === '/team/users') return <TeamUsersPage {...page} />;
+  else if (location.path === '/account') return <AccountPage {...page} />;
   else if (location.path === '/' || location.path === '') return <ProjectsPage {...page} />;
   return <NotFoundPage {...page} />;
 }

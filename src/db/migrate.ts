@@ -28,6 +28,7 @@ import * as versions from './migrations/0025_versions.ts';
 import * as imageClassSummary from './migrations/0026_image_class_summary.ts';
 import * as embeddings from './migrations/0027_embeddings.ts';
 import * as predictions from './migrations/0028_predictions.ts';
+import * as accounts from './migrations/0029_accounts.ts';
 import * as annotationRevisions from './migrations/0031_annotation_revisions.ts';
 
 const migrations = {
@@ -57,6 +58,7 @@ const migrations = {
   '0026_image_class_summary': imageClassSummary,
   '0027_embeddings': embeddings,
   '0028_predictions': predictions,
+  '0029_accounts': accounts,
   '0031_annotation_revisions': annotationRevisions,
 } satisfies Record<string, Migration>;
 

@@ -21,6 +21,14 @@ export interface UsersTable {
   team_id: number;
   login: string;
   created_at: string;
+  /** `owner`, `admin` or `member` (see TeamRole). */
+  role: TextWithDefault;
+  email: ColumnType<string | null, string | null | undefined, string | null>;
+  /** scrypt hash with its parameters (src/services/passwords.ts); null until the user sets a password. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  disabled_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** `<issuer> <subject>` of the single sign-on account linked to the user. */
+  oidc_subject: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -35,6 +43,8 @@ export interface ApiKeysTable {
   scope: string;
   created_at: string;
   revoked_at: string | null;
+  /** `api`, or `sign-in`: the key a user's password and single sign-on sessions act through, never presented. */
+  kind: TextWithDefault;
 }
 
 export interface ProjectsTable {
@@ -341,6 +351,22 @@ export interface SessionsTable {
   digest: string;
   created_at: string;
   expires_at: string;
+  /** How it was opened: `key`, `password`, `oidc` or `link`. */
+  method: TextWithDefault;
+  address: ColumnType<string | null, string | null | undefined, string | null>;
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface UserLinksTable {
+  id: Id;
+  user_id: number;
+  /** `invitation` or `reset`. */
+  purpose: string;
+  digest: string;
+  created_by: number | null;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 export interface WebhooksTable {
@@ -430,6 +456,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   idempotent_requests: IdempotentRequestsTable;
   sessions: SessionsTable;
+  user_links: UserLinksTable;
   audit: AuditTable;
   projects: ProjectsTable;
   classes: ClassesTable;

@@ -4,6 +4,7 @@ import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import { type KeyScope, toScope } from './teams.repository.ts';
+import { type TeamRole, toRole } from './users.repository.ts';
 
 export interface TeamKey {
   id: number;
@@ -19,7 +20,8 @@ function teamKeys(db: Kysely<Database>, teamId: number) {
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
     .select(['api_keys.id', 'api_keys.prefix', 'api_keys.scope', 'users.id as userId', 'users.login', 'api_keys.created_at', 'api_keys.revoked_at'])
-    .where('users.team_id', '=', teamId);
+    .where('users.team_id', '=', teamId)
+    .where('api_keys.kind', '=', 'api');
 }
 
 type TeamKeyRow = { id: number; prefix: string; scope: string; userId: number; login: string; created_at: string; revoked_at: string | null };
@@ -33,20 +35,23 @@ const toTeamKey = (r: TeamKeyRow): TeamKey => ({
   revokedAt: r.revoked_at,
 });
 
-/** The team's keys (revoked ones too) in id order, after `afterId`. */
-export async function listTeamKeys(db: Kysely<Database>, teamId: number, page: { afterId?: number; limit: number }): Promise<TeamKey[]> {
+/** The team's keys (revoked ones too) in id order, after `afterId`; only `userId`'s when given. */
+export async function listTeamKeys(db: Kysely<Database>, teamId: number, page: { afterId?: number; limit: number; userId?: number }): Promise<TeamKey[]> {
   let query = teamKeys(db, teamId);
+  if (page.userId !== undefined) query = query.where('users.id', '=', page.userId);
   if (page.afterId !== undefined) query = query.where('api_keys.id', '>', page.afterId);
   return (await query.orderBy('api_keys.id').limit(page.limit).execute()).map(toTeamKey);
 }
 
-export async function countTeamKeys(db: Kysely<Database>, teamId: number): Promise<number> {
-  const row = await db
+export async function countTeamKeys(db: Kysely<Database>, teamId: number, userId?: number): Promise<number> {
+  let query = db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .where('users.team_id', '=', teamId)
-    .executeTakeFirstOrThrow();
+    .where('api_keys.kind', '=', 'api');
+  if (userId !== undefined) query = query.where('users.id', '=', userId);
+  const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -79,18 +84,21 @@ export async function revokeTeamKey(db: Kysely<Database>, teamId: number, id: nu
 }
 
 /** The names behind a principal: its team, user and key. */
-export async function describeOwner(db: Kysely<Database>, keyId: number): Promise<{ team: { id: number; name: string }; user: { id: number; login: string }; key: { id: number; prefix: string; scope: KeyScope } } | undefined> {
+export async function describeOwner(
+  db: Kysely<Database>,
+  keyId: number,
+): Promise<{ team: { id: number; name: string }; user: { id: number; login: string; role: TeamRole }; key: { id: number; prefix: string; scope: KeyScope } } | undefined> {
   const row = await db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
     .innerJoin('teams', 'teams.id', 'users.team_id')
-    .select(['teams.id as teamId', 'teams.name', 'users.id as userId', 'users.login', 'api_keys.id as keyId', 'api_keys.prefix', 'api_keys.scope'])
+    .select(['teams.id as teamId', 'teams.name', 'users.id as userId', 'users.login', 'users.role', 'api_keys.id as keyId', 'api_keys.prefix', 'api_keys.scope'])
     .where('api_keys.id', '=', keyId)
     .executeTakeFirst();
   return (
     row && {
       team: { id: row.teamId, name: row.name },
-      user: { id: row.userId, login: row.login },
+      user: { id: row.userId, login: row.login, role: toRole(row.role) },
       key: { id: row.keyId, prefix: row.prefix, scope: toScope(row.scope) },
     }
   );

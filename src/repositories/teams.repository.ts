@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
 import type { Database } from '../db/types.ts';
+import { type TeamRole, toRole } from './users.repository.ts';
 
 /** What a key may do: read; read and write; and, for `admin`, manage the team's keys too. */
 export type KeyScope = 'read' | 'write' | 'admin';
@@ -16,6 +17,7 @@ export interface KeyOwner {
   userId: number;
   teamId: number;
   scope: KeyScope;
+  role: TeamRole;
 }
 
 export interface KeyListing {
@@ -33,10 +35,12 @@ export async function ensureTeam(db: Kysely<Database>, name: string): Promise<nu
   return row.id;
 }
 
+/** The team's user of that login, made when missing: a team's first user is its owner, a later one a member. */
 export async function ensureUser(db: Kysely<Database>, teamId: number, login: string): Promise<number> {
+  const first = !(await db.selectFrom('users').select('id').where('team_id', '=', teamId).limit(1).executeTakeFirst());
   await db
     .insertInto('users')
-    .values({ team_id: teamId, login, created_at: isoNow() })
+    .values({ team_id: teamId, login, role: first ? 'owner' : 'member', created_at: isoNow() })
     .onConflict((oc) => oc.columns(['team_id', 'login']).doNothing())
     .execute();
   const row = await db
@@ -46,6 +50,17 @@ export async function ensureUser(db: Kysely<Database>, teamId: number, login: st
     .where('login', '=', login)
     .executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** Makes a member an admin (an owner or admin stays as they are): an admin-scope key needs the role. */
+export async function promoteToAdmin(db: Kysely<Database>, userId: number): Promise<void> {
+  await db.updateTable('users').set({ role: 'admin' }).where('id', '=', userId).where('role', '=', 'member').execute();
+}
+
+/** The user's team role, by id. */
+export async function roleOf(db: Kysely<Database>, userId: number): Promise<TeamRole> {
+  const row = await db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirstOrThrow();
+  return toRole(row.role);
 }
 
 export async function insertKey(
@@ -66,20 +81,30 @@ export async function insertKey(
     .execute();
 }
 
-/** Active keys that start with `prefix`: the caller compares digests itself, in constant time. */
+/**
+ * Active keys that start with `prefix`, of users who are not disabled: the caller compares digests
+ * itself, in constant time. Sign-in keys are never among them (only sessions act through those).
+ */
 export async function findActiveKeys(db: Kysely<Database>, prefix: string): Promise<KeyOwner[]> {
   const rows = await db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
-    .select(['api_keys.id as keyId', 'api_keys.digest', 'api_keys.scope', 'users.id as userId', 'users.team_id'])
+    .select(['api_keys.id as keyId', 'api_keys.digest', 'api_keys.scope', 'users.id as userId', 'users.team_id', 'users.role'])
     .where('api_keys.prefix', '=', prefix)
     .where('api_keys.revoked_at', 'is', null)
+    .where('api_keys.kind', '=', 'api')
+    .where('users.disabled_at', 'is', null)
     .execute();
-  return rows.map((r) => ({ keyId: r.keyId, digest: r.digest, userId: r.userId, teamId: r.team_id, scope: toScope(r.scope) }));
+  return rows.map((r) => ({ keyId: r.keyId, digest: r.digest, userId: r.userId, teamId: r.team_id, scope: toScope(r.scope), role: toRole(r.role) }));
 }
 
 export async function countKeys(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const row = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('n')).where('kind', '=', 'api').executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function countAllUsers(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -89,6 +114,7 @@ export async function listKeys(db: Kysely<Database>): Promise<KeyListing[]> {
     .innerJoin('users', 'users.id', 'api_keys.user_id')
     .innerJoin('teams', 'teams.id', 'users.team_id')
     .select(['api_keys.prefix', 'teams.name as team', 'users.login as user', 'api_keys.scope', 'api_keys.created_at', 'api_keys.revoked_at'])
+    .where('api_keys.kind', '=', 'api')
     .orderBy('api_keys.id')
     .execute();
   return rows.map((r) => ({
@@ -108,6 +134,7 @@ export async function revokeKeys(db: Kysely<Database>, prefix: string): Promise<
     .set({ revoked_at: isoNow() })
     .where('prefix', '=', prefix)
     .where('revoked_at', 'is', null)
+    .where('kind', '=', 'api')
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

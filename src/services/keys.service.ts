@@ -6,6 +6,7 @@ import { StampedCache } from '../db/stamped-cache.ts';
 import type { Database } from '../db/types.ts';
 import * as teams from '../repositories/teams.repository.ts';
 import type { KeyScope } from '../repositories/teams.repository.ts';
+import type { TeamRole } from '../repositories/users.repository.ts';
 
 export const DEFAULT_TEAM = 'default';
 export const DEFAULT_USER = 'admin';
@@ -21,6 +22,8 @@ export interface Principal {
   readOnly: boolean;
   /** The key's public prefix (as GET /v2/keys shows it): names the key in logs and the audit trail. */
   keyPrefix: string;
+  /** The team role of the key's user. */
+  role: TeamRole;
 }
 
 export const keyPrefix = (key: string): string => key.slice(0, PREFIX_LENGTH);
@@ -46,6 +49,8 @@ export async function registerKey(
   if (!isUsableApiKey(key)) throw new Error(`an API key must be ${API_KEY_RULE}`);
   const teamId = await teams.ensureTeam(db, owner.team);
   const userId = await teams.ensureUser(db, teamId, owner.user);
+  // The operator's own command: an admin-scope key makes its user an admin, as keys are bounded by roles.
+  if (owner.scope === 'admin') await teams.promoteToAdmin(db, userId);
   await teams.insertKey(db, { userId, prefix: keyPrefix(key), digest: digestOf(key), scope: owner.scope ?? 'write' });
 }
 
@@ -63,8 +68,8 @@ async function findPrincipal(db: Kysely<Database>, prefix: string, digestHex: st
   for (const candidate of await teams.findActiveKeys(db, prefix)) {
     if (timingSafeEqual(digest, Buffer.from(candidate.digest, 'hex'))) {
       // Frozen: every request with this key shares the object while it is kept.
-      const { keyId, userId, teamId, scope } = candidate;
-      return Object.freeze({ keyId, userId, teamId, scope, readOnly: scope === 'read', keyPrefix: prefix });
+      const { keyId, userId, teamId, scope, role } = candidate;
+      return Object.freeze({ keyId, userId, teamId, scope, role, readOnly: scope === 'read', keyPrefix: prefix });
     }
   }
   return null;
@@ -108,4 +113,9 @@ export async function bootstrapKey(db: Kysely<Database>, configuredKey: string |
   }
   if ((await teams.countKeys(db)) > 0) return null;
   return createKey(db, { team: DEFAULT_TEAM, user: DEFAULT_USER, scope: 'admin' });
+}
+
+/** The default admin's user id (team default, login admin), once bootstrapKey has made it. */
+export async function defaultAdminId(db: Kysely<Database>): Promise<number> {
+  return teams.ensureUser(db, await teams.ensureTeam(db, DEFAULT_TEAM), DEFAULT_USER);
 }

@@ -2,7 +2,8 @@
 // whole once, in the answer that creates it; afterwards only its prefix.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.ts';
-import { notFound } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
+import { isTeamAdmin } from '../repositories/users.repository.ts';
 import * as teamKeys from '../repositories/team-keys.repository.ts';
 import type { TeamKey } from '../repositories/team-keys.repository.ts';
 import * as teams from '../repositories/teams.repository.ts';
@@ -29,6 +30,10 @@ export async function createTeamKey(db: Kysely<Database>, principal: Principal, 
   const key = generateKey();
   const id = await db.transaction().execute(async (trx) => {
     const userId = request.user === undefined ? principal.userId : await teams.ensureUser(trx, principal.teamId, request.user);
+    // A key does no more than its user's role allows: the admin scope is for owners and admins.
+    if (request.scope === 'admin' && !isTeamAdmin(await teams.roleOf(trx, userId))) {
+      throw new AppError('FORBIDDEN', 'the admin scope is for a team owner or admin: change the user’s role first (PATCH /v2/users/:id)', { pointer: '/scope' });
+    }
     return teamKeys.insertTeamKey(trx, { userId, prefix: keyPrefix(key), digest: digestOf(key), scope: request.scope });
   });
   return { ...(await teamKeys.findTeamKey(db, principal.teamId, id))!, key };

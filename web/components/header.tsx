@@ -42,10 +42,15 @@ export function Header(props: { session: Session; onSignOut: () => void; trail?:
       <Link href="/tasks" class="tasks-link">
         Tasks
       </Link>
+      {props.session.user.role !== 'member' && (
+        <Link href="/team/users" class="tasks-link">
+          Users
+        </Link>
+      )}
       <div class="who">
-        <span title={`key ${props.session.key.prefix}…, ${props.session.key.scope}`}>
+        <Link href="/account" class="tasks-link" title={`Your account (key ${props.session.key.prefix}…, ${props.session.key.scope})`}>
           {props.session.user.login} · {props.session.team.name}
-        </span>
+        </Link>
         <button type="button" class="quiet" onClick={props.onSignOut}>
           Sign out
         </button>

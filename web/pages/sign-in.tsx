@@ -1,7 +1,13 @@
-// Sign in with an API key: it is sent once to POST /v2/session, which answers with an HttpOnly
-// cookie; the key is not kept anywhere in the page.
+// Sign in with a login and a password, or (for those who have only a key) with an API key. Either is
+// sent once to POST /v2/session, which answers with an HttpOnly cookie; nothing is kept in the page.
 import { useState } from 'preact/hooks';
-import { ApiError, type Session, signIn } from '../api.ts';
+import { ApiError, type Session, signIn, signInWithPassword } from '../api.ts';
+
+function refusal(failure: unknown, what: string): string {
+  if (failure instanceof ApiError && failure.status === 401) return what;
+  if (failure instanceof ApiError && failure.status === 429) return failure.message;
+  return `Could not sign in: ${(failure as Error).message}`;
+}
 
 export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
   const [error, setError] = useState('');
@@ -10,15 +16,23 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const input = form.elements.namedItem('key') as HTMLInputElement;
+    const field = (name: string) => form.elements.namedItem(name) as HTMLInputElement;
+    // A key, when one was pasted; else the login and password.
+    const key = field('key').value.trim();
+    const login = field('login').value.trim();
+    const password = field('password').value;
+    if (!key && (!login || !password)) {
+      setError('Give your login and password (or an API key).');
+      return;
+    }
     setBusy(true);
     setError('');
     try {
-      const session = await signIn(input.value.trim());
-      input.value = '';
+      const session = key ? await signIn(key) : await signInWithPassword(login, password);
+      form.reset();
       props.onSignedIn(session);
     } catch (failure) {
-      setError(failure instanceof ApiError && failure.status === 401 ? 'That key is unknown or revoked.' : `Could not sign in: ${(failure as Error).message}`);
+      setError(refusal(failure, key ? 'That key is unknown or revoked.' : 'Wrong login or password, or the account is disabled.'));
     } finally {
       setBusy(false);
     }
@@ -26,13 +40,13 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
 
   return (
     <main class="sign-in">
-      <form onSubmit={submit} aria-describedby="sign-in-help">
+      <form onSubmit={submit} aria-describedby="sign-in-help" noValidate>
         <h1>Sign in to Annostore</h1>
-        <p id="sign-in-help">
-          Paste an API key of your team. The browser keeps only a session cookie; the key itself is not stored.
-        </p>
-        <label for="key">API key</label>
-        <input id="key" name="key" type="password" autocomplete="off" spellcheck={false} required />
+        <p id="sign-in-help">Sign in with your login and password. New here? Open the invitation link your admin sent you.</p>
+        <label for="login">Login</label>
+        <input id="login" name="login" type="text" autocomplete="username" autocapitalize="none" spellcheck={false} />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" />
         {error && (
           <p class="error" role="alert">
             {error}
@@ -41,6 +55,11 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        <p class="or" id="key-help">
+          Or paste an API key of your team. The browser keeps only a session cookie; the key itself is not stored.
+        </p>
+        <label for="key">API key</label>
+        <input id="key" name="key" type="password" autocomplete="off" spellcheck={false} aria-describedby="key-help" />
       </form>
     </main>
   );

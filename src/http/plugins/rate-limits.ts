@@ -12,18 +12,25 @@ import { PostgresBuckets } from '../../rate-limits/postgres-buckets.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route signs in with a key: each failed attempt counts against the caller's address. */
+    /** The route signs in: each failed attempt counts against the caller's address (and the login it names). */
     signInAttempt?: boolean;
   }
 }
 
-type LimitName = 'requests' | 'upload-bytes' | 'sign-in';
+type LimitName = 'requests' | 'upload-bytes' | 'sign-in' | 'sign-in-login';
 
 const WORDS: Record<LimitName, string> = {
   requests: 'too many requests with this API key',
   'upload-bytes': 'too many bytes uploaded with this API key',
   'sign-in': 'too many failed sign-ins from this address',
+  'sign-in-login': 'too many failed sign-ins for this login',
 };
+
+/** The login a sign-in names (POST /v2/session with a password), as its bucket is keyed. */
+function loginOf(request: FastifyRequest): string | undefined {
+  const body = request.body as { login?: unknown } | undefined;
+  return typeof body?.login === 'string' ? body.login.toLowerCase() : undefined;
+}
 
 /** The RateLimit-Policy header's name, and the policy name of the bytes bucket in it. */
 export const POLICY_HEADER = 'ratelimit-policy';
@@ -66,14 +73,25 @@ export function registerRateLimits(app: FastifyInstance, ctx: Context): void {
     // Taken up front and given back on success, so that guesses sent all at once count as well.
     await charge(reply, 'sign-in', `sign-in:${request.ip}`, signInFailures!, { need: 1, cost: 1 });
   };
+  // Per login too (once the body names it), so that guesses at one account spread over many
+  // addresses meet a limit as well. The login's bucket is charged whoever tries: a flood of wrong
+  // guesses holds that login's sign-ins back for a while, which is the price of the limit.
+  const chargeLogin = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const login = loginOf(request);
+    if (login !== undefined) await charge(reply, 'sign-in-login', `sign-in-login:${login}`, signInFailures!, { need: 1, cost: 1 });
+  };
   const refundSignIn = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (reply.statusCode < 400) await store.charge(`sign-in:${request.ip}`, signInFailures!, { need: 0, cost: -1 });
+    if (reply.statusCode >= 400) return;
+    await store.charge(`sign-in:${request.ip}`, signInFailures!, { need: 0, cost: -1 });
+    const login = loginOf(request);
+    if (login !== undefined) await store.charge(`sign-in-login:${login}`, signInFailures!, { need: 0, cost: -1 });
   };
   if (signInFailures) {
     // Only the routes that sign in get these hooks: no other request pays for this limit.
     app.addHook('onRoute', (route) => {
       if (!route.config?.signInAttempt) return;
       route.preParsing = [...[route.preParsing ?? []].flat(), chargeSignIn];
+      route.preHandler = [...[route.preHandler ?? []].flat(), chargeLogin];
       route.onResponse = [...[route.onResponse ?? []].flat(), refundSignIn];
     });
   }

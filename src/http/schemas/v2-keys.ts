@@ -4,10 +4,12 @@ import { Timestamp } from './common.ts';
 
 export const KeyScope = Type.Enum(['read', 'write', 'admin'], { description: 'read: only reads; write: reads and writes; admin: also manages the team’s keys' });
 
+export const TeamRole = Type.Enum(['owner', 'admin', 'member'], { description: 'owner and admin manage the team’s users and keys; member works in it' });
+
 export const Me = Type.Object({
   team: Type.Object({ id: Type.Integer(), name: Type.String() }),
-  user: Type.Object({ id: Type.Integer(), login: Type.String() }),
-  key: Type.Object({ id: Type.Integer(), prefix: Type.String(), scope: KeyScope }),
+  user: Type.Object({ id: Type.Integer(), login: Type.String(), role: TeamRole }),
+  key: Type.Object({ id: Type.Integer(), prefix: Type.String({ description: '`sign-in` when a password or single sign-on session acts through the user’s sign-in key' }), scope: KeyScope }),
 });
 
 export const TeamKey = Type.Object({

@@ -1,9 +1,21 @@
-// Schemas of /v2/session: signing the web interface in with an API key, who is signed in, signing out.
+// Schemas of /v2/session: signing the web interface in (with a login and password, or an API key),
+// who is signed in, signing out.
 import { Type } from 'typebox';
 import { Timestamp } from './common.ts';
 import { Me } from './v2-keys.ts';
 
-export const SessionBody = Type.Object({ key: Type.String({ minLength: 1, maxLength: 256, description: 'an active API key of the team' }) }, { additionalProperties: false });
+export const KeySignIn = Type.Object({ key: Type.String({ minLength: 1, maxLength: 256, description: 'an active API key of the team' }) }, { additionalProperties: false });
+
+export const PasswordSignIn = Type.Object(
+  {
+    login: Type.String({ minLength: 1, maxLength: 100 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    team: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'the team’s name; needed only when the login and password are in more than one team' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionBody = Type.Union([PasswordSignIn, KeySignIn], { description: 'a login and a password, or an API key' });
 
 export const Session = Type.Object({
   ...Me.properties,

@@ -4,6 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
+import { accountRoutes } from './account.routes.ts';
 import { auditRoutes } from './audit.routes.ts';
 import { catalogRoutes } from './catalog.routes.ts';
 import { exportRoutes } from './exports.routes.ts';
@@ -21,6 +22,7 @@ import { predictionRoutes } from './predictions.routes.ts';
 import { projectStatsRoutes } from './project-stats.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
+import { userRoutes } from './users.routes.ts';
 import { versionRoutes } from './versions.routes.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
 import { registerIdempotency } from './idempotency.ts';
@@ -44,6 +46,8 @@ export const v2Routes =
     await app.register(keyRoutes(ctx));
     await app.register(modelRoutes(ctx));
     await app.register(sessionRoutes(ctx));
+    await app.register(userRoutes(ctx));
+    await app.register(accountRoutes(ctx));
     await app.register(webhookRoutes(ctx));
     await app.register(auditRoutes(ctx));
     await app.register(nearDuplicateRoutes(ctx));
