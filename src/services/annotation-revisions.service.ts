@@ -26,11 +26,16 @@ export interface RevisionAuthor {
   taskId: number | null;
 }
 
-/** A request's caller as a revision's author. User ids are kept for accounts: a key's owner is not one. */
-export const keyAuthor = (principal: Pick<Principal, 'teamId' | 'keyId'>): RevisionAuthor => ({ teamId: principal.teamId, keyId: principal.keyId, userId: null, taskId: null });
+/** A request's caller as a revision's author: the key, and the user it belongs to (a session's signed-in user). */
+export const keyAuthor = (principal: Pick<Principal, 'teamId' | 'keyId' | 'userId'>): RevisionAuthor => ({
+  teamId: principal.teamId,
+  keyId: principal.keyId,
+  userId: principal.userId,
+  taskId: null,
+});
 
 /** What a request's rewrite of many images (a class renamed or deleted) records of each: its caller as author. */
-export const rewriteRevisionsOf = (ctx: Context, principal: Pick<Principal, 'teamId' | 'keyId'>): { author: RevisionAuthor; keep: number } => ({
+export const rewriteRevisionsOf = (ctx: Context, principal: Pick<Principal, 'teamId' | 'keyId' | 'userId'>): { author: RevisionAuthor; keep: number } => ({
   author: keyAuthor(principal),
   keep: ctx.config.operations.revisionsPerImage,
 });

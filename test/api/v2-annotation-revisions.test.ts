@@ -47,8 +47,11 @@ for (const dialect of dialects) {
     after(async () => t?.close());
 
     const url = (imageId: number) => `/v2/images/${imageId}/annotation`;
-    const keyIdOf = async (key: string) =>
-      (await t.ctx.db.kysely.selectFrom('api_keys').select('id').where('prefix', '=', keyPrefix(key)).executeTakeFirstOrThrow()).id;
+    /** The key's id and the id of the user it belongs to. */
+    const authorOf = async (key: string) => {
+      const row = await t.ctx.db.kysely.selectFrom('api_keys').select(['id', 'user_id']).where('prefix', '=', keyPrefix(key)).executeTakeFirstOrThrow();
+      return { keyId: row.id, userId: row.user_id, taskId: null };
+    };
     const read = async (imageId: number) => {
       const res = await t.request({ method: 'GET', url: url(imageId) });
       assert.equal(res.statusCode, 200, res.body);
@@ -89,8 +92,9 @@ for (const dialect of dialects) {
 
       const { items } = await list(imageId);
       assert.equal(items.length, 2);
-      const keyId = await keyIdOf(t.key);
-      assert.deepEqual(items.map((r) => r.author), [{ keyId, userId: null, taskId: null }, { keyId, userId: null, taskId: null }]);
+      const author = await authorOf(t.key);
+      assert.equal(typeof author.userId, 'number', 'the key belongs to a user');
+      assert.deepEqual(items.map((r) => r.author), [author, author]);
       assert.ok(items[0]!.id > items[1]!.id);
       assert.deepEqual(items[1]!.objects, { added: 0, removed: 0, changed: 1 });
       assert.deepEqual(items[0]!.objects, { added: 1, removed: 1, changed: 0 });
@@ -144,10 +148,10 @@ for (const dialect of dialects) {
       const deleted = await t.request({ method: 'DELETE', url: `/v2/classes/${box.id}?cascade=true` });
       assert.equal(deleted.statusCode, 204, deleted.body);
 
-      const keyId = await keyIdOf(t.key);
+      const author = await authorOf(t.key);
       const { items } = await list(imageId);
       assert.equal(items.length, 1);
-      assert.deepEqual(items[0]!.author, { keyId, userId: null, taskId: null });
+      assert.deepEqual(items[0]!.author, author);
       assert.deepEqual(items[0]!.objects, { added: 0, removed: 0, changed: 2 });
       // The state before the rename reads back from the snapshot.
       assert.deepEqual((await revision(imageId, items[0]!.id)).annotation.objects.map((o) => o.classTitle), ['auto', 'auto']);
