@@ -101,9 +101,19 @@ export async function latestVersionClasses(db: Kysely<Database>, projectId: numb
   return db.selectFrom('version_classes').where('version_id', '=', latest.id).select(['class_id', 'title', 'idx']).execute();
 }
 
-/** The ids of the version's images with their dataset, in id order (for assigning subsets). */
-export const versionImageDatasets = (db: Kysely<Database>, versionId: number) =>
-  db.selectFrom('version_images').where('version_id', '=', versionId).select(['image_id', 'dataset_title', 'objects_json']).orderBy('image_id').execute();
+/** A page of the version's image ids in id order, after `after` (for assigning subsets). */
+export const pageOfVersionImageIds = (db: Kysely<Database>, versionId: number, after: number | undefined, limit: number): Promise<{ image_id: number }[]> =>
+  splitPage(db, versionId, after, limit).select('image_id').execute();
+
+/** The same, with each image's objects (for a stratified split): no other column is read. */
+export const pageOfVersionImageObjects = (db: Kysely<Database>, versionId: number, after: number | undefined, limit: number): Promise<{ image_id: number; objects_json: string }[]> =>
+  splitPage(db, versionId, after, limit).select(['image_id', 'objects_json']).execute();
+
+const splitPage = (db: Kysely<Database>, versionId: number, after: number | undefined, limit: number) => {
+  let query = db.selectFrom('version_images').where('version_id', '=', versionId);
+  if (after !== undefined) query = query.where('image_id', '>', after);
+  return query.orderBy('image_id').limit(limit);
+};
 
 export async function setSubset(trx: Kysely<Database>, versionId: number, subset: string, imageIds: readonly number[]): Promise<void> {
   // In pieces: a statement's parameters are bounded (SQLite: 32,766).

@@ -131,12 +131,15 @@ async function assignSubsets(trx: Kysely<Database>, versionId: number, split: Sp
   }
   const ids: number[] = [];
   const strata = split.stratify ? new Map<number, string>() : undefined;
-  // Read in pages: only ids (and a class title each, when stratified) stay in memory.
+  // Read in pages, and only the columns needed: ids (and the objects when stratified, of which only
+  // a class title each stays in memory).
   for (let after: number | undefined; ; ) {
-    const page = await versions.pageOfVersionImages(trx, versionId, undefined, after, STRATA_PAGE);
+    const page: { image_id: number; objects_json?: string }[] = strata
+      ? await versions.pageOfVersionImageObjects(trx, versionId, after, STRATA_PAGE)
+      : await versions.pageOfVersionImageIds(trx, versionId, after, STRATA_PAGE);
     for (const row of page) {
       ids.push(row.image_id);
-      strata?.set(row.image_id, dominantClass(row.objects_json));
+      strata?.set(row.image_id, dominantClass(row.objects_json ?? '[]'));
     }
     if (page.length < STRATA_PAGE) break;
     after = page[page.length - 1]!.image_id;
