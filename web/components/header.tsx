@@ -49,7 +49,8 @@ export function Header(props: { session: Session; onSignOut: () => void; trail?:
       )}
       <div class="who">
         <Link href="/account" class="tasks-link" title={`Your account (key ${props.session.key.prefix}…, ${props.session.key.scope})`}>
-          {props.session.user.login} · {props.session.team.name}
+          {props.session.user.login}
+          <span> · {props.session.team.name}</span>
         </Link>
         <button type="button" class="quiet" onClick={props.onSignOut}>
           Sign out
