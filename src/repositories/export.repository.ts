@@ -98,13 +98,7 @@ export async function imagePage(
     .orderBy('image_tags.image_id')
     .orderBy('image_tags.tag_id')
     .execute();
-  const tagsOf = new Map<number, CanonicalTag[]>();
-  for (const t of tagRows) {
-    const tag = { name: t.title, value: t.value === null ? null : (JSON.parse(t.value) as number | string) };
-    const list = tagsOf.get(t.image_id);
-    if (list) list.push(tag);
-    else tagsOf.set(t.image_id, [tag]);
-  }
+  const tagsOf = imageTagsById(tagRows);
   return rows.map((r) => ({ id: r.id, size: Number(r.size), record: storedRecord(r, dataset.title, tagsOf.get(r.id) ?? []) }));
 }
 
@@ -121,6 +115,18 @@ export interface StoredImage {
 }
 
 /** A stored image (of a project, or as a version froze it) as the record of `dataset`. */
+/** Image tag rows (value as stored: JSON text) grouped by image, in the order given. */
+export function imageTagsById(rows: readonly { image_id: number; title: string; value: string | null }[]): Map<number, CanonicalTag[]> {
+  const tagsOf = new Map<number, CanonicalTag[]>();
+  for (const t of rows) {
+    const tag = { name: t.title, value: t.value === null ? null : (JSON.parse(t.value) as number | string) };
+    const list = tagsOf.get(t.image_id);
+    if (list) list.push(tag);
+    else tagsOf.set(t.image_id, [tag]);
+  }
+  return tagsOf;
+}
+
 export function storedRecord(r: StoredImage, dataset: string, tags: CanonicalTag[]): ExportRecord {
   const objects = JSON.parse(r.objects_json) as StoredObject[];
   const values = parseObjectTagValues(r.object_tag_values);

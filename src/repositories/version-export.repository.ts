@@ -3,10 +3,10 @@
 // the version froze it. Images are grouped (the records' `dataset`) by subset when the version has a
 // split, else by the dataset they were in.
 import type { Kysely } from 'kysely';
-import type { CanonicalTag, ClassShape, TagScope, TagValueType } from '../formats/canonical.ts';
+import type { ClassShape, TagScope, TagValueType } from '../formats/canonical.ts';
 import type { ExportProject, ExportRecord } from '../formats/writer.ts';
 import type { Database } from '../db/types.ts';
-import { storedRecord } from './export.repository.ts';
+import { imageTagsById, storedRecord } from './export.repository.ts';
 
 /** The column whose value a version's image is grouped by. */
 export type VersionGroupColumn = 'subset' | 'dataset_title';
@@ -124,12 +124,6 @@ export async function versionImagePage(
     .orderBy('version_image_tags.image_id')
     .orderBy('version_image_tags.tag_id')
     .execute();
-  const tagsOf = new Map<number, CanonicalTag[]>();
-  for (const t of tagRows) {
-    const tag = { name: t.title, value: t.value === null ? null : (JSON.parse(t.value) as number | string) };
-    const list = tagsOf.get(t.image_id);
-    if (list) list.push(tag);
-    else tagsOf.set(t.image_id, [tag]);
-  }
+  const tagsOf = imageTagsById(tagRows);
   return rows.map((r) => ({ id: r.image_id, size: Number(r.size ?? 0), record: storedRecord(r, group.value, tagsOf.get(r.image_id) ?? []) }));
 }
