@@ -423,5 +423,12 @@ export const putPredictions = (imageId: number, model: string, objects: Predicti
     model,
     objects: objects.map((o) => ({ classId: o.classId, points: o.points, bitmap: o.bitmap, score: o.score })),
   });
+export interface ProjectModel {
+  model: string;
+  images: number;
+  objects: number;
+}
+export const listPredictionModels = async (projectId: number): Promise<ProjectModel[]> =>
+  (await call<{ items: ProjectModel[] }>('GET', `/v2/projects/${projectId}/predictions/models`)).items;
 export const getEvaluation = (projectId: number, params: { model: string; iouType: 'bbox' | 'segm'; datasetId?: number }): Promise<Evaluation> =>
   call('GET', `/v2/projects/${projectId}/evaluation${query({ ...params })}`);

@@ -4,14 +4,8 @@ import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
 import type { Database } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
-import {
-  countModels,
-  deletePredictions,
-  findPredictions,
-  findTeamImage,
-  projectClasses,
-  replacePredictions,
-} from '../repositories/predictions.repository.ts';
+import { countModels, deletePredictions, findPredictions, findTeamImage, projectClasses, replacePredictions, projectModels } from '../repositories/predictions.repository.ts';
+import { requireProject } from './projects.service.ts';
 import { type PredictionInput, type PredictionObject, type ProjectClass, readPredictions } from './prediction-objects.ts';
 
 /** Models one image may have predictions of: far more than a review compares. */
@@ -92,4 +86,10 @@ export async function removePredictions(db: Kysely<Database>, teamId: number, im
   await requireImage(db, teamId, imageId);
   const deleted = await deletePredictions(db, imageId, model);
   if (model !== undefined && deleted === 0) throw notFound('predictions', { imageId, model });
+}
+
+/** The models with predictions in a project of the team, each with the images and objects it covers. */
+export async function listProjectModels(db: Kysely<Database>, teamId: number, projectId: number): Promise<{ model: string; images: number; objects: number }[]> {
+  await requireProject(db, teamId, projectId);
+  return projectModels(db, projectId);
 }

@@ -139,6 +139,23 @@ for (const dialect of dialects) {
       assertProblem(await t.request({ method: 'GET', url: `/v2/images?datasetId=${dataset}&predictionModel=f` }), 400, 'VALIDATION');
     });
 
+    test('GET /v2/projects/:id/predictions/models lists the project’s models with the images and objects of each', async () => {
+      const projectId = await newProject(t.ctx, { classes: [{ title: 'car', shape: 'rectangle' }] });
+      const dataset = await newDataset(t.ctx, projectId);
+      const [first, second] = [(await newImage(t.ctx, dataset)).id, (await newImage(t.ctx, dataset)).id];
+      const models = async (key?: string) => t.request({ method: 'GET', url: `/v2/projects/${projectId}/predictions/models`, ...(key ? { key } : {}) });
+      assert.deepEqual(json<{ items: unknown[] }>(await models()).items, []);
+      const car = (x: number, score: number) => ({ classTitle: 'car', points: box(x, 1, 3, 3), score });
+      assert.equal((await put({ model: 'yolo', objects: [car(1, 0.9), car(8, 0.3)] }, first)).statusCode, 200);
+      assert.equal((await put({ model: 'yolo', objects: [car(1, 0.5)] }, second)).statusCode, 200);
+      assert.equal((await put({ model: 'detr', objects: [car(1, 0.7)] }, second)).statusCode, 200);
+      assert.deepEqual(json<{ items: unknown[] }>(await models()).items, [
+        { model: 'detr', images: 1, objects: 1 },
+        { model: 'yolo', images: 2, objects: 3 },
+      ]);
+      assertProblem(await models(t.otherKey), 404, 'NOT_FOUND');
+    });
+
     test('deleting the image deletes its predictions', async () => {
       const other = (await newImage(t.ctx, datasetId)).id;
       assert.equal((await put({ model: 'gone', objects: [{ classTitle: 'car', points: box(1, 1, 3, 3), score: 0.3 }] }, other)).statusCode, 200);

@@ -2,10 +2,10 @@
 // (an SVG and the same points as a table), AP per class, and the images it got most wrong first,
 // each a link to its image view. The model and the IoU type live in the URL.
 import { useEffect, useState } from 'preact/hooks';
-import { type Evaluation, type Project, type Session, getEvaluation, getProject } from '../api.ts';
+import { type Evaluation, type Project, type ProjectModel, type Session, getEvaluation, getProject, listPredictionModels } from '../api.ts';
 import { Header } from '../components/header.tsx';
 import { Link } from '../components/link.tsx';
-import type { Location } from '../router.ts';
+import { type Location, navigate } from '../router.ts';
 
 interface Props {
   session: Session;
@@ -43,7 +43,11 @@ export function EvaluationPage(props: Props) {
   const [project, setProject] = useState<Project | null>(null);
   const [evaluation, setEvaluation] = useState<Evaluation | null>(null);
   const [error, setError] = useState('');
+  const [models, setModels] = useState<ProjectModel[] | null>(null);
 
+  useEffect(() => {
+    listPredictionModels(props.projectId).then(setModels, (failure: Error) => setError(failure.message));
+  }, [props.projectId]);
   useEffect(() => {
     getProject(props.projectId).then((p) => {
       document.title = `Evaluation · ${p.title} · Annostore`;
@@ -64,7 +68,13 @@ export function EvaluationPage(props: Props) {
         <h1>
           Evaluation of {model || 'a model'} ({iouType === 'segm' ? 'masks' : 'boxes'})
         </h1>
-        {!model && <p>Name the model in the address: ?model=name&amp;iouType=bbox or segm.</p>}
+        <EvaluationChoice
+          models={models}
+          model={model}
+          iouType={iouType}
+          onChange={(next) => navigate(`/projects/${props.projectId}/evaluation?${new URLSearchParams(next).toString()}`)}
+        />
+        {models?.length === 0 && <p>This project has no predictions yet: import a model's output or PUT them (docs/predictions.md).</p>}
         {error && <p role="alert">{error}</p>}
         {model && !e && !error && <p role="status">Evaluating…</p>}
         {e && (
@@ -171,5 +181,33 @@ export function EvaluationPage(props: Props) {
         )}
       </main>
     </>
+  );
+}
+
+/** Which model to evaluate, and on boxes or masks: the page's address follows the choice. */
+function EvaluationChoice(props: { models: ProjectModel[] | null; model: string; iouType: 'bbox' | 'segm'; onChange: (next: { model: string; iouType: string }) => void }) {
+  if (!props.models?.length) return null;
+  const names = props.models.map((m) => m.model);
+  return (
+    <form class="evaluation-choice" onSubmit={(event) => event.preventDefault()}>
+      <label>
+        Model{' '}
+        <select value={props.model} onChange={(event) => props.onChange({ model: event.currentTarget.value, iouType: props.iouType })}>
+          {!names.includes(props.model) && <option value={props.model}>{props.model ? props.model : 'Choose a model'}</option>}
+          {props.models.map((m) => (
+            <option key={m.model} value={m.model}>
+              {m.model} ({m.images} {m.images === 1 ? 'image' : 'images'})
+            </option>
+          ))}
+        </select>
+      </label>{' '}
+      <label>
+        Compare{' '}
+        <select value={props.iouType} onChange={(event) => props.onChange({ model: props.model, iouType: event.currentTarget.value })}>
+          <option value="bbox">boxes</option>
+          <option value="segm">masks</option>
+        </select>
+      </label>
+    </form>
   );
 }

@@ -361,6 +361,9 @@ function Sidebar(
       </section>
       <section>
         <h2 id="predictions-filter">Predictions</h2>
+        <Link href={`/projects/${props.project.id}/evaluation`} class="manage-link">
+          Evaluate a model
+        </Link>
         <select
           class="prediction-filter"
           aria-labelledby="predictions-filter"

@@ -60,6 +60,17 @@ export const EvaluationQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const ProjectModels = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      model: Type.String(),
+      images: Type.Integer({ description: 'images of the project with predictions of the model' }),
+      objects: Type.Integer({ description: 'predicted objects of the model in the project' }),
+    }),
+    { description: 'by model name' },
+  ),
+});
+
 export const Evaluation = Type.Object({
   projectId: Type.Integer(),
   datasetId: Type.Union([Type.Integer(), Type.Null()]),

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Context } from '../../context.ts';
 import { evaluateModel } from '../../services/evaluation.service.ts';
 import { importPredictions } from '../../services/prediction-import.service.ts';
-import { getPredictions, putPredictions, removePredictions } from '../../services/predictions.service.ts';
+import { getPredictions, listProjectModels, putPredictions, removePredictions } from '../../services/predictions.service.ts';
 import {
   Evaluation,
   EvaluationParams,
@@ -13,7 +13,7 @@ import {
   ImagePredictions,
   PREDICTION_IMPORT_BYTES,
   PredictionImportBody,
-  PredictionImportResult, ModelPredictions, PredictionsBody, PredictionsQuery } from '../schemas/predictions.ts';
+  PredictionImportResult, ProjectModels, ModelPredictions, PredictionsBody, PredictionsQuery } from '../schemas/predictions.ts';
 import { IdParams, Problem, problemResponses } from '../schemas/v2.ts';
 
 export const predictionRoutes =
@@ -63,6 +63,19 @@ export const predictionRoutes =
         await removePredictions(ctx.db.kysely, request.principal.teamId, request.params.id, request.query.model);
         return reply.code(204).send(null);
       },
+    );
+
+    app.get(
+      '/projects/:projectId/predictions/models',
+      {
+        schema: {
+          tags: ['predictions'],
+          summary: 'The models with predictions in the project, with the images and objects of each',
+          params: EvaluationParams,
+          response: { 200: ProjectModels, ...problemResponses },
+        },
+      },
+      async (request) => ({ items: await listProjectModels(ctx.db.kysely, request.principal.teamId, request.params.projectId) }),
     );
 
     app.get(
