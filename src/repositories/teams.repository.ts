@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
 import type { Database } from '../db/types.ts';
-import { type TeamRole, toRole } from './users.repository.ts';
+import { type TeamRole, toRole } from './team-roles.ts';
 
 /** What a key may do: read; read and write; and, for `admin`, manage the team's keys too. */
 export type KeyScope = 'read' | 'write' | 'admin';

@@ -5,13 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
+import { type TeamRole, isTeamAdmin, toRole } from './team-roles.ts';
 import type { KeyScope } from './teams.repository.ts';
 
-/** owner: the team's first user, may do everything; admin: manages users and keys; member: works. */
-export type TeamRole = 'owner' | 'admin' | 'member';
-export const TEAM_ROLES: readonly TeamRole[] = ['owner', 'admin', 'member'];
-export const toRole = (text: string): TeamRole => (TEAM_ROLES.includes(text as TeamRole) ? (text as TeamRole) : 'member');
-export const isTeamAdmin = (role: TeamRole): boolean => role === 'owner' || role === 'admin';
+export { type TeamRole, TEAM_ROLES, isTeamAdmin, toRole } from './team-roles.ts';
+
 /** What a user's password or single sign-on session may do: as much as the role allows a key. */
 export const sessionScopeOf = (role: TeamRole): KeyScope => (isTeamAdmin(role) ? 'admin' : 'write');
 
