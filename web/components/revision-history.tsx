@@ -11,20 +11,26 @@ export interface RevisionPreview {
 
 interface Props {
   imageId: number;
-  /** The key signed in: its revisions read "you". */
-  keyId: number;
+  /** Who is signed in: the revisions of their key or their user read "you". */
+  me: Me;
   /** The ETag of the annotation shown; a change of it reads the list again. */
   etag: string;
   preview: RevisionPreview | null;
   onPreview: (preview: RevisionPreview | null) => void;
 }
 
+/** The signed-in key and the user it belongs to. */
+export interface Me {
+  keyId: number;
+  userId: number;
+}
+
 /** Who made a revision, in words. */
-export function authorOf(revision: Revision, keyId: number): string {
+export function authorOf(revision: Revision, me: Me): string {
   const { author } = revision;
   if (author.taskId !== null) return `task ${author.taskId}`;
+  if (author.keyId === me.keyId || (author.userId !== null && author.userId === me.userId)) return 'you';
   if (author.userId !== null) return `user ${author.userId}`;
-  if (author.keyId === keyId) return 'you';
   return author.keyId === null ? 'unknown' : `API key ${author.keyId}`;
 }
 
@@ -111,7 +117,7 @@ export function RevisionHistory(props: Props) {
                     {whenOf(r)}
                     {i === 0 ? ' · current' : ''}
                   </span>
-                  <span class="revision-who">{authorOf(r, props.keyId)}</span>
+                  <span class="revision-who">{authorOf(r, props.me)}</span>
                   <span class="revision-counts" aria-label={countsLabel(r)}>
                     {countsOf(r)}
                   </span>
@@ -134,7 +140,7 @@ export function RevisionHistory(props: Props) {
 export function RevisionBanner(props: {
   imageId: number;
   preview: RevisionPreview;
-  keyId: number;
+  me: Me;
   etag: string;
   canRestore: boolean;
   /** Why restoring is not offered now (unsaved changes), if so. */
@@ -163,7 +169,7 @@ export function RevisionBanner(props: {
   return (
     <div class="revision-banner" role="region" aria-label="Revision preview" onPointerDown={stop} onWheel={stop}>
       <span>
-        Revision of {whenOf(revision)} by {authorOf(revision, props.keyId)} ({props.preview.annotation.objects.length} objects), read-only
+        Revision of {whenOf(revision)} by {authorOf(revision, props.me)} ({props.preview.annotation.objects.length} objects), read-only
       </span>
       {props.canRestore && (
         <button type="button" onClick={restore} disabled={busy || props.blocked !== null} title={props.blocked ?? undefined}>

@@ -439,7 +439,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               <RevisionBanner
                 imageId={image.id}
                 preview={preview}
-                keyId={props.session.key.id}
+                me={{ keyId: props.session.key.id, userId: props.session.user.id }}
                 etag={props.tagged.etag}
                 canRestore={canWrite}
                 blocked={editor.dirty ? 'Save or undo your changes first.' : null}
@@ -547,7 +547,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
             )}
           </section>
           <section>
-            <RevisionHistory imageId={image.id} keyId={props.session.key.id} etag={props.tagged.etag} preview={preview} onPreview={setPreview} />
+            <RevisionHistory imageId={image.id} me={{ keyId: props.session.key.id, userId: props.session.user.id }} etag={props.tagged.etag} preview={preview} onPreview={setPreview} />
           </section>
           <SimilarImages imageId={image.id} />
         </aside>
