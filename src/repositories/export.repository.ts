@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { CanonicalTag, ClassShape, TagScope, TagValueType } from '../formats/canonical.ts';
 import type { ExportObject, ExportProject, ExportRecord } from '../formats/writer.ts';
-import type { Database } from '../db/types.ts';
+import type { Database, ImageRow } from '../db/types.ts';
 import { parseObjectTagValues, tagsWithValues } from '../formats/object-tag-values.ts';
 
 /** An object as images.objects_json stores it: object tags by title; their values are in images.object_tag_values. */
@@ -102,17 +102,8 @@ export async function imagePage(
   return rows.map((r) => ({ id: r.id, size: Number(r.size), record: storedRecord(r, dataset.title, tagsOf.get(r.id) ?? []) }));
 }
 
-/** The columns of a stored image that make its record. */
-export interface StoredImage {
-  name: string;
-  hash: string;
-  width: number;
-  height: number;
-  description: string;
-  objects_json: string;
-  object_ids: string | null;
-  object_tag_values: string | null;
-}
+/** The columns of a stored image that make its record: the same in a project's images and a version's. */
+export type StoredImage = Pick<ImageRow, 'name' | 'hash' | 'width' | 'height' | 'description' | 'objects_json' | 'object_ids' | 'object_tag_values'>;
 
 /** A stored image (of a project, or as a version froze it) as the record of `dataset`. */
 /** Image tag rows (value as stored: JSON text) grouped by image, in the order given. */
