@@ -1,20 +1,24 @@
 // A version of 100,000 images × 10 objects made through the API, against a floor: a plain
-// `INSERT … SELECT` of the same image rows into version_images, run from this process in the same run.
+// `INSERT … SELECT` of the same image rows (their annotations by content hash) into version_images,
+// run from this process in the same run.
 //
 //   node --import tsx bench/versions.ts [--db sqlite|postgres] [--images 100000] [--rounds 3]
 //                                       [--database-url URL] [--log-level warn]
 //
 // Seeds (once, cached under .bench/ or in its own PostgreSQL schema) a project of N images with 10
-// polygons each in four datasets, starts `annostore serve --no-worker` as a child process, and each
-// round makes a version with a stratified random split (the heaviest: every image's objects are read
-// to find its class) while sampling the server's resident memory, then deletes it; the floor copies
-// the same rows with one statement. See bench/README.md.
+// polygons each in four datasets, written as an import writes them (insertImages: class summaries,
+// object counts, content hashes), starts `annostore serve --no-worker` as a child process, and each
+// round makes a version with a stratified random split (the heaviest: every image's class counts are
+// read to find its class) while sampling the server's resident memory, then deletes it; the floor
+// copies the same rows with one statement. See bench/README.md.
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { isoNow } from '../src/clock.ts';
 import type { Context } from '../src/context.ts';
 import { serializeObjects } from '../src/formats/canonical.ts';
+import type { ClassIdCache } from '../src/repositories/image-summary.repository.ts';
+import { type NewImageInput, insertImages } from '../src/repositories/images.repository.ts';
 import { insertProject } from '../src/repositories/projects.repository.ts';
 import { ensureTeam } from '../src/repositories/teams.repository.ts';
 import { DEFAULT_TEAM } from '../src/services/keys.service.ts';
@@ -38,7 +42,7 @@ const OBJECTS_PER_IMAGE = 10;
 const DATASETS = 4;
 const SECONDS_TARGET = 5;
 const MEMORY_TARGET_MB = 50;
-const SEED_VERSION = 1;
+const SEED_VERSION = 2;
 const CLASSES = ['car', 'person', 'bicycle'] as const;
 
 const title = () => `versions bench ${IMAGES} v${SEED_VERSION}`;
@@ -83,27 +87,27 @@ async function seed(ctx: Context): Promise<number> {
     .onConflict((oc) => oc.column('hash').doNothing())
     .execute();
   const perDataset = Math.ceil(IMAGES / DATASETS);
+  const classIds: ClassIdCache = new Map();
   for (let start = 0; start < IMAGES; start += 10_000) {
     const end = Math.min(start + 10_000, IMAGES);
     await db.transaction().execute(async (trx) => {
       for (let chunk = start; chunk < end; chunk += 500) {
-        const rows = [];
+        const rows: NewImageInput[] = [];
         for (let i = chunk; i < Math.min(chunk + 500, end); i += 1) {
           rows.push({
-            dataset_id: datasetIds[Math.floor(i / perDataset)]!,
-            project_id: projectId,
+            datasetId: datasetIds[Math.floor(i / perDataset)]!,
+            projectId,
             name: `frame_${String(i + 1).padStart(6, '0')}.jpg`,
             hash: blobs[i % blobs.length]!,
             size: 250_000,
             width: 1920,
             height: 1080,
             description: '',
-            objects_json: objectsJson(i),
-            created_at: now,
-            updated_at: now,
+            objectsJson: objectsJson(i),
           });
         }
-        await trx.insertInto('images').values(rows).execute();
+        // As an import writes them: with their class summaries, object counts and content hashes.
+        await insertImages(trx, rows, classIds);
       }
     });
     progress(`seeded ${fmt(end)} / ${fmt(IMAGES)} images`);
@@ -137,8 +141,8 @@ async function floorCopy(ctx: Context, projectId: number, round: number): Promis
     .returning('id')
     .executeTakeFirstOrThrow();
   const started = performance.now();
-  await sql`insert into version_images (version_id, image_id, dataset_id, dataset_title, name, hash, width, height, description, objects_json, object_ids, object_tag_values)
-    select ${version.id}, images.id, images.dataset_id, datasets.title, images.name, images.hash, images.width, images.height, images.description, images.objects_json, images.object_ids, images.object_tag_values
+  await sql`insert into version_images (version_id, image_id, dataset_id, dataset_title, name, hash, width, height, annotation_hash)
+    select ${version.id}, images.id, images.dataset_id, datasets.title, images.name, images.hash, images.width, images.height, images.annotation_hash
     from images join datasets on datasets.id = images.dataset_id where images.project_id = ${projectId}`.execute(db);
   const seconds = (performance.now() - started) / 1000;
   await db.deleteFrom('version_images').where('version_id', '=', version.id).execute();

@@ -153,6 +153,12 @@ export interface ImagesTable {
   object_tag_values: ColumnType<string | null, string | null | undefined, string | null>;
   /** How many objects objects_json holds, written with it (see image-summary.repository.ts). */
   object_count: ColumnType<number, number | undefined, number>;
+  /**
+   * The hash of the snapshot of the image's annotation content (description, objects_json, object_ids,
+   * object_tag_values) in annotation_snapshots, written with any of them
+   * (annotation-contents.repository.ts); null only until it is written.
+   */
+  annotation_hash: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -212,10 +218,8 @@ export interface VersionImagesTable {
   hash: string;
   width: number;
   height: number;
-  description: string;
-  objects_json: string;
-  object_ids: string | null;
-  object_tag_values: string | null;
+  /** The image's annotation content as it was, by the hash of its snapshot in annotation_snapshots. */
+  annotation_hash: string;
   /** The subset (train, val…) the image is in; '' when the version has no split. */
   subset: ColumnType<string, string | undefined, string>;
 }
@@ -425,10 +429,10 @@ export interface ImageIdBlocksTable {
   images: number;
 }
 
-/** A state of an image's annotation a revision replaced (0031_annotation_revisions.ts), by its hash. */
+/** A state of an image's annotation a revision replaced (0031_annotation_revisions.ts), or an image's annotation content (0036_annotation_hashes.ts), by its hash. */
 export interface AnnotationSnapshotsTable {
   hash: string;
-  /** The state's JSON text (annotation-snapshots.ts), deflated. */
+  /** The state's JSON text (src/formats/annotation-snapshot.ts), deflated. */
   body: Buffer;
   /** Bytes of the text before deflating. */
   size: number;

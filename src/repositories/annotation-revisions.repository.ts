@@ -1,6 +1,6 @@
 // Revisions of image annotations and the snapshots of the states they replaced
 // (0031_annotation_revisions.ts).
-import { type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { insertRows } from '../db/bulk-insert.ts';
 import type { AnnotationRevisionsTable, Database } from '../db/types.ts';
 
@@ -105,23 +105,31 @@ export async function deleteRevisionsBefore(db: Kysely<Database>, cutoff: string
   return { count: rows.length, hashes: rows.flatMap((r) => (r.before_hash === null ? [] : [r.before_hash])) };
 }
 
-/** Removes the snapshots of these hashes that no revision names any more. */
+/**
+ * A snapshot no one names: no revision as the state it replaced, no image as its current content, no
+ * version as the content it froze (annotation-contents.repository.ts).
+ */
+const unnamed = ({ not, exists, selectFrom, and }: ExpressionBuilder<Database, 'annotation_snapshots'>) =>
+  and([
+    not(exists(selectFrom('annotation_revisions').select(sql.lit(1).as('one')).whereRef('annotation_revisions.before_hash', '=', 'annotation_snapshots.hash'))),
+    not(exists(selectFrom('images').select(sql.lit(1).as('one')).whereRef('images.annotation_hash', '=', 'annotation_snapshots.hash'))),
+    not(exists(selectFrom('version_images').select(sql.lit(1).as('one')).whereRef('version_images.annotation_hash', '=', 'annotation_snapshots.hash'))),
+  ]);
+
+/** Removes the snapshots of these hashes that no one names any more. */
 export async function deleteUnnamedSnapshots(db: Kysely<Database>, hashes: readonly string[]): Promise<void> {
   const unique = [...new Set(hashes)];
   for (let i = 0; i < unique.length; i += 1000) {
     await db
       .deleteFrom('annotation_snapshots')
       .where('hash', 'in', unique.slice(i, i + 1000))
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('annotation_revisions').select(sql.lit(1).as('one')).whereRef('annotation_revisions.before_hash', '=', 'annotation_snapshots.hash'))))
+      .where(unnamed)
       .execute();
   }
 }
 
-/** Removes every snapshot no revision names (those of deleted images' revisions); answers how many. */
+/** Removes every snapshot no one names (those of deleted images' revisions, and contents no image or version has any more); answers how many. */
 export async function deleteOrphanSnapshots(db: Kysely<Database>): Promise<number> {
-  const result = await db
-    .deleteFrom('annotation_snapshots')
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('annotation_revisions').select(sql.lit(1).as('one')).whereRef('annotation_revisions.before_hash', '=', 'annotation_snapshots.hash'))))
-    .executeTakeFirst();
+  const result = await db.deleteFrom('annotation_snapshots').where(unnamed).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -6,6 +6,7 @@ import { isPostgres, jsonRows, jsonRowsOf } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import type { TagValueType } from '../formats/canonical.ts';
 import { insertImageTags, insertObjectTagRefs } from './import.repository.ts';
+import { refreshAnnotationHashes, savedContentHash } from './annotation-contents.repository.ts';
 import { rewriteImageSummary } from './image-summary.repository.ts';
 
 /** An image's annotation as stored. */
@@ -130,6 +131,7 @@ export async function writeAnnotation(db: Kysely<Database>, imageId: number, wri
       object_ids: write.objectIds,
       next_object_id: write.nextObjectId,
       object_tag_values: write.objectTagValues,
+      annotation_hash: await savedContentHash(db, write),
       updated_at: isoNow(),
     })
     .where('id', '=', imageId)
@@ -218,5 +220,6 @@ export async function replaceObjectsAndIds(
   const result = await update.executeTakeFirst();
   if (result.numUpdatedRows === 0n) return false;
   await rewriteImageSummary(db, imageId);
+  await refreshAnnotationHashes(db, [imageId]);
   return true;
 }

@@ -5,6 +5,7 @@ import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database, ImageRow } from '../db/types.ts';
 import { renumberObjectTagValues } from '../formats/object-tag-values.ts';
+import { refreshAnnotationHashes } from './annotation-contents.repository.ts';
 import { rewriteImageSummary } from './image-summary.repository.ts';
 import { addToSizes, insertImage } from './images.repository.ts';
 import { countClassTitles } from './stored-objects.ts';
@@ -30,6 +31,7 @@ export async function updateImageFields(db: Kysely<Database>, imageId: number, f
     .set({ ...fields, updated_at: isoNow() })
     .where('id', '=', imageId)
     .execute();
+  if (fields.description !== undefined) await refreshAnnotationHashes(db, [imageId]);
 }
 
 /** What an image's annotation names by title, which its project must have for it to make sense. */

@@ -3,7 +3,9 @@ import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
 import { insertRows } from '../db/bulk-insert.ts';
 import type { Database, ImageRow } from '../db/types.ts';
+import { type EncodedSnapshot, encodeContent } from '../formats/annotation-snapshot.ts';
 import type { ImageSummary } from '../formats/object-summary.ts';
+import { refreshAnnotationHashes, saveSnapshots } from './annotation-contents.repository.ts';
 import { type ClassIdCache, insertSummaryRows, summarise } from './image-summary.repository.ts';
 
 export interface NewImageInput {
@@ -28,7 +30,7 @@ export async function addToSizes(db: Kysely<Database>, datasetId: number, projec
   await db.updateTable('projects').set({ size: sql`size + ${delta}`, updated_at: now }).where('id', '=', projectId).execute();
 }
 
-const toRow = (image: NewImageInput, now: string, summary: ImageSummary) => ({
+const toRow = (image: NewImageInput, now: string, summary: ImageSummary, content: EncodedSnapshot) => ({
   dataset_id: image.datasetId,
   project_id: image.projectId,
   name: image.name,
@@ -40,9 +42,14 @@ const toRow = (image: NewImageInput, now: string, summary: ImageSummary) => ({
   objects_json: image.objectsJson ?? '[]',
   object_tag_values: image.objectTagValues ?? null,
   object_count: summary.objects,
+  annotation_hash: content.hash,
   created_at: now,
   updated_at: now,
 });
+
+/** The snapshot of a new image's annotation content (a new image's objects have the ids 1..n). */
+const contentOf = (image: NewImageInput) =>
+  encodeContent({ description: image.description ?? '', objectsJson: image.objectsJson ?? '[]', objectIds: null, objectTagValues: image.objectTagValues ?? null });
 
 const summaryInput = (image: NewImageInput) => ({ projectId: image.projectId, width: image.width, height: image.height, objectsJson: image.objectsJson ?? '[]' });
 
@@ -50,9 +57,11 @@ const summaryInput = (image: NewImageInput) => ({ projectId: image.projectId, wi
 export async function insertImage(db: Kysely<Database>, image: NewImageInput): Promise<number> {
   const now = isoNow();
   const [summary] = await summarise(db, [summaryInput(image)]);
+  const content = contentOf(image);
+  await saveSnapshots(db, [content]);
   const row = await db
     .insertInto('images')
-    .values(toRow(image, now, summary!))
+    .values(toRow(image, now, summary!, content))
     .returning('id')
     .executeTakeFirstOrThrow();
   await insertSummaryRows(db, [{ id: row.id, projectId: image.projectId }], [summary!]);
@@ -60,7 +69,7 @@ export async function insertImage(db: Kysely<Database>, image: NewImageInput): P
   return row.id;
 }
 
-const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json', 'object_tag_values', 'object_count', 'created_at', 'updated_at'] as const;
+const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'name', 'hash', 'size', 'width', 'height', 'description', 'objects_json', 'object_tag_values', 'object_count', 'annotation_hash', 'created_at', 'updated_at'] as const;
 
 /**
  * Inserts many image rows, with the summaries of their objects, in one statement per 500 and counts their bytes (one update per dataset and
@@ -73,9 +82,11 @@ export async function insertImages(db: Kysely<Database>, list: NewImageInput[], 
   const idOf = new Map<string, number>();
   const key = (datasetId: number, name: string) => `${datasetId}/${name}`;
   const summaries = await summarise(db, list.map(summaryInput), classIds);
+  const contents = list.map(contentOf);
+  await saveSnapshots(db, contents);
   for (let i = 0; i < list.length; i += 500) {
     const values = list.slice(i, i + 500).map((image, j) => {
-      const row = toRow(image, now, summaries[i + j]!);
+      const row = toRow(image, now, summaries[i + j]!, contents[i + j]!);
       return IMAGE_COLUMNS.map((column) => row[column]);
     });
     // Neither dialect promises RETURNING rows in VALUES order: match them by dataset and name.
@@ -125,6 +136,7 @@ export async function findImageByName(
 
 export async function setDescription(db: Kysely<Database>, imageId: number, description: string): Promise<void> {
   await db.updateTable('images').set({ description, updated_at: isoNow() }).where('id', '=', imageId).execute();
+  await refreshAnnotationHashes(db, [imageId]);
 }
 
 export interface NewBlob {

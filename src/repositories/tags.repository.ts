@@ -5,6 +5,7 @@ import { isPostgres } from '../db/dialect.ts';
 import type { Database, ProjectTagRow } from '../db/types.ts';
 import type { TagValueType } from '../formats/canonical.ts';
 import { removeTagFromValues, renameTagInValues } from '../formats/object-tag-values.ts';
+import { refreshAnnotationHashes } from './annotation-contents.repository.ts';
 
 /** `images` tags go on whole images, `figures` tags on the objects inside an annotation. */
 export type TagScope = 'images' | 'figures';
@@ -197,7 +198,9 @@ export async function renameObjectTagValues(db: Kysely<Database>, tagId: number,
     .execute();
   for (const row of rows) {
     const next = renameTagInValues(row.object_tag_values!, from, to);
-    if (next !== row.object_tag_values) await db.updateTable('images').set({ object_tag_values: next }).where('id', '=', row.id).execute();
+    if (next === row.object_tag_values) continue;
+    await db.updateTable('images').set({ object_tag_values: next }).where('id', '=', row.id).execute();
+    await refreshAnnotationHashes(db, [row.id]);
   }
 }
 
@@ -215,7 +218,9 @@ export async function removeObjectTagValues(db: Kysely<Database>, tagId: number,
     .execute();
   for (const row of rows) {
     const next = removeTagFromValues(row.object_tag_values!, title);
-    if (next !== row.object_tag_values) await db.updateTable('images').set({ object_tag_values: next }).where('id', '=', row.id).execute();
+    if (next === row.object_tag_values) continue;
+    await db.updateTable('images').set({ object_tag_values: next }).where('id', '=', row.id).execute();
+    await refreshAnnotationHashes(db, [row.id]);
   }
 }
 
@@ -281,7 +286,9 @@ export async function replaceObjectsJson(
     .where('id', '=', imageId)
     .where('objects_json', '=', expected)
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  if (result.numUpdatedRows === 0n) return false;
+  await refreshAnnotationHashes(db, [imageId]);
+  return true;
 }
 
 /** A project tag as API v2 shows it, both scopes in one list. */

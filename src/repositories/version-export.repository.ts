@@ -7,6 +7,7 @@ import type { ClassShape, TagScope, TagValueType } from '../formats/canonical.ts
 import type { ExportProject, ExportRecord } from '../formats/writer.ts';
 import type { Database } from '../db/types.ts';
 import { imageTagsById, storedRecord } from './export.repository.ts';
+import { withContents } from './versions.repository.ts';
 
 /** The column whose value a version's image is grouped by. */
 export type VersionGroupColumn = 'subset' | 'dataset_title';
@@ -102,14 +103,12 @@ export async function versionImagePage(
       'blobs.size',
       'version_images.width',
       'version_images.height',
-      'version_images.description',
-      'version_images.objects_json',
-      'version_images.object_ids',
-      'version_images.object_tag_values',
+      'version_images.annotation_hash',
     ])
     .orderBy('version_images.image_id')
     .limit(limit)
-    .execute();
+    .execute()
+    .then((found) => withContents(db, found));
   if (rows.length === 0) return [];
   const tagRows = await db
     .selectFrom('version_image_tags')

@@ -1,8 +1,9 @@
 // Versions' rows: a snapshot is made by INSERT … SELECT from the project's live tables, so no image
-// byte and no annotation passes through the server; reads page a version's images by image id.
-import type { Kysely, Selectable } from 'kysely';
-import { jsonArrayLength } from '../db/json-text.ts';
+// byte and no annotation passes through the server, and an image's annotation is named by its content
+// hash, not copied; reads page a version's images by image id.
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Database, VersionImagesTable, VersionsTable } from '../db/types.ts';
+import { annotationContents, backfillAnnotationHashes } from './annotation-contents.repository.ts';
 
 export type VersionRow = Omit<Selectable<VersionsTable>, 'created_by'>;
 
@@ -20,34 +21,82 @@ export async function insertVersion(
   return row.id;
 }
 
-/** Copies the images of the project (of `datasetIds` only, when given) into the version; answers how many. */
-export async function snapshotImages(trx: Kysely<Database>, versionId: number, projectId: number, datasetIds: readonly number[] | null): Promise<void> {
+/** Which images a version of the project takes: all of them, or those of some datasets. */
+export interface VersionScope {
+  projectId: number;
+  datasetIds: readonly number[] | null;
+}
+
+/** The subset an image gets as it is added: one name, or its dataset's title. */
+export type SubsetOf = { name: string } | 'dataset title';
+
+/** Rows an INSERT … SELECT by image ids takes at once (SQLite's parameters are bounded). */
+const IDS_PER_STATEMENT = 5000;
+
+/**
+ * Gives every image that has no annotation hash yet its hash: images written before hashes were kept,
+ * or by a writer that leaves it to this (none, normally, so this reads one index entry).
+ */
+export const hashUnhashedImages = (trx: Kysely<Database>): Promise<number> => backfillAnnotationHashes(trx);
+
+/** The ids of the scope's images, in id order (from an index: no image row is read). */
+export async function scopeImageIds(db: Kysely<Database>, scope: VersionScope): Promise<number[]> {
+  let query = db.selectFrom('images').select('id').where('project_id', '=', scope.projectId).orderBy('id');
+  if (scope.datasetIds) query = query.where('dataset_id', 'in', scope.datasetIds);
+  return (await query.execute()).map((r) => r.id);
+}
+
+const versionImageRows = (eb: ExpressionBuilder<Database, 'version_images'>, versionId: number, subset: SubsetOf) =>
+  eb
+    .selectFrom('images')
+    .innerJoin('datasets', 'datasets.id', 'images.dataset_id')
+    .select((s) => [
+      s.val(versionId).as('version_id'),
+      'images.id',
+      'images.dataset_id',
+      'datasets.title',
+      'images.name',
+      'images.hash',
+      'images.width',
+      'images.height',
+      // Never null once hashUnhashedImages ran, in the same transaction.
+      s.fn.coalesce('images.annotation_hash', s.val('')).as('annotation_hash'),
+      subset === 'dataset title' ? 'datasets.title as subset' : s.val(subset.name).as('subset'),
+    ]);
+
+const VERSION_IMAGE_COLUMNS = ['version_id', 'image_id', 'dataset_id', 'dataset_title', 'name', 'hash', 'width', 'height', 'annotation_hash', 'subset'] as const;
+
+/**
+ * Adds the scope's images to the version in one INSERT … SELECT: a few columns each, the annotation
+ * named by its content hash (images.annotation_hash), never copied.
+ */
+export async function snapshotImages(trx: Kysely<Database>, versionId: number, scope: VersionScope, subset: SubsetOf): Promise<void> {
   await trx
     .insertInto('version_images')
-    .columns(['version_id', 'image_id', 'dataset_id', 'dataset_title', 'name', 'hash', 'width', 'height', 'description', 'objects_json', 'object_ids', 'object_tag_values'])
+    .columns(VERSION_IMAGE_COLUMNS)
     .expression((eb) => {
-      let query = eb
-        .selectFrom('images')
-        .innerJoin('datasets', 'datasets.id', 'images.dataset_id')
-        .where('images.project_id', '=', projectId)
-        .select((s) => [
-          s.val(versionId).as('version_id'),
-          'images.id',
-          'images.dataset_id',
-          'datasets.title',
-          'images.name',
-          'images.hash',
-          'images.width',
-          'images.height',
-          'images.description',
-          'images.objects_json',
-          'images.object_ids',
-          'images.object_tag_values',
-        ]);
-      if (datasetIds) query = query.where('images.dataset_id', 'in', datasetIds);
+      let query = versionImageRows(eb, versionId, subset).where('images.project_id', '=', scope.projectId);
+      if (scope.datasetIds) query = query.where('images.dataset_id', 'in', scope.datasetIds);
       return query;
     })
     .execute();
+}
+
+/** Adds these images of the project to the version in one subset, as snapshotImages does, a few thousand a statement. */
+export async function snapshotImagesById(trx: Kysely<Database>, versionId: number, projectId: number, imageIds: readonly number[], subset: string): Promise<void> {
+  const sorted = [...imageIds].sort((x, y) => x - y);
+  for (let i = 0; i < sorted.length; i += IDS_PER_STATEMENT) {
+    const ids = sorted.slice(i, i + IDS_PER_STATEMENT);
+    await trx
+      .insertInto('version_images')
+      .columns(VERSION_IMAGE_COLUMNS)
+      .expression((eb) => versionImageRows(eb, versionId, { name: subset }).where('images.project_id', '=', projectId).where('images.id', 'in', ids))
+      .execute();
+  }
+}
+
+/** Freezes the image tags of the version's images, and the project's tags. */
+export async function snapshotTags(trx: Kysely<Database>, versionId: number, projectId: number): Promise<void> {
   await trx
     .insertInto('version_image_tags')
     .columns(['version_id', 'image_id', 'tag_id', 'value'])
@@ -70,14 +119,18 @@ export async function snapshotImages(trx: Kysely<Database>, versionId: number, p
     .execute();
 }
 
-/** Writes the image and object counts of the version from its rows. */
-export async function countVersion(trx: Kysely<Database>, versionId: number): Promise<{ images: number; objects: number }> {
-  const row = await trx
-    .selectFrom('version_images')
-    .where('version_id', '=', versionId)
-    .select((eb) => [eb.fn.countAll<number | string>().as('images'), eb.fn.coalesce(eb.fn.sum<number | string>(jsonArrayLength(trx, 'objects_json')), eb.val(0)).as('objects')])
-    .executeTakeFirstOrThrow();
-  const counts = { images: Number(row.images), objects: Number(row.objects) };
+/**
+ * Writes the image and object counts of the version: its rows, and the object counts of the scope's
+ * images, read in the transaction that made them from an index (no image row is read).
+ */
+export async function countVersion(trx: Kysely<Database>, versionId: number, scope: VersionScope): Promise<{ images: number; objects: number }> {
+  const images = await trx.selectFrom('version_images').where('version_id', '=', versionId).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  let objects = trx
+    .selectFrom('images')
+    .where('project_id', '=', scope.projectId)
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('object_count'), eb.val(0)).as('n'));
+  if (scope.datasetIds) objects = objects.where('dataset_id', 'in', scope.datasetIds);
+  const counts = { images: Number(images.n), objects: Number((await objects.executeTakeFirstOrThrow()).n) };
   await trx.updateTable('versions').set({ image_count: counts.images, object_count: counts.objects }).where('id', '=', versionId).execute();
   return counts;
 }
@@ -101,26 +154,18 @@ export async function latestVersionClasses(db: Kysely<Database>, projectId: numb
   return db.selectFrom('version_classes').where('version_id', '=', latest.id).select(['class_id', 'title', 'idx']).execute();
 }
 
-/** A page of the version's image ids in id order, after `after` (for assigning subsets). */
-export const pageOfVersionImageIds = (db: Kysely<Database>, versionId: number, after: number | undefined, limit: number): Promise<{ image_id: number }[]> =>
-  splitPage(db, versionId, after, limit).select('image_id').execute();
-
-/** The same, with each image's objects (for a stratified split): no other column is read. */
-export const pageOfVersionImageObjects = (db: Kysely<Database>, versionId: number, after: number | undefined, limit: number): Promise<{ image_id: number; objects_json: string }[]> =>
-  splitPage(db, versionId, after, limit).select(['image_id', 'objects_json']).execute();
-
-const splitPage = (db: Kysely<Database>, versionId: number, after: number | undefined, limit: number) => {
-  let query = db.selectFrom('version_images').where('version_id', '=', versionId);
-  if (after !== undefined) query = query.where('image_id', '>', after);
-  return query.orderBy('image_id').limit(limit);
-};
-
-export async function setSubset(trx: Kysely<Database>, versionId: number, subset: string, imageIds: readonly number[]): Promise<void> {
-  // In pieces: a statement's parameters are bounded (SQLite: 32,766).
-  for (let i = 0; i < imageIds.length; i += 5000) {
-    await trx.updateTable('version_images').set({ subset }).where('version_id', '=', versionId).where('image_id', 'in', imageIds.slice(i, i + 5000)).execute();
-  }
-}
+/**
+ * The objects per class of the project's images with ids from `first` to `last`, from their class
+ * summaries (image_classes, written with the objects): no annotation is read.
+ */
+export const imageClassCounts = (db: Kysely<Database>, projectId: number, first: number, last: number): Promise<{ image_id: number; class_id: number; objects: number }[]> =>
+  db
+    .selectFrom('image_classes')
+    .where('image_id', '>=', first)
+    .where('image_id', '<=', last)
+    .where('project_id', '=', projectId)
+    .select(['image_id', 'class_id', 'objects'])
+    .execute();
 
 /** The version, if it belongs to a project of the team. */
 export function findVersion(db: Kysely<Database>, teamId: number, versionId: number): Promise<VersionRow | undefined> {
@@ -156,20 +201,40 @@ export async function subsetCounts(db: Kysely<Database>, versionId: number): Pro
   return new Map(rows.map((r) => [r.subset, Number(r.n)]));
 }
 
-/** An image of a version as stored, without the version's id. */
-export type VersionImageRow = Omit<Selectable<VersionImagesTable>, 'version_id'>;
+/** An image of a version as read: its row, and its annotation content from the snapshot the row names. */
+export type VersionImageRow = Omit<Selectable<VersionImagesTable>, 'version_id'> & {
+  description: string;
+  objects_json: string;
+  object_ids: string | null;
+  object_tag_values: string | null;
+};
 
 /** A page of the version's images in image id order, of one subset when given. */
-export function pageOfVersionImages(db: Kysely<Database>, versionId: number, subset: string | undefined, afterId: number | undefined, limit: number): Promise<VersionImageRow[]> {
+export async function pageOfVersionImages(db: Kysely<Database>, versionId: number, subset: string | undefined, afterId: number | undefined, limit: number): Promise<VersionImageRow[]> {
   let query = db
     .selectFrom('version_images')
     .where('version_id', '=', versionId)
-    .select(['image_id', 'dataset_id', 'dataset_title', 'name', 'hash', 'width', 'height', 'description', 'objects_json', 'object_ids', 'object_tag_values', 'subset'])
+    .select(['image_id', 'dataset_id', 'dataset_title', 'name', 'hash', 'width', 'height', 'annotation_hash', 'subset'])
     .orderBy('image_id')
     .limit(limit);
   if (subset !== undefined) query = query.where('subset', '=', subset);
   if (afterId !== undefined) query = query.where('image_id', '>', afterId);
-  return query.execute();
+  return withContents(db, await query.execute());
+}
+
+/** Rows with the annotation content their hash names. */
+export async function withContents<R extends { annotation_hash: string }>(
+  db: Kysely<Database>,
+  rows: readonly R[],
+): Promise<(R & { description: string; objects_json: string; object_ids: string | null; object_tag_values: string | null })[]> {
+  const contents = await annotationContents(
+    db,
+    rows.map((r) => r.annotation_hash),
+  );
+  return rows.map((r) => {
+    const c = contents.get(r.annotation_hash)!;
+    return { ...r, description: c.description, objects_json: c.objectsJson, object_ids: c.objectIds, object_tag_values: c.objectTagValues };
+  });
 }
 
 /** The image tags of these images of the version, with their titles. */

@@ -1,51 +1,10 @@
-// The stored form of one state of an image's annotation, as a revision keeps the state it replaced:
-// the columns an annotation is written to (annotation-edits.service.ts), as JSON text, deflated, and
-// named by the SHA-256 of the text so equal states are stored once. Objects stay the text they were
-// stored as: a state read back writes the same bytes, and reading it never re-encodes a polygon.
-import { createHash } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+// Comparing states of an image's annotation; their stored form is src/formats/annotation-snapshot.ts.
 import { objectStarts } from './annotation-text.ts';
 import { parseObjectTagValues } from '../formats/object-tag-values.ts';
 import { objectIdsOf } from './object-ids.ts';
+import type { AnnotationSnapshot } from '../formats/annotation-snapshot.ts';
 
-/** An annotation's state as stored, apart from the image it belongs to. */
-export interface AnnotationSnapshot {
-  description: string;
-  /** Image tags in tag id order: title, and value as JSON text or null. */
-  tags: { title: string; value: string | null }[];
-  objectsJson: string;
-  objectIds: string | null;
-  nextObjectId: number | null;
-  objectTagValues: string | null;
-}
-
-/** The empty annotation: a new image's state before its first revision. */
-export const EMPTY_SNAPSHOT: AnnotationSnapshot = { description: '', tags: [], objectsJson: '[]', objectIds: null, nextObjectId: null, objectTagValues: null };
-
-export interface EncodedSnapshot {
-  hash: string;
-  body: Buffer;
-  size: number;
-}
-
-export function encodeSnapshot(s: AnnotationSnapshot): EncodedSnapshot {
-  const text = Buffer.from(
-    JSON.stringify({
-      description: s.description,
-      tags: s.tags.map((t) => [t.title, t.value]),
-      objectsJson: s.objectsJson,
-      objectIds: s.objectIds,
-      nextObjectId: s.nextObjectId,
-      objectTagValues: s.objectTagValues,
-    }),
-  );
-  return { hash: createHash('sha256').update(text).digest('base64url'), body: deflateRawSync(text), size: text.length };
-}
-
-export function decodeSnapshot(body: Buffer): AnnotationSnapshot {
-  const read = JSON.parse(inflateRawSync(body).toString()) as Omit<AnnotationSnapshot, 'tags'> & { tags: [string, string | null][] };
-  return { ...read, tags: read.tags.map(([title, value]) => ({ title, value })) };
-}
+export { type AnnotationSnapshot, EMPTY_SNAPSHOT, type EncodedSnapshot, decodeSnapshot, encodeSnapshot } from '../formats/annotation-snapshot.ts';
 
 /** Objects added, removed and changed (same id, other geometry, class, tags or values) from one state to another. */
 export interface ObjectChanges {

@@ -67,10 +67,11 @@ export function randomSplit(imageIds: readonly number[], ratios: Record<string, 
   return out;
 }
 
-/** An image's stratum: the class with the most objects in it (the first such in title order), or '' for none. */
-export function dominantClass(objectsJson: string): string {
-  const counts = new Map<string, number>();
-  for (const o of JSON.parse(objectsJson) as { classTitle: string }[]) counts.set(o.classTitle, (counts.get(o.classTitle) ?? 0) + 1);
+/**
+ * An image's stratum from its objects per class title: the class with the most objects (the first
+ * such in title order), or '' for none.
+ */
+export function dominantClass(counts: Iterable<readonly [string, number]>): string {
   let best = '';
   let most = 0;
   for (const [title, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

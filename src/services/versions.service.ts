@@ -67,10 +67,12 @@ export async function createVersion(db: Kysely<Database>, teamId: number, userId
         createdBy: userId,
         createdAt: isoNow(),
       });
-      await versions.snapshotImages(trx, versionId, projectId, input.datasetIds ?? null);
+      const scope = { projectId, datasetIds: input.datasetIds ?? null };
+      await versions.hashUnhashedImages(trx);
+      await snapshotInSubsets(trx, versionId, scope, split);
+      await versions.snapshotTags(trx, versionId, projectId);
       await versions.insertVersionClasses(trx, versionId, await stableClassIndices(trx, projectId, versionId));
-      await assignSubsets(trx, versionId, split);
-      await versions.countVersion(trx, versionId);
+      await versions.countVersion(trx, versionId, scope);
       return versionId;
     });
   } catch (error) {
@@ -119,32 +121,31 @@ async function stableClassIndices(trx: Kysely<Database>, projectId: number, vers
   return classes.map((c) => ({ idx: indexOf.get(c.id)!, classId: c.id, title: c.title, shape: c.shape, color: c.color }));
 }
 
-async function assignSubsets(trx: Kysely<Database>, versionId: number, split: SplitRule): Promise<void> {
-  if (split.method === 'none') return;
-  if (split.method === 'datasets') {
-    await trx
-      .updateTable('version_images')
-      .set((eb) => ({ subset: eb.ref('dataset_title') }))
-      .where('version_id', '=', versionId)
-      .execute();
-    return;
-  }
-  const ids: number[] = [];
-  const strata = split.stratify ? new Map<number, string>() : undefined;
-  // Read in pages, and only the columns needed: ids (and the objects when stratified, of which only
-  // a class title each stays in memory).
-  for (let after: number | undefined; ; ) {
-    const page: { image_id: number; objects_json?: string }[] = strata
-      ? await versions.pageOfVersionImageObjects(trx, versionId, after, STRATA_PAGE)
-      : await versions.pageOfVersionImageIds(trx, versionId, after, STRATA_PAGE);
-    for (const row of page) {
-      ids.push(row.image_id);
-      strata?.set(row.image_id, dominantClass(row.objects_json ?? '[]'));
+/**
+ * Adds the scope's images to the version, each in its subset as it is added (no row is written twice):
+ * one INSERT … SELECT without a random split; with one, the split is made first from the images' ids
+ * (and, stratified, their objects per class from the class summaries, of which only a class title
+ * each stays in memory), and each subset is added by its ids. No annotation is read.
+ */
+async function snapshotInSubsets(trx: Kysely<Database>, versionId: number, scope: versions.VersionScope, split: SplitRule): Promise<void> {
+  if (split.method === 'none') return versions.snapshotImages(trx, versionId, scope, { name: '' });
+  if (split.method === 'datasets') return versions.snapshotImages(trx, versionId, scope, 'dataset title');
+  const ids = await versions.scopeImageIds(trx, scope);
+  let strata: Map<number, string> | undefined;
+  if (split.stratify) {
+    strata = new Map();
+    const titles = new Map((await versions.projectClasses(trx, scope.projectId)).map((c) => [c.id, c.title]));
+    for (let i = 0; i < ids.length; i += STRATA_PAGE) {
+      const page = ids.slice(i, i + STRATA_PAGE);
+      const counts = new Map<number, [string, number][]>();
+      for (const c of await versions.imageClassCounts(trx, scope.projectId, page[0]!, page.at(-1)!)) {
+        const title = titles.get(c.class_id);
+        if (title !== undefined) counts.set(c.image_id, [...(counts.get(c.image_id) ?? []), [title, Number(c.objects)]]);
+      }
+      for (const id of page) strata.set(id, dominantClass(counts.get(id) ?? []));
     }
-    if (page.length < STRATA_PAGE) break;
-    after = page[page.length - 1]!.image_id;
   }
-  for (const [subset, members] of randomSplit(ids, split.ratios, split.seed, strata)) await versions.setSubset(trx, versionId, subset, members);
+  for (const [subset, members] of randomSplit(ids, split.ratios, split.seed, strata)) await versions.snapshotImagesById(trx, versionId, scope.projectId, members, subset);
 }
 
 export async function requireVersion(db: Kysely<Database>, teamId: number, versionId: number): Promise<versions.VersionRow> {
@@ -287,7 +288,8 @@ export async function diffVersions(db: Kysely<Database>, teamId: number, fromId:
     } else {
       const before = a.value;
       const after = b.value;
-      const same = before.objects_json === after.objects_json && before.object_ids === after.object_ids && before.object_tag_values === after.object_tag_values && before.description === after.description;
+      // One hash, one content: the same hash is the same objects, ids, tag values and description.
+      const same = before.annotation_hash === after.annotation_hash;
       if (same) images.unchanged++;
       else {
         images.changed++;

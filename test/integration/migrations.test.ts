@@ -6,7 +6,9 @@ import { sql } from 'kysely';
 import type { Config } from '../../src/config.ts';
 import { type Db, createDb } from '../../src/db/create-db.ts';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.ts';
+import { annotationContents } from '../../src/repositories/annotation-contents.repository.ts';
 import { listImageMetadata } from '../../src/repositories/image-metadata.repository.ts';
+import { pageOfVersionImages } from '../../src/repositories/versions.repository.ts';
 import { type ImportItem, loadPlan } from '../../src/repositories/import.repository.ts';
 import { dialects } from '../helpers/dialects.ts';
 
@@ -178,6 +180,52 @@ for (const dialect of dialects) {
       await insertImage('after-undo.png');
       const { rows } = await sql<{ name: string }>`select name from images order by id`.execute(db.kysely);
       assert.equal(rows.length, 4);
+    });
+
+    test("0036 names each image's annotation and each version's copy by the hash of its snapshot, reads the same, and gives the copies back when undone", async () => {
+      await migrateTo(db, '0031_annotation_revisions');
+      const k = db.kysely;
+      const now = new Date().toISOString();
+      const objects = '[{"classTitle":"car","description":"","tags":[],"bitmap":null,"points":{"exterior":[[1,2]],"interior":[]}}]';
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('t', ${now}) returning id`.execute(k);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'p', 0, ${now}, ${now}) returning id`.execute(k);
+      const projectId = project[0]!.id;
+      const { rows: dataset } = await sql<{ id: number }>`
+        insert into datasets (project_id, title, size, created_at, updated_at) values (${projectId}, 'd', 0, ${now}, ${now}) returning id`.execute(k);
+      await sql`insert into blobs (hash, size, media_type, created_at) values ('h', 1, 'image/png', ${now})`.execute(k);
+      const { rows: images } = await sql<{ id: number }>`insert into images (dataset_id, project_id, name, hash, size, width, height, description, objects_json, object_ids, object_tag_values, created_at, updated_at)
+        values (${dataset[0]!.id}, ${projectId}, 'a.png', 'h', 1, 4, 4, 'one', ${objects}, '[7]', '{"7":{"kind":"x"}}', ${now}, ${now}),
+               (${dataset[0]!.id}, ${projectId}, 'b.png', 'h', 1, 4, 4, '', '[]', null, null, ${now}, ${now}) returning id`.execute(k);
+      const { rows: version } = await sql<{ id: number }>`insert into versions (project_id, name, description, split, image_count, object_count, created_at)
+        values (${projectId}, 'v', '', '{"method":"none"}', 2, 1, ${now}) returning id`.execute(k);
+      const copies = [
+        { image_id: images[0]!.id, description: 'then', objects_json: objects, object_ids: '[3]', object_tag_values: null },
+        { image_id: images[1]!.id, description: '', objects_json: '[]', object_ids: null, object_tag_values: null },
+      ];
+      for (const c of copies) {
+        await sql`insert into version_images (version_id, image_id, dataset_id, dataset_title, name, hash, width, height, description, objects_json, object_ids, object_tag_values, subset)
+          values (${version[0]!.id}, ${c.image_id}, ${dataset[0]!.id}, 'd', 'x.png', 'h', 4, 4, ${c.description}, ${c.objects_json}, ${c.object_ids}, ${c.object_tag_values}, '')`.execute(k);
+      }
+
+      assert.deepEqual(await migrateTo(db, '0036_annotation_hashes'), ['0036_annotation_hashes']);
+      const hashed = await k.selectFrom('images').select(['id', 'annotation_hash']).orderBy('id').execute();
+      const current = await annotationContents(k, hashed.map((r) => r.annotation_hash!));
+      assert.deepEqual(current.get(hashed[0]!.annotation_hash!), { description: 'one', objectsJson: objects, objectIds: '[7]', objectTagValues: '{"7":{"kind":"x"}}' });
+      assert.deepEqual(current.get(hashed[1]!.annotation_hash!), { description: '', objectsJson: '[]', objectIds: null, objectTagValues: null });
+      const read = await pageOfVersionImages(k, version[0]!.id, undefined, undefined, 10);
+      assert.deepEqual(
+        read.map((r) => ({ image_id: r.image_id, description: r.description, objects_json: r.objects_json, object_ids: r.object_ids, object_tag_values: r.object_tag_values })),
+        copies,
+      );
+      // The empty annotation is one snapshot, named by the image and the version alike.
+      assert.equal(read[1]!.annotation_hash, hashed[1]!.annotation_hash);
+
+      await migrateTo(db, '0031_annotation_revisions');
+      const undone = await sql<Record<string, unknown>>`select image_id, description, objects_json, object_ids, object_tag_values from version_images order by image_id`.execute(k);
+      assert.deepEqual(undone.rows, copies);
+      const imageColumns = await sql<Record<string, unknown>>`select * from images`.execute(k);
+      assert.equal('annotation_hash' in imageColumns.rows[0]!, false);
     });
   });
 }
