@@ -155,17 +155,13 @@ export async function latestVersionClasses(db: Kysely<Database>, projectId: numb
 }
 
 /**
- * The objects per class of the project's images with ids from `first` to `last`, from their class
- * summaries (image_classes, written with the objects): no annotation is read.
+ * The objects per class of the images with ids from `first` to `last`, from their class summaries
+ * (image_classes, written with the objects): no annotation is read. By the primary key's range alone:
+ * the caller keeps the rows of its own images (a filter by project here would make SQLite walk the
+ * project's index instead, every row of the project for every page).
  */
-export const imageClassCounts = (db: Kysely<Database>, projectId: number, first: number, last: number): Promise<{ image_id: number; class_id: number; objects: number }[]> =>
-  db
-    .selectFrom('image_classes')
-    .where('image_id', '>=', first)
-    .where('image_id', '<=', last)
-    .where('project_id', '=', projectId)
-    .select(['image_id', 'class_id', 'objects'])
-    .execute();
+export const imageClassCounts = (db: Kysely<Database>, first: number, last: number): Promise<{ image_id: number; class_id: number; objects: number }[]> =>
+  db.selectFrom('image_classes').where('image_id', '>=', first).where('image_id', '<=', last).select(['image_id', 'class_id', 'objects']).execute();
 
 /** The version, if it belongs to a project of the team. */
 export function findVersion(db: Kysely<Database>, teamId: number, versionId: number): Promise<VersionRow | undefined> {

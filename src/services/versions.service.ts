@@ -138,7 +138,8 @@ async function snapshotInSubsets(trx: Kysely<Database>, versionId: number, scope
     for (let i = 0; i < ids.length; i += STRATA_PAGE) {
       const page = ids.slice(i, i + STRATA_PAGE);
       const counts = new Map<number, [string, number][]>();
-      for (const c of await versions.imageClassCounts(trx, scope.projectId, page[0]!, page.at(-1)!)) {
+      // The range may hold images of other projects: their classes are not the project's.
+      for (const c of await versions.imageClassCounts(trx, page[0]!, page.at(-1)!)) {
         const title = titles.get(c.class_id);
         if (title !== undefined) counts.set(c.image_id, [...(counts.get(c.image_id) ?? []), [title, Number(c.objects)]]);
       }
