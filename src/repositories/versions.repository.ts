@@ -39,11 +39,20 @@ const IDS_PER_STATEMENT = 5000;
  */
 export const hashUnhashedImages = (trx: Kysely<Database>): Promise<number> => backfillAnnotationHashes(trx);
 
-/** The ids of the scope's images, in id order (from an index: no image row is read). */
+/** Ids read at once: a driver's rows are objects of their own until the page is dropped. */
+const IDS_PAGE = 10_000;
+
+/** The ids of the scope's images, in id order (from an index: no image row is read), a page at a time. */
 export async function scopeImageIds(db: Kysely<Database>, scope: VersionScope): Promise<number[]> {
-  let query = db.selectFrom('images').select('id').where('project_id', '=', scope.projectId).orderBy('id');
-  if (scope.datasetIds) query = query.where('dataset_id', 'in', scope.datasetIds);
-  return (await query.execute()).map((r) => r.id);
+  const ids: number[] = [];
+  for (;;) {
+    let query = db.selectFrom('images').select('id').where('project_id', '=', scope.projectId).orderBy('id').limit(IDS_PAGE);
+    if (scope.datasetIds) query = query.where('dataset_id', 'in', scope.datasetIds);
+    if (ids.length > 0) query = query.where('id', '>', ids.at(-1)!);
+    const page = await query.execute();
+    for (const r of page) ids.push(r.id);
+    if (page.length < IDS_PAGE) return ids;
+  }
 }
 
 const versionImageRows = (eb: ExpressionBuilder<Database, 'version_images'>, versionId: number, subset: SubsetOf) =>
