@@ -57,9 +57,16 @@ export interface ImageEval {
   gtMatchedBy: number[][];
 }
 
+/** Whether two boxes [x, y, w, h] are more than a pixel apart. */
+function apart(a: readonly number[], b: readonly number[]): boolean {
+  return a[0]! + a[2]! + 1 < b[0]! || b[0]! + b[2]! + 1 < a[0]! || a[1]! + a[3]! + 1 < b[1]! || b[1]! + b[3]! + 1 < a[1]!;
+}
+
 function iouOf(type: IouType, dt: EvalObject, gt: EvalObject, masks: Map<EvalObject, Rle>): number {
   const crowd = gt.crowd === true;
   if (type === 'bbox') return boxIou(dt.bbox, gt.bbox, crowd);
+  // Masks whose boxes (given, and grown by a pixel) do not meet share no pixel: no need to compare runs.
+  if (dt.bbox.length === 4 && gt.bbox.length === 4 && apart(dt.bbox, gt.bbox)) return 0;
   const maskOf = (o: EvalObject): Rle => {
     let mask = masks.get(o);
     if (!mask) {
