@@ -221,6 +221,11 @@ export interface ImageFilter extends CombinedFilter {
   nameContains?: string;
   /** Images with a prediction scored at least this. */
   predictionScore?: number;
+  /** Images whose predictions of this model, scored disagreeScore or more, do not match the annotation at IoU disagreeIou. */
+  disagreeModel?: string;
+  disagreeScore?: number;
+  disagreeIou?: number;
+  disagreeIouType?: 'bbox' | 'segm';
   sort?: ImageSort;
 }
 
@@ -232,7 +237,8 @@ export type ProjectStats = Static<typeof ProjectStatsSchema>;
 /** A project's statistics, of the images the filter finds (its dataset or project is the project's). */
 export const getProjectStats = (projectId: number, filter: ImageFilter): Promise<ProjectStats> => {
   const { datasetId, classId, tagId, ...rest } = filter;
-  const narrowed: ImageFilter = { ...rest, projectId: undefined, sort: undefined };
+  // The statistics do not take the disagreement filter.
+  const narrowed: ImageFilter = { ...rest, projectId: undefined, sort: undefined, disagreeModel: undefined, disagreeScore: undefined, disagreeIou: undefined, disagreeIouType: undefined };
   // The statistics take the list's single ids as the combined filters' lists.
   if (datasetId) narrowed.datasetIds = [...(rest.datasetIds ?? []), datasetId];
   if (classId) narrowed.classAll = [...(rest.classAll ?? []), classId];

@@ -104,6 +104,34 @@ for (const dialect of dialects) {
       assert.deepEqual(left, []);
     });
 
+    test('an import of predictions and a class deleted with its objects write it again', async () => {
+      const projectId = await newProject(t.ctx, {
+        classes: [
+          { title: 'car', shape: 'rectangle' },
+          { title: 'sign', shape: 'rectangle' },
+          { title: 'pole', shape: 'point' },
+        ],
+      });
+      const ds = await newDataset(t.ctx, projectId);
+      const id = (await newImage(t.ctx, ds, { name: 'a.png', objects: [rect('car', 10, 10, 20, 20), rect('sign', 40, 5, 10, 10), polygon('pole', [[5, 5]])] })).id;
+      const list = async () =>
+        json<{ items: { id: number }[] }>(await t.request({ method: 'GET', url: `/v2/images?projectId=${projectId}&disagreeModel=coco` })).items.map((i) => i.id);
+      const imported = await t.request({
+        method: 'POST',
+        url: `/v2/projects/${projectId}/predictions`,
+        payload: { model: 'coco', format: 'coco', results: [{ image_id: id, category_id: await idOf(projectId, 'car'), bbox: [10, 10, 20, 20], score: 0.9 }] },
+      });
+      assert.equal(imported.statusCode, 200, imported.body);
+      // The sign is unmatched; the pole (a point) is not compared.
+      assert.deepEqual(await list(), [id]);
+      const sign = await idOf(projectId, 'sign');
+      assert.equal((await t.request({ method: 'DELETE', url: `/v2/classes/${sign}?cascade=true` })).statusCode, 204);
+      assert.deepEqual(await list(), []);
+    });
+
+    const idOf = async (projectId: number, title: string) =>
+      (await t.ctx.db.kysely.selectFrom('classes').select('id').where('project_id', '=', projectId).where('title', '=', title).executeTakeFirstOrThrow()).id;
+
     test('the migration’s backfill writes the same rows', async () => {
       const read = () => t.ctx.db.kysely.selectFrom('prediction_agreement').selectAll().orderBy('image_id').orderBy('model').orderBy('iou_type').orderBy('iou').execute();
       const before = await read();
