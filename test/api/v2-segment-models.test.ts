@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { tarFiles } from '../../src/services/segment-models.service.ts';
+import { isSamArchitecture, tarFiles } from '../../src/services/segment-models.service.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject } from '../helpers/factories.ts';
 import { disc, shapePicture } from '../helpers/shapes.ts';
@@ -34,6 +34,13 @@ function minisamTar(): Buffer {
   fs.rmSync(dir, { recursive: true, force: true });
   return tar;
 }
+
+describe('SAM-family architectures', () => {
+  test('by title: SAM as a word or ending one, or Segment Anything', () => {
+    for (const title of ['SAM', 'MobileSAM', 'EfficientSAM', 'sam-vit-b', 'Segment Anything']) assert.ok(isSamArchitecture(title), title);
+    for (const title of ['Samsung detector', 'sample net', 'YOLOv8']) assert.ok(!isSamArchitecture(title), title);
+  });
+});
 
 describe('tar files', () => {
   test('the regular files of a tar by their name’s last part', () => {

@@ -491,7 +491,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
                     brushRadius={brushRadius}
                     imageId={image.id}
                     tolerance={tolerance}
-                    segmentModel={segmentModels.length ? segmentModel : null}
+                    segmentModel={segmentModel}
                     svg={svg}
                     group={group}
                     onEdit={editor.edit}
