@@ -38,7 +38,7 @@ const shapes: [string, Inside, [number, number, number][]][] = [
   ['square', square(200, 250, 520), [[460, 510, 1]]],
   ['ring', ring(512, 512, 380, 180), [[512, 222, 1], [512, 512, 0]]],
 ];
-const images = [];
+const images: { id: number }[] = [];
 for (const [name, inside] of shapes) images.push(await newImage(t.ctx, ds, { name: `${name}.png`, bytes: await shapePicture(SIDE, SIDE, inside), width: SIDE, height: SIDE }));
 const { model, decoder: decoderUrl } = JSON.parse((await t.request({ method: 'GET', url: '/v2/segment/model' })).body) as { model: string; decoder: string };
 

@@ -66,10 +66,10 @@ describe('cross-origin isolated pages in Chromium', { skip: chromiumSkip }, () =
   test('the gallery loads its thumbnails, isolated', async () => {
     const { page, problems } = await watched();
     await page.goto(`${base}/projects/${projectId}/images`);
-    await page.waitForFunction(() => {
-      const images = [...document.querySelectorAll<HTMLImageElement>('.tile img')];
-      return images.length === 4 && images.every((i) => i.complete && i.naturalWidth > 0);
-    });
+    const loaded = () => page.locator('.tile img').evaluateAll((images) => images.filter((i) => (i as unknown as { complete: boolean; naturalWidth: number }).complete && (i as unknown as { naturalWidth: number }).naturalWidth > 0).length);
+    const until = Date.now() + 60_000;
+    while ((await loaded()) < 4 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(await loaded(), 4, 'every thumbnail is drawn');
     assert.equal(await page.evaluate('crossOriginIsolated'), true);
     assert.deepEqual(problems, []);
     await page.context().close();
