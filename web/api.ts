@@ -11,7 +11,7 @@ import type { ImageMetadata } from '../src/http/schemas/v2-images.ts';
 import type { ProjectStats as ProjectStatsSchema } from '../src/http/schemas/v2-stats.ts';
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
 import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, SimilarImages as SimilarImagesSchema } from '../src/http/schemas/v2-near-duplicates.ts';
-import type { SegmentModel as SegmentModelSchema } from '../src/http/schemas/v2-segment.ts';
+import type { SegmentModel as SegmentModelSchema, SegmentModelList as SegmentModelListSchema } from '../src/http/schemas/v2-segment.ts';
 import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
 import type { Leakage as LeakageSchema, Version as VersionSchema, VersionBody, VersionDiff as VersionDiffSchema } from '../src/http/schemas/v2-versions.ts';
 import type { TeamKey as TeamKeySchema } from '../src/http/schemas/v2-keys.ts';
@@ -138,7 +138,11 @@ function query(params: Record<string, string | number | boolean | undefined>): s
 
 /** The segment tool's model (docs/segment.md). */
 export type SegmentModel = Static<typeof SegmentModelSchema>;
-export const getSegmentModel = (): Promise<SegmentModel> => call('GET', '/v2/segment/model');
+/** The segment tool's model: the default, or the one named. */
+export const getSegmentModel = (model?: string): Promise<SegmentModel> => call('GET', `/v2/segment/model${query({ model })}`);
+export type SegmentModelChoice = Static<typeof SegmentModelListSchema>['items'][number];
+/** The models the segment tool may use: the default first. */
+export const listSegmentModels = async (): Promise<SegmentModelChoice[]> => (await call<{ items: SegmentModelChoice[] }>('GET', '/v2/segment/models')).items;
 /** Where an image's embedding by `model` is (fp16 bytes, cached by the browser for good). */
 export const embeddingUrl = (imageId: number, model: string): string => `/v2/images/${imageId}/embedding${query({ model })}`;
 
@@ -221,6 +225,11 @@ export interface ImageFilter extends CombinedFilter {
   nameContains?: string;
   /** Images with a prediction scored at least this. */
   predictionScore?: number;
+  /** Images whose predictions of this model, scored disagreeScore or more, do not match the annotation at IoU disagreeIou. */
+  disagreeModel?: string;
+  disagreeScore?: number;
+  disagreeIou?: number;
+  disagreeIouType?: 'bbox' | 'segm';
   sort?: ImageSort;
 }
 
@@ -232,7 +241,8 @@ export type ProjectStats = Static<typeof ProjectStatsSchema>;
 /** A project's statistics, of the images the filter finds (its dataset or project is the project's). */
 export const getProjectStats = (projectId: number, filter: ImageFilter): Promise<ProjectStats> => {
   const { datasetId, classId, tagId, ...rest } = filter;
-  const narrowed: ImageFilter = { ...rest, projectId: undefined, sort: undefined };
+  // The statistics do not take the disagreement filter.
+  const narrowed: ImageFilter = { ...rest, projectId: undefined, sort: undefined, disagreeModel: undefined, disagreeScore: undefined, disagreeIou: undefined, disagreeIouType: undefined };
   // The statistics take the list's single ids as the combined filters' lists.
   if (datasetId) narrowed.datasetIds = [...(rest.datasetIds ?? []), datasetId];
   if (classId) narrowed.classAll = [...(rest.classAll ?? []), classId];

@@ -27,6 +27,9 @@ const ids = (text: string | null): number[] | undefined => {
   return list.length ? list : undefined;
 };
 
+/** The IoU thresholds the server keeps the disagreement at. */
+export const DISAGREE_IOUS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
+
 const LISTS = ['datasetIds', 'classAny', 'classAll', 'classNone', 'tagAny', 'tagAll', 'tagNone'] as const;
 const COUNTS = ['minObjects', 'maxObjects', 'boxMinArea', 'boxMaxArea', 'boxMinSide', 'boxMaxSide'] as const;
 const SORTS: ImageSort[] = ['id', '-id', 'name', 'objects', '-objects'];
@@ -41,6 +44,15 @@ export function filterFromUrl(params: URLSearchParams, projectId: number): Image
     nameContains: name,
     predictionScore: score(params.get('predicted')),
   };
+  const disagreeModel = params.get('disagreeModel')?.slice(0, 200);
+  if (disagreeModel) {
+    filter.disagreeModel = disagreeModel;
+    filter.disagreeScore = score(params.get('disagreeScore'));
+    const iou = score(params.get('disagreeIou'));
+    filter.disagreeIou = iou !== undefined && DISAGREE_IOUS.includes(iou) ? iou : undefined;
+    const type = params.get('disagreeIouType');
+    filter.disagreeIouType = type === 'bbox' || type === 'segm' ? type : undefined;
+  }
   const combined: CombinedFilter = {};
   for (const key of LISTS) combined[key] = ids(params.get(key));
   for (const key of COUNTS) combined[key] = whole(params.get(key));
@@ -60,6 +72,12 @@ export function filterParams(filter: ImageFilter, options: { withProject?: boole
   if (filter.tagId) params.set('tag', String(filter.tagId));
   if (filter.nameContains) params.set('name', filter.nameContains);
   if (filter.predictionScore !== undefined) params.set('predicted', String(filter.predictionScore));
+  if (filter.disagreeModel) {
+    params.set('disagreeModel', filter.disagreeModel);
+    if (filter.disagreeScore !== undefined) params.set('disagreeScore', String(filter.disagreeScore));
+    if (filter.disagreeIou !== undefined) params.set('disagreeIou', String(filter.disagreeIou));
+    if (filter.disagreeIouType) params.set('disagreeIouType', filter.disagreeIouType);
+  }
   for (const key of LISTS) if (filter[key]?.length) params.set(key, filter[key].join(','));
   if (filter.annotated !== undefined) params.set('annotated', String(filter.annotated));
   for (const key of COUNTS) if (filter[key] !== undefined) params.set(key, String(filter[key]));

@@ -232,6 +232,21 @@ export interface VersionImageTagsTable {
 }
 
 /** One model's predictions for one image (see migration 0028). */
+/**
+ * Where one model's predictions for an image agree with its annotation: at score thresholds s with
+ * agree_above < s ≤ agree_upto, for one IoU type and threshold (src/evaluation/agreement.ts).
+ */
+export interface PredictionAgreementTable {
+  image_id: number;
+  model: string;
+  /** bbox or segm. */
+  iou_type: string;
+  /** The IoU threshold in hundredths: 50, 55, … 95. */
+  iou: number;
+  agree_above: number;
+  agree_upto: number;
+}
+
 export interface ImagePredictionsTable {
   image_id: number;
   project_id: number;
@@ -491,6 +506,7 @@ export interface Database {
   annotation_snapshots: AnnotationSnapshotsTable;
   annotation_revisions: AnnotationRevisionsTable;
   image_predictions: ImagePredictionsTable;
+  prediction_agreement: PredictionAgreementTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

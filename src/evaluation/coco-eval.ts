@@ -44,7 +44,7 @@ function stableOrder(keys: readonly number[]): number[] {
   return keys.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
 }
 
-interface ImageEval {
+export interface ImageEval {
   imageId: number;
   /** Per IoU threshold: per detection (best first) whether it matched a truth. */
   dtMatched: boolean[][];
@@ -53,11 +53,20 @@ interface ImageEval {
   gtIgnored: boolean[];
   /** Per IoU threshold: per truth whether a detection matched it. */
   gtMatched: boolean[][];
+  /** Per IoU threshold: per truth the detection (its place, best first) that matched it first, −1 for none. */
+  gtMatchedBy: number[][];
+}
+
+/** Whether two boxes [x, y, w, h] are more than a pixel apart. */
+function apart(a: readonly number[], b: readonly number[]): boolean {
+  return a[0]! + a[2]! + 1 < b[0]! || b[0]! + b[2]! + 1 < a[0]! || a[1]! + a[3]! + 1 < b[1]! || b[1]! + b[3]! + 1 < a[1]!;
 }
 
 function iouOf(type: IouType, dt: EvalObject, gt: EvalObject, masks: Map<EvalObject, Rle>): number {
   const crowd = gt.crowd === true;
   if (type === 'bbox') return boxIou(dt.bbox, gt.bbox, crowd);
+  // Masks whose boxes (given, and grown by a pixel) do not meet share no pixel: no need to compare runs.
+  if (dt.bbox.length === 4 && gt.bbox.length === 4 && apart(dt.bbox, gt.bbox)) return 0;
   const maskOf = (o: EvalObject): Rle => {
     let mask = masks.get(o);
     if (!mask) {
@@ -70,21 +79,32 @@ function iouOf(type: IouType, dt: EvalObject, gt: EvalObject, masks: Map<EvalObj
   return rleIou(maskOf(dt), maskOf(gt), crowd);
 }
 
-/** COCOeval.evaluateImg for the area range "all" and 100 detections. */
-function evaluateImage(type: IouType, imageId: number, gts: EvalObject[], dts: EvalObject[], masks: Map<EvalObject, Rle>): ImageEval | null {
+/**
+ * COCOeval.evaluateImg for the area range "all" and 100 detections (or `maxDetections`) of one image
+ * and class. Truths are answered crowds last, detections best first.
+ */
+export function evaluateImage(
+  type: IouType,
+  imageId: number,
+  gts: EvalObject[],
+  dts: EvalObject[],
+  masks: Map<EvalObject, Rle>,
+  maxDetections = MAX_DETECTIONS,
+): ImageEval | null {
   if (gts.length === 0 && dts.length === 0) return null;
   const gtIgnore = gts.map((g) => (g.crowd ? 1 : 0));
   const gtOrder = stableOrder(gtIgnore);
   const gt = gtOrder.map((i) => gts[i]!);
   const gtIg = gtOrder.map((i) => gtIgnore[i] === 1);
   const dt = stableOrder(dts.map((d) => -(d.score ?? 0)))
-    .slice(0, MAX_DETECTIONS)
+    .slice(0, maxDetections)
     .map((i) => dts[i]!);
   const ious = dt.map((d) => gt.map((g) => iouOf(type, d, g, masks)));
   const T = IOU_THRESHOLDS.length;
   const gtm = Array.from({ length: T }, () => gt.map(() => false));
   const dtm = Array.from({ length: T }, () => dt.map(() => false));
   const dtIg = Array.from({ length: T }, () => dt.map(() => false));
+  const gtBy = Array.from({ length: T }, () => gt.map(() => -1));
   IOU_THRESHOLDS.forEach((threshold, t) => {
     dt.forEach((_, d) => {
       let best = Math.min(threshold, 1 - 1e-10);
@@ -101,10 +121,11 @@ function evaluateImage(type: IouType, imageId: number, gts: EvalObject[], dts: E
       if (m === -1) return;
       dtIg[t]![d] = gtIg[m]!;
       dtm[t]![d] = true;
+      if (!gtm[t]![m]) gtBy[t]![m] = d;
       gtm[t]![m] = true;
     });
   });
-  return { imageId, dtMatched: dtm, dtIgnored: dtIg, dtScores: dt.map((d) => d.score ?? 0), gtIgnored: gtIg, gtMatched: gtm };
+  return { imageId, dtMatched: dtm, dtIgnored: dtIg, dtScores: dt.map((d) => d.score ?? 0), gtIgnored: gtIg, gtMatched: gtm, gtMatchedBy: gtBy };
 }
 
 export interface ClassResult {

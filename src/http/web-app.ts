@@ -16,8 +16,17 @@ const NOT_PAGES = /^\/(v1|v2|assets|docs|openapi\.json|healthz?|readyz|livez|met
 // The page may load only this server's own script, styles and images; nothing inline runs.
 const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
+/**
+ * Every page is cross-origin isolated, so that the segment tool's decoder may run on several
+ * WebAssembly threads (SharedArrayBuffer): the pages load nothing from another origin, and the app's
+ * pages are one document (moving between them loads no page), so all of them send it. The scripts
+ * send the embedder policy too, which the decoder's worker and its threads take from their script.
+ */
+const ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+
 function send(request: FastifyRequest, reply: FastifyReply, asset: WebAsset): FastifyReply {
   void reply.header('content-type', asset.contentType).header('etag', asset.etag).header('cache-control', 'no-cache');
+  if (asset.contentType.startsWith('text/javascript')) void reply.headers(ISOLATION);
   if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
   return reply.send(asset.body);
 }
@@ -40,7 +49,7 @@ export function webInterface(ctx: Context): WebInterface {
     } catch {
       return false;
     }
-    void reply.code(status).header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin');
+    void reply.code(status).header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin').headers(ISOLATION);
     // A 404 is not cached or revalidated: the same address may be a page of a later version.
     if (status !== 200) void reply.header('content-type', built.page.contentType).header('cache-control', 'no-store').send(built.page.body);
     else send(request, reply, built.page);

@@ -191,3 +191,14 @@ export async function deleteUnusedArchitecture(db: Kysely<Database>, id: number)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/** The team's models with the title of each one's architecture, in id order (the segment tool picks from them). */
+export async function teamModelsWithArchitecture(db: Kysely<Database>, teamId: number): Promise<{ id: number; title: string; architecture: string }[]> {
+  return db
+    .selectFrom('models')
+    .innerJoin('architectures', 'architectures.id', 'models.architecture_id')
+    .select(['models.id', 'models.title', 'architectures.title as architecture'])
+    .where('models.team_id', '=', teamId)
+    .orderBy('models.id')
+    .execute();
+}

@@ -8,6 +8,7 @@ import type { TagValueType } from '../formats/canonical.ts';
 import { insertImageTags, insertObjectTagRefs } from './import.repository.ts';
 import { refreshAnnotationHashes, savedContentHash } from './annotation-contents.repository.ts';
 import { rewriteImageSummary } from './image-summary.repository.ts';
+import { rewritePredictionAgreement } from './prediction-agreement.repository.ts';
 
 /** An image's annotation as stored. */
 export interface StoredAnnotation {
@@ -137,6 +138,7 @@ export async function writeAnnotation(db: Kysely<Database>, imageId: number, wri
     .where('id', '=', imageId)
     .execute();
   await rewriteImageSummary(db, imageId);
+  await rewritePredictionAgreement(db, imageId);
   // The rows are written as the import writes them, a thousand a statement.
   await db.deleteFrom('image_tags').where('image_id', '=', imageId).execute();
   const tagRows = write.imageTags.map((t) => ({ image_id: imageId, tag_id: t.tagId, value: t.value }));
@@ -221,5 +223,6 @@ export async function replaceObjectsAndIds(
   if (result.numUpdatedRows === 0n) return false;
   await rewriteImageSummary(db, imageId);
   await refreshAnnotationHashes(db, [imageId]);
+  await rewritePredictionAgreement(db, imageId);
   return true;
 }

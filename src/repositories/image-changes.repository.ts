@@ -7,6 +7,7 @@ import type { Database, ImageRow } from '../db/types.ts';
 import { renumberObjectTagValues } from '../formats/object-tag-values.ts';
 import { refreshAnnotationHashes } from './annotation-contents.repository.ts';
 import { rewriteImageSummary } from './image-summary.repository.ts';
+import { rewritePredictionAgreement } from './prediction-agreement.repository.ts';
 import { addToSizes, insertImage } from './images.repository.ts';
 import { countClassTitles } from './stored-objects.ts';
 
@@ -133,7 +134,10 @@ export async function moveImage(
     .where('id', '=', image.id)
     .execute();
   // Another project has other class ids for the same titles.
-  if (target.projectId !== image.project_id) await rewriteImageSummary(db, image.id);
+  if (target.projectId !== image.project_id) {
+    await rewriteImageSummary(db, image.id);
+    await rewritePredictionAgreement(db, image.id);
+  }
   const size = Number(image.size);
   await addToSizes(db, image.dataset_id, image.project_id, -size);
   await addToSizes(db, target.datasetId, target.projectId, size);

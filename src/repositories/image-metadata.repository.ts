@@ -60,6 +60,11 @@ export interface ImageFilter {
   /** Images with a prediction scored at least this, of `predictionModel` when given. */
   predictionScore?: number;
   predictionModel?: string;
+  /**
+   * Images whose predictions of `model` scored at least `score` do not match the annotation at IoU
+   * `iou` (hundredths) of `iouType` (prediction_agreement).
+   */
+  disagreement?: { model: string; score: number; iou: number; iouType: 'bbox' | 'segm' };
   /** Images of any of these datasets (of the project). */
   datasetIds?: number[];
   /** Images with an object of at least one of these classes. */
@@ -144,6 +149,20 @@ function filtered(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch
       if (model !== undefined) predictions = predictions.where('image_predictions.model', '=', model);
       return exists(predictions);
     });
+  }
+  if (filter.disagreement !== undefined) {
+    const { model, score, iou, iouType } = filter.disagreement;
+    query = query.where(({ exists, selectFrom, or }) =>
+      exists(
+        selectFrom('prediction_agreement')
+          .select('prediction_agreement.iou')
+          .whereRef('prediction_agreement.image_id', '=', 'images.id')
+          .where('prediction_agreement.model', '=', model)
+          .where('prediction_agreement.iou_type', '=', iouType)
+          .where('prediction_agreement.iou', '=', iou)
+          .where((eb) => or([eb('prediction_agreement.agree_above', '>=', score), eb('prediction_agreement.agree_upto', '<', score)])),
+      ),
+    );
   }
   return combined(query, filter);
 }

@@ -24,6 +24,13 @@ export interface SegmentModelInfo {
   decoderBytes: number;
 }
 
+/** A model's two files, and its name (the default's, or a catalogue model's: segment-models.service.ts). */
+export interface ModelFiles {
+  model: string;
+  encoderPath: string;
+  decoderPath: string;
+}
+
 /** Bytes before an embedding's values: its shape, 4 little-endian uint32 (1, 256, 64, 64). */
 export const EMBEDDING_HEAD_BYTES = 16;
 
@@ -32,10 +39,15 @@ export class EmbeddingMaker {
   private readonly blobs: BlobStore;
   private readonly settings: SegmentSettings;
   private readonly encoder: SegmentEncoder;
+  /** Encoders of models other than the configured one, by encoder file. */
+  private readonly others = new Map<string, SegmentEncoder>();
   private readonly making = new Map<string, Promise<EmbeddingRecord>>();
   private info: Promise<SegmentModelInfo> | undefined;
 
+  private readonly maxPixels: number;
+
   constructor(db: Db, blobs: BlobStore, settings: SegmentSettings, maxPixels: number) {
+    this.maxPixels = maxPixels;
     this.db = db;
     this.blobs = blobs;
     this.settings = settings;
@@ -44,7 +56,17 @@ export class EmbeddingMaker {
 
   /** Images this process has encoded. */
   get encoded(): number {
-    return this.encoder.encoded;
+    return [...this.others.values()].reduce((n, e) => n + e.encoded, this.encoder.encoded);
+  }
+
+  private encoderOf(files: ModelFiles | undefined): SegmentEncoder {
+    if (!files || files.encoderPath === this.settings.encoderPath) return this.encoder;
+    let encoder = this.others.get(files.encoderPath);
+    if (!encoder) {
+      encoder = new SegmentEncoder({ ...this.settings, encoderPath: files.encoderPath, decoderPath: files.decoderPath }, this.maxPixels);
+      this.others.set(files.encoderPath, encoder);
+    }
+    return encoder;
   }
 
   /** The configured model: its name, read once from its files. */
@@ -70,20 +92,24 @@ export class EmbeddingMaker {
     return this.info;
   }
 
-  /** The decoder's bytes, for the browser. */
-  decoder(): Promise<Buffer> {
-    return fs.readFile(this.settings.decoderPath);
+  /** The decoder's bytes, for the browser: the configured model's, or those of `files`. */
+  decoder(files?: ModelFiles): Promise<Buffer> {
+    return fs.readFile(files?.decoderPath ?? this.settings.decoderPath);
   }
 
-  /** The stored embedding of the image blob `hash` by the configured model, made first when there is none. */
-  async embedding(hash: string): Promise<EmbeddingRecord & { model: string }> {
-    const { model } = await this.model();
+  /**
+   * The stored embedding of the image blob `hash` by the configured model (or by the model of
+   * `files`), made first when there is none. Embeddings are kept per image blob and model name.
+   */
+  async embedding(hash: string, files?: ModelFiles): Promise<EmbeddingRecord & { model: string }> {
+    const model = files?.model ?? (await this.model()).model;
     const stored = await embeddings.findEmbedding(this.db.kysely, hash, model);
     if (stored) return { ...stored, model };
-    let running = this.making.get(hash);
+    const runningKey = `${model} ${hash}`;
+    let running = this.making.get(runningKey);
     if (!running) {
-      running = this.make(hash, model).finally(() => this.making.delete(hash));
-      this.making.set(hash, running);
+      running = this.make(hash, model, this.encoderOf(files)).finally(() => this.making.delete(runningKey));
+      this.making.set(runningKey, running);
     }
     return { ...(await running), model };
   }
@@ -96,9 +122,9 @@ export class EmbeddingMaker {
     return true;
   }
 
-  private async make(hash: string, model: string): Promise<EmbeddingRecord> {
+  private async make(hash: string, model: string, encoder: SegmentEncoder): Promise<EmbeddingRecord> {
     const image = await this.blobs.readBytes(hash);
-    const { values, dims } = await this.encoder.encode(image);
+    const { values, dims } = await encoder.encode(image);
     // The shape leads the bytes: 4 little-endian uint32 values, so a stored embedding describes itself.
     const head = Buffer.alloc(EMBEDDING_HEAD_BYTES);
     for (let i = 0; i < 4; i++) head.writeUInt32LE(dims[i] ?? 1, i * 4);
@@ -111,7 +137,7 @@ export class EmbeddingMaker {
     return record;
   }
 
-  close(): Promise<void> {
-    return this.encoder.close();
+  async close(): Promise<void> {
+    await Promise.all([this.encoder.close(), ...[...this.others.values()].map((e) => e.close())]);
   }
 }

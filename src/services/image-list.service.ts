@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { StampedCache } from '../db/stamped-cache.ts';
 import type { Database } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
+import { AGREEMENT_IOUS } from '../evaluation/agreement.ts';
 import { findDataset } from '../repositories/datasets.repository.ts';
 import {
   type ImageFilter,
@@ -32,6 +33,11 @@ export interface ImageListQuery {
   annotated?: boolean;
   predictionScore?: number;
   predictionModel?: string;
+  /** Images whose predictions of this model disagree with the annotation (at the three below). */
+  disagreeModel?: string;
+  disagreeScore?: number;
+  disagreeIou?: number;
+  disagreeIouType?: 'bbox' | 'segm';
   datasetIds?: number[];
   classAny?: number[];
   classAll?: number[];
@@ -112,6 +118,15 @@ export async function filterOf(db: Kysely<Database>, teamId: number, query: Imag
   if (query.predictionModel !== undefined && query.predictionScore === undefined) throw validation('predictionModel goes with predictionScore', { field: 'predictionModel' });
   if (query.predictionScore !== undefined) filter.predictionScore = query.predictionScore;
   if (query.predictionModel !== undefined) filter.predictionModel = query.predictionModel;
+  if (query.disagreeModel !== undefined) {
+    const iou = Math.round((query.disagreeIou ?? 0.5) * 100);
+    if (!AGREEMENT_IOUS.includes(iou) || Math.abs((query.disagreeIou ?? 0.5) * 100 - iou) > 1e-6) {
+      throw validation('disagreeIou is one of 0.5, 0.55, … 0.95', { field: 'disagreeIou' });
+    }
+    filter.disagreement = { model: query.disagreeModel, score: query.disagreeScore ?? 0.5, iou, iouType: query.disagreeIouType ?? 'bbox' };
+  } else if (query.disagreeScore !== undefined || query.disagreeIou !== undefined || query.disagreeIouType !== undefined) {
+    throw validation('disagreeScore, disagreeIou and disagreeIouType go with disagreeModel', { field: 'disagreeModel' });
+  }
   if (query.tagId !== undefined) {
     if (!(await findTag(db, projectId, 'images', query.tagId))) throw notFound('image tag', { tagId: query.tagId });
     filter.tagId = query.tagId;

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
 import type { Database } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
+import { rewritePredictionAgreement } from '../repositories/prediction-agreement.repository.ts';
 import { countModels, deletePredictions, findPredictions, findTeamImage, projectClasses, replacePredictions, projectModels } from '../repositories/predictions.repository.ts';
 import { requireProject } from './projects.service.ts';
 import { type PredictionInput, type PredictionObject, type ProjectClass, readPredictions } from './prediction-objects.ts';
@@ -57,6 +58,7 @@ export async function storePredictions(
     maxScore: sorted[0]?.score ?? 0,
     now,
   });
+  await rewritePredictionAgreement(db, image.id, model);
   return now;
 }
 

@@ -127,6 +127,46 @@ describe('predictions in the image view in Chromium', { skip: chromiumSkip }, ()
     await context.close();
   });
 
+  test('the gallery lists the images a model disagrees with, its score and IoU in the URL', async () => {
+    const projectId = (await t.ctx.db.kysely.selectFrom('images').select('project_id').where('id', '=', imageId).executeTakeFirstOrThrow()).project_id;
+    const datasetId = (await t.ctx.db.kysely.selectFrom('images').select('dataset_id').where('id', '=', imageId).executeTakeFirstOrThrow()).dataset_id;
+    // An image the model gets right: its one car, found at 0.9; and one it gets a little off.
+    const car = [[300, 200], [420, 300]];
+    for (const [name, found] of [['quiet.png', car], ['near.png', [[330, 200], [450, 300]]]] as const) {
+      const id = (await newImage(t.ctx, datasetId, { name, bytes: await picture(640, 480, { seed: name.length }), width: 640, height: 480, objects: [polygon('car', car as [number, number][])] })).id;
+      const put = await t.request({ method: 'PUT', url: `/v2/images/${id}/predictions`, payload: { model: 'detector-v3', objects: [{ classTitle: 'car', points: { exterior: found }, score: 0.9 }] } });
+      assert.equal(put.statusCode, 200, put.body);
+    }
+    const tileNames = (page: Page) => page.locator('.tile-link').evaluateAll((links) => links.map((a) => a.getAttribute('title')).sort());
+    for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+      const context = await browser.newContext({ viewport, bypassCSP: true });
+      const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+      await signIn(page, base, t.key);
+      await page.goto(`${base}/projects/${projectId}/images`);
+      await page.getByLabel('Disagrees with the annotation').selectOption('detector-v3');
+      await page.waitForURL(/disagreeModel=detector-v3/);
+      // IoU of the near car: 90 × 100 / (150 × 100) = 0.6.
+      await page.waitForFunction("document.querySelectorAll('.tile-link').length === 1");
+      assert.deepEqual(await tileNames(page), ['street.png']);
+      await page.getByLabel('IoU ≥').selectOption('0.65');
+      await page.waitForURL(/disagreeIou=0\.65/);
+      await page.waitForFunction("document.querySelectorAll('.tile-link').length === 2");
+      assert.deepEqual(await tileNames(page), ['near.png', 'street.png']);
+      await page.getByLabel('Score ≥').selectOption('0.25');
+      await page.waitForURL(/disagreeScore=0\.25/);
+      await shoot(page, `gallery-disagrees-${viewport.width}`);
+      await checkAccessibility(page, 'the gallery filtered by disagreement');
+      await page.reload();
+      await page.waitForFunction("document.querySelectorAll('.tile-link').length === 2");
+      assert.equal(await page.getByLabel('IoU ≥').inputValue(), '0.65');
+      await page.getByLabel('Disagrees with the annotation').selectOption('');
+      await page.waitForFunction("document.querySelectorAll('.tile-link').length === 3");
+      assert.doesNotMatch(page.url(), /disagree/);
+      await context.close();
+    }
+  });
+
   test('the evaluation page: figures, the curve, and the worst images linked to the image view', async () => {
     const projectId = (await t.ctx.db.kysely.selectFrom('images').select('project_id').where('id', '=', imageId).executeTakeFirstOrThrow()).project_id;
     for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {

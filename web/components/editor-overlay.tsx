@@ -48,6 +48,8 @@ interface Props {
   imageId: number;
   /** The segment tool's simplification tolerance, in image pixels. */
   tolerance: number;
+  /** The segment tool's model; null: the server's default. */
+  segmentModel: string | null;
   svg: RefObject<SVGSVGElement | null>;
   /** The group drawn in image pixels: pointer positions are read through its transform. */
   group: RefObject<SVGGElement | null>;
@@ -98,6 +100,7 @@ export function EditorOverlay(props: Props) {
     classTitle: props.classTitle,
     shapeOf,
     tolerance: props.tolerance,
+    model: props.segmentModel,
     scale: props.scale,
     onEdit: props.onEdit,
     onNotice: props.onNotice,

@@ -1,6 +1,6 @@
 // The editor's tools, the class new objects get, the brush size, undo, redo and save, with the state
 // of the annotation (unsaved changes, saved, why not).
-import type { ImageClass } from '../api.ts';
+import type { ImageClass, SegmentModelChoice } from '../api.ts';
 import type { Tool } from './editor-overlay.tsx';
 import type { Notice } from './use-annotation-editor.ts';
 
@@ -29,6 +29,10 @@ interface Props {
   /** The segment tool's polygon simplification, in image pixels. */
   tolerance: number;
   onTolerance: (tolerance: number) => void;
+  /** The segment tool's models (shown when there is a choice) and the one chosen (null: the default). */
+  segmentModels: SegmentModelChoice[];
+  segmentModel: string | null;
+  onSegmentModel: (model: string | null) => void;
   canUndo: boolean;
   canRedo: boolean;
   onUndo: () => void;
@@ -76,6 +80,25 @@ export function EditorToolbar(props: Props) {
           ))}
         </select>
       </label>
+      {props.tool === 'segment' && props.segmentModels.length > 1 && (
+        <label class="class-picker" title="The Segment Anything-class model the segment tool runs">
+          Model
+          <select
+            value={props.segmentModel ?? props.segmentModels.find((m) => m.default)?.model ?? ''}
+            onChange={(e) => {
+              const value = (e.currentTarget as HTMLSelectElement).value;
+              props.onSegmentModel(props.segmentModels.find((m) => m.model === value)?.default ? null : value);
+            }}
+          >
+            {props.segmentModels.map((m) => (
+              <option key={m.model} value={m.model}>
+                {m.title}
+                {m.default ? ' (default)' : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {/* Always there (the layout does not jump when the tool changes): the brush's size, or the segment tool's tolerance. */}
       {props.tool === 'segment' ? (
         <label class="brush-size" title="How far (image pixels) a polygon made from the mask may stray from its outline: more is fewer points">

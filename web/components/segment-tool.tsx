@@ -24,6 +24,8 @@ export interface SegmentToolProps {
   shapeOf: (title: string) => Shape | undefined;
   /** Douglas–Peucker tolerance in image pixels. */
   tolerance: number;
+  /** The model (GET /v2/segment/models); null: the server's default. */
+  model: string | null;
   scale: number;
   onEdit: (edit: (doc: EditorDocument) => EditorDocument, select?: 'added') => void;
   onNotice: (message: string) => void;
@@ -53,7 +55,14 @@ export function useSegmentTool(props: SegmentToolProps): SegmentTool {
   const latest = useRef({ points, box });
   latest.current = { points, box };
 
-  const ensureClient = () => (client.current ??= new SegmentClient());
+  const ensureClient = () => (client.current ??= new SegmentClient(props.model ?? undefined));
+  // Another model: another decoder and other embeddings.
+  const model = useRef(props.model);
+  if (model.current !== props.model) {
+    model.current = props.model;
+    client.current?.dispose();
+    client.current = null;
+  }
 
   // Choosing the tool starts loading the decoder and the image's embedding, so the first click is quick.
   useEffect(() => {
@@ -69,10 +78,10 @@ export function useSegmentTool(props: SegmentToolProps): SegmentTool {
     return () => {
       live = false;
     };
-  }, [props.active, props.imageId]);
+  }, [props.active, props.imageId, props.model]);
 
-  // Another image or another tool: the prompts were for what is gone.
-  useEffect(() => clear(), [props.imageId, props.active]);
+  // Another image, tool or model: the prompts were for what is gone.
+  useEffect(() => clear(), [props.imageId, props.active, props.model]);
   useEffect(() => () => client.current?.dispose(), []);
 
   const clear = () => {
@@ -113,7 +122,8 @@ export function useSegmentTool(props: SegmentToolProps): SegmentTool {
         (answer) => {
           if (!answer) return; // overtaken by a later prompt
           showMask(answer);
-          props.onStatus(`Segment: mask in ${Math.round(answer.ms)} ms; Enter keeps it, Escape starts again`);
+          const threads = client.current?.threads ?? 1;
+          props.onStatus(`Segment: mask in ${Math.round(answer.ms)} ms (${threads} ${threads === 1 ? 'thread' : 'threads'}); Enter keeps it, Escape starts again`);
         },
         (failure: Error) => props.onNotice(`Not segmented: ${failure.message}`),
       );

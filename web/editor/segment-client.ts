@@ -27,13 +27,18 @@ export class SegmentClient {
   private loaded: Promise<void> | undefined;
   private image: { url: string; ready: Promise<void> } | undefined;
   private readyWaiters = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
+  /** The decoder's WebAssembly threads, once it is loaded. */
+  threads = 1;
+
+  /** `modelName`: a model of GET /v2/segment/models; the server's default without one. */
+  constructor(private readonly modelName?: string) {}
 
   private start(): { worker: Worker; model: Promise<SegmentModel>; loaded: Promise<void> } {
     if (!this.worker) {
       const worker = new Worker('/assets/segment-worker.js', { type: 'module', name: 'segment' });
       worker.onmessage = (event: MessageEvent<SegmentReply>) => this.onReply(event.data);
       this.worker = worker;
-      this.model = getSegmentModel();
+      this.model = getSegmentModel(this.modelName);
       this.loaded = this.model.then(
         (model) =>
           new Promise<void>((resolve, reject) => {
@@ -50,7 +55,10 @@ export class SegmentClient {
   }
 
   private onReply(reply: SegmentReply): void {
-    if (reply.type === 'loaded') this.settle('load');
+    if (reply.type === 'loaded') {
+      this.threads = reply.threads;
+      this.settle('load');
+    }
     else if (reply.type === 'ready') this.settle(reply.url);
     else if (reply.type === 'error') {
       const error = new Error(reply.message);

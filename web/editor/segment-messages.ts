@@ -20,7 +20,7 @@ export type SegmentRequest =
     };
 
 export type SegmentReply =
-  | { type: 'loaded' }
+  | { type: 'loaded'; threads: number }
   | { type: 'ready'; url: string }
   | { type: 'mask'; id: number; mask: Uint8Array; width: number; height: number; ms: number }
   | { type: 'error'; id: number; message: string };

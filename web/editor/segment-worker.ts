@@ -11,10 +11,16 @@ const HEAD_BYTES = 16;
 let decoder: Promise<ort.InferenceSession> | undefined;
 let embedding: { url: string; tensor: Promise<ort.Tensor> } | undefined;
 
+/** WebAssembly threads for the decoder: up to 4 of the machine's cores when the page is isolated, else 1. */
+function decoderThreads(): number {
+  return self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
+}
+
 async function loadDecoder(url: string, wasm: string): Promise<ort.InferenceSession> {
   ort.env.wasm.wasmPaths = { wasm };
-  // Several threads need a cross-origin isolated page; one decodes a click in well under the target.
-  ort.env.wasm.numThreads = 1;
+  // Threads share memory, which only a cross-origin isolated page has (the pages send the headers
+  // for it: src/http/web-app.ts); elsewhere one thread.
+  ort.env.wasm.numThreads = decoderThreads();
   const response = await fetch(url);
   if (!response.ok) throw new Error(`the decoder could not be loaded (${response.status})`);
   return ort.InferenceSession.create(new Uint8Array(await response.arrayBuffer()), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
@@ -71,12 +77,13 @@ async function decode(request: Extract<SegmentRequest, { type: 'decode' }>): Pro
   return { type: 'mask', id: request.id, mask, width: w, height: h, ms: performance.now() - started };
 }
 
-self.onmessage = (event: MessageEvent<SegmentRequest>) => {
+// onnxruntime-web starts its threads as workers of this same script, named em-pthread: those are its own.
+if (!self.name.startsWith('em-pthread')) self.onmessage = (event: MessageEvent<SegmentRequest>) => {
   const request = event.data;
   const fail = (error: unknown) => self.postMessage({ type: 'error', id: 'id' in request ? request.id : 0, message: error instanceof Error ? error.message : String(error) } satisfies SegmentReply);
   if (request.type === 'load') {
     decoder = loadDecoder(request.decoder, request.wasm);
-    decoder.then(() => self.postMessage({ type: 'loaded' } satisfies SegmentReply), fail);
+    decoder.then(() => self.postMessage({ type: 'loaded', threads: ort.env.wasm.numThreads ?? 1 } satisfies SegmentReply), fail);
   } else if (request.type === 'embedding') {
     if (embedding?.url !== request.url) embedding = { url: request.url, tensor: loadEmbedding(request.url) };
     // A first run of the decoder pays for its allocations: it is made here, before the first click.

@@ -4,7 +4,7 @@
 // filters. Both the filters and the view are in the URL.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, type Dataset, type ImageClass, type ImageFilter, type ImageSort, type Project, type Session, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags } from '../api.ts';
+import { ApiError, type Dataset, type ImageClass, type ImageFilter, type ImageSort, type Project, type Session, type ProjectModel, type Tag, countImages, getDataset, getProject, listClasses, listDatasets, listImageTags, listPredictionModels } from '../api.ts';
 import { Header } from '../components/header.tsx';
 import { Link } from '../components/link.tsx';
 import { NotFoundPage } from './not-found.tsx';
@@ -13,7 +13,7 @@ import { ExportForm } from '../components/export-form.tsx';
 import { PastExports } from '../components/past-exports.tsx';
 import { SchemaLink } from '../components/schema-link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
-import { filterFromUrl, filterKey, filterParams, filterQuery, narrows, queryOf } from '../filters.ts';
+import { DISAGREE_IOUS, filterFromUrl, filterKey, filterParams, filterQuery, narrows, queryOf } from '../filters.ts';
 import { forgetImageLists, imageListOf } from '../image-list.ts';
 import { placeOf, rememberScroll } from '../gallery-place.ts';
 import { type OverlayView, overlayFromUrl, withClassShown, writeOverlay } from '../overlay-view.ts';
@@ -380,9 +380,65 @@ function Sidebar(
             </option>
           ))}
         </select>
+        <DisagreementFilter projectId={props.project.id} filter={filter} onChange={props.onChange} />
       </section>
       {props.children}
     </aside>
+  );
+}
+
+/** The images whose predictions of a model disagree with the annotation, at a score and an IoU. */
+function DisagreementFilter(props: { projectId: number; filter: ImageFilter; onChange: (next: Partial<ImageFilter>) => void }) {
+  const { filter } = props;
+  const [models, setModels] = useState<ProjectModel[] | null>(null);
+  useEffect(() => {
+    let live = true;
+    listPredictionModels(props.projectId).then((m) => live && setModels(m), () => live && setModels([]));
+    return () => void (live = false);
+  }, [props.projectId]);
+  const names = models?.map((m) => m.model) ?? [];
+  // A model named by the URL is offered even before (or without) the list.
+  if (filter.disagreeModel && !names.includes(filter.disagreeModel)) names.push(filter.disagreeModel);
+  if (names.length === 0) return null;
+  const pick = (label: string, value: string, options: [string, string][], change: (value: string) => void) => (
+    <label class="disagree-setting">
+      {label}
+      <select value={value} onChange={(e) => change((e.currentTarget as HTMLSelectElement).value)}>
+        {options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <div class="disagree-filter">
+      <h3 id="disagree-filter">Disagrees with the annotation</h3>
+      <select
+        class="disagree-model"
+        aria-labelledby="disagree-filter"
+        value={filter.disagreeModel ?? ''}
+        onChange={(e) => {
+          const value = (e.currentTarget as HTMLSelectElement).value;
+          props.onChange(value === '' ? { disagreeModel: undefined, disagreeScore: undefined, disagreeIou: undefined, disagreeIouType: undefined } : { disagreeModel: value });
+        }}
+      >
+        <option value="">Any image</option>
+        {names.map((name) => (
+          <option key={name} value={name}>
+            {name}
+          </option>
+        ))}
+      </select>
+      {filter.disagreeModel && (
+        <div class="disagree-settings">
+          {pick('Score ≥', String(filter.disagreeScore ?? 0.5), [0.25, 0.5, 0.75, 0.9].map((t) => [String(t), t.toFixed(2)]), (v) => props.onChange({ disagreeScore: Number(v) }))}
+          {pick('IoU ≥', String(filter.disagreeIou ?? 0.5), DISAGREE_IOUS.map((t) => [String(t), t.toFixed(2)]), (v) => props.onChange({ disagreeIou: Number(v) }))}
+          {pick('Of', filter.disagreeIouType ?? 'bbox', [['bbox', 'boxes'], ['segm', 'masks']], (v) => props.onChange({ disagreeIouType: v as 'bbox' | 'segm' }))}
+        </div>
+      )}
+    </div>
   );
 }
 

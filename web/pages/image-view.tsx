@@ -3,7 +3,7 @@
 // the gallery's filters, which the URL carries; `?` lists the shortcuts. A key that may write also
 // edits the annotation here (tools, selection, undo, save under If-Match); a read-only key only looks.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { type Annotation, ApiError, type Image, type ImageClass, type Project, type Session, type Tag, type Tagged, getAnnotation, getImage, getProject, imageFileUrl, listClasses, listImageTags, listObjectTags } from '../api.ts';
+import { type Annotation, ApiError, type Image, type ImageClass, type Project, type Session, type Tag, type SegmentModelChoice, type Tagged, getAnnotation, getImage, getProject, imageFileUrl, listClasses, listImageTags, listObjectTags, listSegmentModels } from '../api.ts';
 import { AnnotationLayer } from '../components/annotation-layer.tsx';
 import { ConflictDialog } from '../components/conflict-dialog.tsx';
 import { DetailsEditor } from '../components/details-editor.tsx';
@@ -54,6 +54,9 @@ interface Props {
   imageId: number;
 }
 
+
+/** Where this browser keeps the segment tool's chosen model. */
+const SEGMENT_MODEL_KEY = 'annostore.segmentModel';
 export function ImagePage(props: Props) {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState('');
@@ -145,6 +148,22 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
   const [classTitle, setClassTitle] = useState<string | null>(classes[0]?.title ?? null);
   const [brushRadius, setBrushRadius] = useState(12);
   const [tolerance, setTolerance] = useState(1);
+  // The segment tool's models, read when the tool is first chosen; the choice is kept in this browser.
+  const [segmentModels, setSegmentModels] = useState<SegmentModelChoice[]>([]);
+  const [segmentModel, setSegmentModelState] = useState<string | null>(() => localStorage.getItem(SEGMENT_MODEL_KEY));
+  const setSegmentModel = (model: string | null) => {
+    if (model) localStorage.setItem(SEGMENT_MODEL_KEY, model);
+    else localStorage.removeItem(SEGMENT_MODEL_KEY);
+    setSegmentModelState(model);
+  };
+  useEffect(() => {
+    if (tool !== 'segment' || segmentModels.length) return;
+    listSegmentModels().then((models) => {
+      setSegmentModels(models);
+      // A model no longer offered (deleted, new weights) gives way to the default.
+      setSegmentModelState((chosen) => (chosen && !models.some((m) => m.model === chosen) ? null : chosen));
+    }, () => undefined);
+  }, [tool]);
   // A tool whose shape no class has: the dialog that offers to create one is open.
   const [missing, setMissing] = useState<{ shape: ImageClass['shape']; tool: Tool; label: string } | null>(null);
 
@@ -423,6 +442,9 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               onBrushRadius={setBrushRadius}
               tolerance={tolerance}
               onTolerance={setTolerance}
+              segmentModels={segmentModels}
+              segmentModel={segmentModel}
+              onSegmentModel={setSegmentModel}
               canUndo={editor.canUndo}
               canRedo={editor.canRedo}
               onUndo={editor.undo}
@@ -469,6 +491,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
                     brushRadius={brushRadius}
                     imageId={image.id}
                     tolerance={tolerance}
+                    segmentModel={segmentModel}
                     svg={svg}
                     group={group}
                     onEdit={editor.edit}

@@ -99,6 +99,20 @@ export const ImageListFilters = {
     Type.Number({ minimum: 0, maximum: 1, description: 'images with a prediction scored at least this (of `predictionModel` when given; docs/predictions.md)' }),
   ),
   predictionModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'with predictionScore: predictions of this model only' })),
+  disagreeModel: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "images whose predictions of this model disagree with the annotation: a prediction or an annotated object unmatched (docs/predictions.md)",
+    }),
+  ),
+  disagreeScore: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'with disagreeModel: the predictions scored at least this are compared (default 0.5)' })),
+  disagreeIou: Type.Optional(
+    Type.Number({ minimum: 0.5, maximum: 0.95, description: 'with disagreeModel: the IoU a match needs, one of 0.5, 0.55, … 0.95 (default 0.5)' }),
+  ),
+  disagreeIouType: Type.Optional(
+    Type.Union([Type.Literal('bbox'), Type.Literal('segm')], { description: 'with disagreeModel: IoU of boxes (bbox, the default) or of masks (segm)' }),
+  ),
   ...CombinedFilters,
   sort: Type.Optional(
     Type.Union([Type.Literal('id'), Type.Literal('-id'), Type.Literal('name'), Type.Literal('objects'), Type.Literal('-objects')], {

@@ -4,11 +4,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { notFound } from '../../errors.ts';
 import { queueDatasetEmbeddings } from '../../services/embedding-tasks.ts';
 import { ImageFiles } from '../../services/image-files.service.ts';
 import { Id } from '../schemas/common.ts';
-import { EmbeddingsAnswer, ModelQuery, SegmentModel } from '../schemas/v2-segment.ts';
+import { SegmentModels } from '../../services/segment-models.service.ts';
+import { EmbeddingsAnswer, ModelQuery, OptionalModelQuery, SegmentModel, SegmentModelList } from '../schemas/v2-segment.ts';
 import { problemResponses } from '../schemas/v2.ts';
 import { sendStoredBytes } from './stored-bytes.ts';
 
@@ -24,20 +24,39 @@ export const segmentRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
   async (app) => {
     const files = new ImageFiles(ctx);
-    /** The configured model; a name that is not its own is a model this server does not have. */
-    const modelNamed = async (name: string) => {
-      const info = await ctx.embeddings.model();
-      if (info.model !== name) throw notFound('model', { model: name });
-      return info;
-    };
+    const models = new SegmentModels(ctx);
 
     app.get(
       '/segment/model',
-      { schema: { tags: ['segment'], summary: 'The segment tool’s model: its name, input size and decoder', response: { 200: SegmentModel, ...problemResponses } } },
-      async (_request, reply) => {
+      {
+        schema: {
+          tags: ['segment'],
+          summary: 'The segment tool’s model (the default, or the one named): its name, input size and decoder',
+          querystring: OptionalModelQuery,
+          response: { 200: SegmentModel, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
         const info = await ctx.embeddings.model();
+        const model = request.query.model ?? info.model;
+        const { decoderBytes } = await models.resolve(request.principal.teamId, model);
         void reply.header('cache-control', 'no-cache');
-        return { model: info.model, inputSize: info.inputSize, decoder: `/v2/segment/decoder?model=${info.model}`, decoderBytes: info.decoderBytes };
+        return { model, inputSize: info.inputSize, decoder: `/v2/segment/decoder?model=${model}`, decoderBytes };
+      },
+    );
+
+    app.get(
+      '/segment/models',
+      {
+        schema: {
+          tags: ['segment'],
+          summary: 'The models the segment tool may use: the configured one (the default), then the team’s catalogue models of the SAM family with weights',
+          response: { 200: SegmentModelList, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        void reply.header('cache-control', 'no-cache');
+        return { items: await models.list(request.principal.teamId) };
       },
     );
 
@@ -45,12 +64,13 @@ export const segmentRoutes =
       '/segment/decoder',
       { schema: { tags: ['segment'], summary: 'The model’s ONNX mask decoder, cacheable for good', querystring: ModelQuery, response: bytesResponses } },
       async (request, reply) => {
-        const info = await modelNamed(request.query.model);
+        const model = request.query.model;
+        const { files: modelFiles, decoderBytes } = await models.resolve(request.principal.teamId, model);
         return sendStoredBytes(request, reply, {
-          etag: `"${info.model}"`,
-          size: info.decoderBytes,
+          etag: `"${model}"`,
+          size: decoderBytes,
           contentType: 'application/octet-stream',
-          open: async () => Readable.from([await ctx.embeddings.decoder()]),
+          open: async () => Readable.from([await ctx.embeddings.decoder(modelFiles)]),
         });
       },
     );
@@ -68,8 +88,8 @@ export const segmentRoutes =
       },
       async (request, reply) => {
         const file = await files.file(request.changeStamp, request.principal.teamId, request.params.id);
-        await modelNamed(request.query.model);
-        const embedding = await ctx.embeddings.embedding(file.hash);
+        const { files: modelFiles } = await models.resolve(request.principal.teamId, request.query.model);
+        const embedding = await ctx.embeddings.embedding(file.hash, modelFiles);
         return sendStoredBytes(request, reply, {
           etag: `"${embedding.key}"`,
           size: embedding.bytes,
