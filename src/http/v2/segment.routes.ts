@@ -11,6 +11,7 @@ import { Id } from '../schemas/common.ts';
 import { EmbeddingsAnswer, ModelQuery, SegmentModel } from '../schemas/v2-segment.ts';
 import { problemResponses } from '../schemas/v2.ts';
 import { sendStoredBytes } from './stored-bytes.ts';
+import { TEAM_ROUTE, needs } from '../plugins/project-access.ts';
 
 const ImageParams = Type.Object({ id: Id });
 const DatasetParams = Type.Object({ datasetId: Id });
@@ -33,7 +34,7 @@ export const segmentRoutes =
 
     app.get(
       '/segment/model',
-      { schema: { tags: ['segment'], summary: 'The segment tool’s model: its name, input size and decoder', response: { 200: SegmentModel, ...problemResponses } } },
+      { config: { access: TEAM_ROUTE }, schema: { tags: ['segment'], summary: 'The segment tool’s model: its name, input size and decoder', response: { 200: SegmentModel, ...problemResponses } } },
       async (_request, reply) => {
         const info = await ctx.embeddings.model();
         void reply.header('cache-control', 'no-cache');
@@ -43,7 +44,7 @@ export const segmentRoutes =
 
     app.get(
       '/segment/decoder',
-      { schema: { tags: ['segment'], summary: 'The model’s ONNX mask decoder, cacheable for good', querystring: ModelQuery, response: bytesResponses } },
+      { config: { access: TEAM_ROUTE }, schema: { tags: ['segment'], summary: 'The model’s ONNX mask decoder, cacheable for good', querystring: ModelQuery, response: bytesResponses } },
       async (request, reply) => {
         const info = await modelNamed(request.query.model);
         return sendStoredBytes(request, reply, {
@@ -58,6 +59,7 @@ export const segmentRoutes =
     app.get(
       '/images/:id/embedding',
       {
+        config: { access: needs('viewer', ['image', 'params.id']) },
         schema: {
           tags: ['segment'],
           summary: 'The image’s embedding by the model (fp16, its shape first), made on first request; cacheable for good',
@@ -82,6 +84,7 @@ export const segmentRoutes =
     app.post(
       '/datasets/:datasetId/embeddings',
       {
+        config: { access: needs('manager', ['dataset', 'params.datasetId']) },
         schema: {
           tags: ['segment'],
           summary: 'Queue a task that computes the embeddings the dataset’s images lack, ahead of their first use',
