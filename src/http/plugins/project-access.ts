@@ -42,7 +42,8 @@ export function registerProjectAccess(app: FastifyInstance, db: Db): void {
       throw new Error(`${String(route.method)} ${route.url} says nothing of project roles (config.access)`);
     }
   });
-  app.addHook('preHandler', async (request) => {
+  // Before the schema's checks: a caller without the role learns nothing of what the route would take.
+  app.addHook('preValidation', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access || !('role' in access) || !request.principal) return;
     for (const [kind, path] of access.of) {
