@@ -5,6 +5,8 @@ export const ERROR_STATUS = {
   VALIDATION: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
+  /** The caller's role in the project does not allow it (v1 answers it as FORBIDDEN). */
+  PROJECT_ROLE_REQUIRED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   GONE: 410,

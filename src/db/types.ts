@@ -55,6 +55,15 @@ export interface ProjectsTable {
   size: Bytes;
   created_at: string;
   updated_at: string;
+  /** The project role of a team member without a project_members row; null: none (0033). */
+  member_default_role: string | null;
+}
+
+export interface ProjectMembersTable {
+  project_id: number;
+  user_id: number;
+  role: string;
+  created_at: string;
 }
 
 export interface ClassesTable {
@@ -478,6 +487,7 @@ export interface Database {
   user_links: UserLinksTable;
   audit: AuditTable;
   projects: ProjectsTable;
+  project_members: ProjectMembersTable;
   classes: ClassesTable;
   project_tags: ProjectTagsTable;
   datasets: DatasetsTable;

@@ -5,6 +5,7 @@ import { isPostgres } from '../db/dialect.ts';
 import { jsonArrayLength } from '../db/json-text.ts';
 import type { Database, DatasetRow } from '../db/types.ts';
 import { addToSizes } from './images.repository.ts';
+import { visibleToMember } from './project-members.repository.ts';
 
 export interface DatasetRecord {
   id: number;
@@ -24,13 +25,14 @@ const toRecord = (r: DatasetRow): DatasetRecord => ({
   updatedAt: r.updated_at,
 });
 
-export async function listDatasets(db: Kysely<Database>, teamId: number, projectId?: number): Promise<DatasetRecord[]> {
+export async function listDatasets(db: Kysely<Database>, teamId: number, projectId?: number, visibleTo?: number): Promise<DatasetRecord[]> {
   let query = db
     .selectFrom('datasets')
     .innerJoin('projects', 'projects.id', 'datasets.project_id')
     .selectAll('datasets')
     .where('projects.team_id', '=', teamId);
   if (projectId !== undefined) query = query.where('datasets.project_id', '=', projectId);
+  if (visibleTo !== undefined) query = query.where((eb) => visibleToMember(eb, visibleTo, 'projects.id', 'projects.member_default_role'));
   const rows = await query.orderBy('datasets.id').execute();
   return rows.map(toRecord);
 }
@@ -120,13 +122,16 @@ export async function renameDataset(db: Kysely<Database>, datasetId: number, tit
 export interface DatasetPageQuery {
   teamId: number;
   projectId?: number;
+  /** Only datasets of projects this plain member has a role in. */
+  visibleTo?: number;
   afterId?: number;
   limit: number;
 }
 
-function teamDatasets(db: Kysely<Database>, query: { teamId: number; projectId?: number }) {
+function teamDatasets(db: Kysely<Database>, query: { teamId: number; projectId?: number; visibleTo?: number }) {
   let select = db.selectFrom('datasets').innerJoin('projects', 'projects.id', 'datasets.project_id').where('projects.team_id', '=', query.teamId);
   if (query.projectId !== undefined) select = select.where('datasets.project_id', '=', query.projectId);
+  if (query.visibleTo !== undefined) select = select.where((eb) => visibleToMember(eb, query.visibleTo!, 'projects.id', 'projects.member_default_role'));
   return select;
 }
 
@@ -137,7 +142,7 @@ export async function pageDatasets(db: Kysely<Database>, query: DatasetPageQuery
   return select.orderBy('datasets.id').limit(query.limit).execute();
 }
 
-export async function countDatasets(db: Kysely<Database>, query: { teamId: number; projectId?: number }): Promise<number> {
+export async function countDatasets(db: Kysely<Database>, query: { teamId: number; projectId?: number; visibleTo?: number }): Promise<number> {
   const row = await teamDatasets(db, query).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }

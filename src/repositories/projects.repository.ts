@@ -5,6 +5,10 @@ import type { ClassShape } from '../formats/canonical.ts';
 import { isPostgres } from '../db/dialect.ts';
 import { jsonArrayLength, startsWithText } from '../db/json-text.ts';
 import type { Database, ProjectRow } from '../db/types.ts';
+import { visibleToMember } from './project-members.repository.ts';
+
+/** The role in a new project of the team's members who have none of their own (docs/accounts.md#project-roles). */
+export const NEW_PROJECT_MEMBER_ROLE = 'viewer';
 
 export interface ProjectRecord {
   id: number;
@@ -30,9 +34,10 @@ interface PartRow {
  * The team's projects (or the one with `projectId`) in id order, each with its classes and tags in id
  * order. Classes and tags come in one union query, so a listing costs two round trips, not three.
  */
-export async function listProjects(db: Kysely<Database>, teamId: number, projectId?: number): Promise<ProjectRecord[]> {
+export async function listProjects(db: Kysely<Database>, teamId: number, projectId?: number, visibleTo?: number): Promise<ProjectRecord[]> {
   let query = db.selectFrom('projects').selectAll().where('team_id', '=', teamId);
   if (projectId !== undefined) query = query.where('id', '=', projectId);
+  if (visibleTo !== undefined) query = query.where((eb) => visibleToMember(eb, visibleTo, 'projects.id', 'projects.member_default_role'));
   const projects = await query.orderBy('id').execute();
   if (projects.length === 0) return [];
   const ids = projects.map((p) => p.id);
@@ -85,7 +90,7 @@ export async function insertProject(db: Kysely<Database>, teamId: number, title:
   const now = isoNow();
   const row = await db
     .insertInto('projects')
-    .values({ team_id: teamId, title, size: 0, created_at: now, updated_at: now })
+    .values({ team_id: teamId, title, size: 0, created_at: now, updated_at: now, member_default_role: NEW_PROJECT_MEMBER_ROLE })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -140,7 +145,7 @@ export async function insertDescribedProject(db: Kysely<Database>, teamId: numbe
   const now = isoNow();
   const row = await db
     .insertInto('projects')
-    .values({ team_id: teamId, title, description, size: 0, created_at: now, updated_at: now })
+    .values({ team_id: teamId, title, description, size: 0, created_at: now, updated_at: now, member_default_role: NEW_PROJECT_MEMBER_ROLE })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -157,12 +162,15 @@ export interface ProjectPageQuery {
   /** Only projects after this id. */
   afterId?: number;
   limit: number;
+  /** Only projects this plain member has a role in. */
+  visibleTo?: number;
 }
 
 /** Up to `limit` of the team's projects in id order. */
 export async function pageProjects(db: Kysely<Database>, query: ProjectPageQuery): Promise<ProjectRow[]> {
   let select = db.selectFrom('projects').selectAll().where('team_id', '=', query.teamId);
   if (query.titlePrefix !== undefined) select = select.where(startsWithText('title', query.titlePrefix));
+  if (query.visibleTo !== undefined) select = select.where((eb) => visibleToMember(eb, query.visibleTo!, 'projects.id', 'projects.member_default_role'));
   if (query.afterId !== undefined) select = select.where('id', '>', query.afterId);
   return select.orderBy('id').limit(query.limit).execute();
 }
@@ -171,6 +179,7 @@ export async function pageProjects(db: Kysely<Database>, query: ProjectPageQuery
 export async function countProjects(db: Kysely<Database>, query: Omit<ProjectPageQuery, 'afterId' | 'limit'>): Promise<number> {
   let select = db.selectFrom('projects').select((eb) => eb.fn.countAll().as('n')).where('team_id', '=', query.teamId);
   if (query.titlePrefix !== undefined) select = select.where(startsWithText('title', query.titlePrefix));
+  if (query.visibleTo !== undefined) select = select.where((eb) => visibleToMember(eb, query.visibleTo!, 'projects.id', 'projects.member_default_role'));
   const row = await select.executeTakeFirstOrThrow();
   return Number(row.n);
 }

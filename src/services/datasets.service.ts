@@ -10,9 +10,11 @@ import { checkIfMatch } from './preconditions.ts';
 import { requireProject } from './projects.service.ts';
 import { checkTitle } from './titles.ts';
 import { recordEvent } from './webhook-events.ts';
+import { type Caller, narrowedTo } from './project-access.ts';
 
-export const listDatasets = (db: Kysely<Database>, teamId: number, projectId?: number) =>
-  datasets.listDatasets(db, teamId, projectId);
+/** The datasets of the projects the caller has a role in (of one project with `projectId`). */
+export const listDatasets = (db: Kysely<Database>, caller: Caller, projectId?: number) =>
+  datasets.listDatasets(db, caller.teamId, projectId, narrowedTo(caller));
 
 /** Deletes the dataset and its images (v1's delete), with its dataset.deleted event. */
 export async function deleteDataset(db: Kysely<Database>, teamId: number, datasetId: number): Promise<void> {
@@ -91,9 +93,10 @@ export interface DatasetListRequest extends PageRequest {
   counts?: boolean;
 }
 
-export async function pageOfDatasets(db: Kysely<Database>, teamId: number, request: DatasetListRequest): Promise<Page<DatasetListItem>> {
+export async function pageOfDatasets(db: Kysely<Database>, caller: Caller, request: DatasetListRequest): Promise<Page<DatasetListItem>> {
+  const teamId = caller.teamId;
   if (request.projectId !== undefined) await requireProject(db, teamId, request.projectId);
-  const filter = { teamId, projectId: request.projectId };
+  const filter = { teamId, projectId: request.projectId, visibleTo: narrowedTo(caller) };
   const { rows, nextAfterId } = pageOfRows(await datasets.pageDatasets(db, { ...filter, afterId: request.afterId, limit: request.limit + 1 }), request.limit);
   let items: DatasetListItem[] = rows.map(datasets.toDatasetResource);
   if (request.counts) {

@@ -19,6 +19,7 @@ import { DTL_TASK, type DtlExportInput, EXPORT_PAGE, EXPORT_TASK, type ExportInp
 import { checkIfMatch } from './preconditions.ts';
 import { requestStop } from './task-transitions.ts';
 import { type TaskView, toTaskView } from './task-view.ts';
+import { requireProjectRole } from './project-access.ts';
 
 /** How long DELETE waits for a running export to stop before answering 409. */
 const STOP_WAIT_MS = 15_000;
@@ -134,6 +135,8 @@ async function startDtlExport(ctx: Context, principal: Principal, config: unknow
   let bytes = 0;
   for (const index of plan.data) {
     const source = plan.layers[index]!.source!;
+    // The graph names its projects inside: exporting each is a manager's, as the route's own check is.
+    await requireProjectRole(db, principal, source.projectId, 'manager');
     const counted = source.version ? await versionExportRepo.countVersionImages(db, source.version.id) : await exportRepo.countImages(db, source.datasets.map((d) => d.id));
     images += counted.images;
     bytes += counted.bytes;

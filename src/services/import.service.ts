@@ -19,6 +19,7 @@ import * as tasks from '../repositories/tasks.repository.ts';
 import { isSafeRelativePath, isValidHash } from './identifiers.ts';
 import { planForeignImport } from './import-formats.ts';
 import type { Principal } from './keys.service.ts';
+import { type Caller, adoptNewProject } from './project-access.ts';
 
 export const ON_CONFLICT = ['ignore', 'replace', 'rename'] as const;
 export type OnConflict = (typeof ON_CONFLICT)[number];
@@ -176,13 +177,16 @@ function refuseClassClashes(clashes: string[]): void {
 /** The project an import writes into: a new one titled `title` when `id` is null, else the team's `id`. */
 async function targetProject(
   trx: Kysely<Database>,
-  teamId: number,
+  caller: Caller,
   id: number | null,
   title: string | undefined,
 ): Promise<{ projectId: number; projectTitle: string }> {
+  const teamId = caller.teamId;
   if (id === null) {
     const projectTitle = title!.trim();
-    return { projectId: await projects.insertProject(trx, teamId, projectTitle), projectTitle };
+    const projectId = await projects.insertProject(trx, teamId, projectTitle);
+    await adoptNewProject(trx, caller, projectId);
+    return { projectId, projectTitle };
   }
   const project = await projects.findProject(trx, teamId, id);
   if (!project) throw notFound('project', { projectId: id });
@@ -312,7 +316,7 @@ export async function startImport(ctx: Context, principal: Principal, request: I
 
   const taskId = await db.transaction().execute(async (trx) => {
     const isNew = request.project.id === null;
-    const { projectId, projectTitle } = await targetProject(trx, principal.teamId, request.project.id, request.project.title);
+    const { projectId, projectTitle } = await targetProject(trx, principal, request.project.id, request.project.title);
     const clashes = await importRepo.ensureClasses(trx, projectId, plan.classes);
     refuseClassClashes(clashes);
     for (const tag of plan.tags) {
@@ -365,7 +369,7 @@ export async function startLocalImport(ctx: Context, principal: Principal, reque
   const size = sourceImages.reduce((n, i) => n + Number(i.size), 0);
 
   const taskId = await db.transaction().execute(async (trx) => {
-    const { projectId, projectTitle } = await targetProject(trx, principal.teamId, newProject ? null : request.id, request.title);
+    const { projectId, projectTitle } = await targetProject(trx, principal, newProject ? null : request.id, request.title);
     for (const sourceProjectId of new Set(sources.map((d) => d.project_id))) {
       if (sourceProjectId === projectId) continue;
       const clashes = await importRepo.ensureClasses(trx, projectId, await importRepo.classDefinitions(trx, sourceProjectId));

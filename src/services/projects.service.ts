@@ -6,11 +6,13 @@ import * as projects from '../repositories/projects.repository.ts';
 import type { ClassSummary, ProjectCounts, ProjectResource } from '../repositories/projects.repository.ts';
 import { type Page, type PageRequest, pageOfRows } from './paging.ts';
 import { checkIfMatch } from './preconditions.ts';
+import { type Caller, adoptNewProject, narrowedTo } from './project-access.ts';
 import { checkTitle } from './titles.ts';
 import { recordEvent } from './webhook-events.ts';
 
-export const listProjects = (db: Kysely<Database>, teamId: number, projectId?: number) =>
-  projects.listProjects(db, teamId, projectId);
+/** The projects of the caller's team that the caller has a role in (or the one with `projectId`). */
+export const listProjects = (db: Kysely<Database>, caller: Caller, projectId?: number) =>
+  projects.listProjects(db, caller.teamId, projectId, narrowedTo(caller));
 
 /**
  * Removes the project and everything in it (v1's delete); its blobs are reclaimed by the sweep. The
@@ -37,10 +39,15 @@ export interface ProjectListItem extends ProjectResource {
   classes?: ClassSummary[];
 }
 
-export async function createProject(db: Kysely<Database>, teamId: number, input: { title: string; description?: string }): Promise<ProjectResource> {
+/** Makes a project; a member who makes one is its manager. */
+export async function createProject(db: Kysely<Database>, caller: Caller, input: { title: string; description?: string }): Promise<ProjectResource> {
   checkTitle(input.title);
-  const id = await projects.insertDescribedProject(db, teamId, input.title, input.description ?? '');
-  return describeProject(db, teamId, id);
+  const id = await db.transaction().execute(async (trx) => {
+    const made = await projects.insertDescribedProject(trx, caller.teamId, input.title, input.description ?? '');
+    await adoptNewProject(trx, caller, made);
+    return made;
+  });
+  return describeProject(db, caller.teamId, id);
 }
 
 export async function describeProject(db: Kysely<Database>, teamId: number, projectId: number): Promise<ProjectResource> {
@@ -89,8 +96,8 @@ export interface ProjectListRequest extends PageRequest {
   counts?: boolean;
 }
 
-export async function pageOfProjects(db: Kysely<Database>, teamId: number, request: ProjectListRequest): Promise<Page<ProjectListItem>> {
-  const filter = { teamId, titlePrefix: request.titlePrefix };
+export async function pageOfProjects(db: Kysely<Database>, caller: Caller, request: ProjectListRequest): Promise<Page<ProjectListItem>> {
+  const filter = { teamId: caller.teamId, titlePrefix: request.titlePrefix, visibleTo: narrowedTo(caller) };
   const { rows, nextAfterId } = pageOfRows(await projects.pageProjects(db, { ...filter, afterId: request.afterId, limit: request.limit + 1 }), request.limit);
   let items: ProjectListItem[] = rows.map(projects.toProjectResource);
   if (request.counts) {

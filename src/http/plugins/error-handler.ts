@@ -66,6 +66,11 @@ export function answerError(error: unknown, request: FastifyRequest, reply: Fast
   // A JSON pointer is v2's way to say where (problem.ts); v1 names the place by `field` alone.
   const details = { ...body.details };
   delete details.pointer;
+  // v1's contract knows one 403 code: a project role's refusal is a FORBIDDEN that says why in `reason`.
+  if (body.error === 'PROJECT_ROLE_REQUIRED') {
+    void reply.code(status).type('application/json').send({ error: 'FORBIDDEN', details: { ...details, reason: body.error } });
+    return;
+  }
   void reply.code(status).type('application/json').send({ ...body, details });
 }
 

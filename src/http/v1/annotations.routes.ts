@@ -7,6 +7,7 @@ import { AnnotationPages } from '../../services/annotations.service.ts';
 import { errorResponses, toOffset } from '../schemas/common.ts';
 import { AnnotationsQuery } from '../schemas/requests.ts';
 import { AnnotationRecord } from '../schemas/resources.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const annotationRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -16,6 +17,7 @@ export const annotationRoutes =
     app.get(
       '/annotations',
       {
+        config: { access: needs('viewer', ['project', 'query.projectId'], ['dataset', 'query.datasetIds']) },
         schema: {
           tags: ['annotations'],
           summary: 'Annotation records of a project, ordered by image id',

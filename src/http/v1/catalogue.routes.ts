@@ -6,6 +6,7 @@ import * as catalogue from '../../repositories/catalogue.repository.ts';
 import { errorResponses, toOffset } from '../schemas/common.ts';
 import { CatalogueQuery } from '../schemas/requests.ts';
 import { Architecture, Model } from '../schemas/resources.ts';
+import { TEAM_ROUTE } from '../plugins/project-access.ts';
 
 export const catalogueRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -15,6 +16,7 @@ export const catalogueRoutes =
     app.get(
       '/models',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['models'],
           summary: 'List the team’s models',
@@ -31,6 +33,7 @@ export const catalogueRoutes =
     app.get(
       '/architectures',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['architectures'],
           summary: 'List model architectures',

@@ -6,6 +6,7 @@ import * as datasets from '../../services/datasets.service.ts';
 import { SUCCESS, Success, errorResponses } from '../schemas/common.ts';
 import { DatasetParams, DatasetsQuery } from '../schemas/requests.ts';
 import { Dataset } from '../schemas/resources.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const datasetRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -15,6 +16,7 @@ export const datasetRoutes =
     app.get(
       '/datasets',
       {
+        config: { access: needs('viewer', ['project', 'query.projectId']) },
         schema: {
           tags: ['datasets'],
           summary: 'List datasets, of one project or of every project of the team',
@@ -22,12 +24,13 @@ export const datasetRoutes =
           response: { 200: Type.Array(Dataset), ...errorResponses },
         },
       },
-      async (request) => datasets.listDatasets(db, request.principal.teamId, request.query.projectId),
+      async (request) => datasets.listDatasets(db, request.principal, request.query.projectId),
     );
 
     app.delete(
       '/datasets/:datasetId',
       {
+        config: { access: needs('manager', ['dataset', 'params.datasetId']) },
         schema: {
           tags: ['datasets'],
           summary: 'Delete a dataset and its images',

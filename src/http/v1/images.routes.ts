@@ -7,6 +7,7 @@ import * as images from '../../services/images.service.ts';
 import { SUCCESS, Success, errorResponses } from '../schemas/common.ts';
 import { AttachTagBody, DetachTagsBody, ImageQuery, descriptionBody } from '../schemas/requests.ts';
 import { ImageTag } from '../schemas/resources.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const imageRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -16,6 +17,7 @@ export const imageRoutes =
     app.get(
       '/images/tags',
       {
+        config: { access: needs('viewer', ['image', 'query.imageId'], ['dataset', 'query.datasetId']) },
         schema: {
           tags: ['images'],
           summary: 'The tags attached to an image, in tag id order',
@@ -29,6 +31,7 @@ export const imageRoutes =
     app.post(
       '/images/tags',
       {
+        config: { access: needs('annotator', ['image', 'query.imageId'], ['dataset', 'query.datasetId']) },
         schema: {
           tags: ['images'],
           summary: 'Attach a tag of the image’s project, by id or by title; `create` makes a missing title',
@@ -46,6 +49,7 @@ export const imageRoutes =
     app.delete(
       '/images/tags',
       {
+        config: { access: needs('annotator', ['image', 'query.imageId'], ['dataset', 'query.datasetId']) },
         schema: {
           tags: ['images'],
           summary: 'Detach tags, by id or by title; any tag unknown to the project detaches none',
@@ -63,6 +67,7 @@ export const imageRoutes =
     app.put(
       '/images/description',
       {
+        config: { access: needs('manager', ['image', 'query.imageId'], ['dataset', 'query.datasetId']) },
         schema: {
           tags: ['images'],
           summary: 'Set the image’s description',

@@ -7,6 +7,7 @@ import { startImport, startLocalImport } from '../../services/import.service.ts'
 import { holdHeapForLargeImport, receiveUpload, registerUploadParsing } from '../import-upload.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { LocalImportBody, MissingHashes, TaskId, UploadResult, checkImagesBody, importBody } from '../schemas/requests.ts';
+import { TEAM_ROUTE, needs } from '../plugins/project-access.ts';
 
 export const importRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -19,6 +20,7 @@ export const importRoutes =
     app.post(
       '/tasks/import/check-images',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['import'],
           summary: 'Which of these image hashes are not stored yet',
@@ -32,6 +34,7 @@ export const importRoutes =
     app.post(
       '/tasks/import/files',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['import'],
           summary: 'Upload up to 100 files (multipart: a `<key>` JSON part and a `<key>-file` part per file)',
@@ -45,6 +48,7 @@ export const importRoutes =
     app.post(
       '/tasks/import',
       {
+        config: { access: needs('manager', ['project', 'body.project.id']) },
         bodyLimit: limits.importBodyBytes,
         onRequest: holdHeapForLargeImport,
         schema: {
@@ -60,6 +64,7 @@ export const importRoutes =
     app.post(
       '/tasks/import/local',
       {
+        config: { access: needs('manager', ['dataset', 'body.datasetsIds']) },
         schema: {
           tags: ['import'],
           summary: 'Copy datasets of the team into a project (a new one when id is null or 0); images are shared by hash',

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
+import { registerProjectAccess } from '../plugins/project-access.ts';
 import { annotationRoutes } from './annotations.routes.ts';
 import { catalogueRoutes } from './catalogue.routes.ts';
 import { datasetRoutes } from './datasets.routes.ts';
@@ -15,6 +16,7 @@ export const v1Routes =
   (ctx: Context): FastifyPluginAsync =>
   async (app) => {
     registerAuth(app, ctx.db);
+    registerProjectAccess(app, ctx.db);
     await app.register(projectRoutes(ctx));
     await app.register(datasetRoutes(ctx));
     await app.register(annotationRoutes(ctx));

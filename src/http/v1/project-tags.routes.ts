@@ -7,6 +7,7 @@ import * as tags from '../../services/tags.service.ts';
 import { ErrorBody, SUCCESS, Success, errorResponses } from '../schemas/common.ts';
 import { CreatedId, ProjectIdParams, ProjectTagBody, ProjectTagParams, TagScopeQuery } from '../schemas/requests.ts';
 import { ProjectTag } from '../schemas/resources.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const projectTagRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -16,6 +17,7 @@ export const projectTagRoutes =
     app.get(
       '/projects/:id/tags',
       {
+        config: { access: needs('viewer', ['project', 'params.id']) },
         schema: {
           tags: ['project tags'],
           summary: 'List the project’s tags of one scope, in id order',
@@ -30,6 +32,7 @@ export const projectTagRoutes =
     app.post(
       '/projects/:id/tags',
       {
+        config: { access: needs('manager', ['project', 'params.id']) },
         schema: {
           tags: ['project tags'],
           summary: 'Create a tag; its title must be new in the project and scope',
@@ -48,6 +51,7 @@ export const projectTagRoutes =
     app.put(
       '/projects/:projectId/tags/:id',
       {
+        config: { access: needs('manager', ['project', 'params.projectId'], ['tag', 'params.id']) },
         schema: {
           tags: ['project tags'],
           summary: 'Rename a tag and set its hotkey (kept when not given)',
@@ -67,6 +71,7 @@ export const projectTagRoutes =
     app.delete(
       '/projects/:projectId/tags/:id',
       {
+        config: { access: needs('manager', ['project', 'params.projectId'], ['tag', 'params.id']) },
         schema: {
           tags: ['project tags'],
           summary: 'Delete a tag, detaching it from every image and object',

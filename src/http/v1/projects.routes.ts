@@ -4,10 +4,12 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { StampedCache } from '../../db/stamped-cache.ts';
+import { narrowedTo } from '../../services/project-access.ts';
 import * as projects from '../../services/projects.service.ts';
 import { SUCCESS, Success, errorResponses } from '../schemas/common.ts';
 import { ProjectParams, ProjectsQuery } from '../schemas/requests.ts';
 import { Project } from '../schemas/resources.ts';
+import { LIST_ROUTE, needs } from '../plugins/project-access.ts';
 
 /** How many answers of GET /projects are kept, and up to what size each (at most 64 MiB in all). */
 const KEPT_LISTINGS = 256;
@@ -23,6 +25,7 @@ export const projectRoutes =
     app.get(
       '/projects',
       {
+        config: { access: LIST_ROUTE },
         schema: {
           tags: ['projects'],
           summary: 'List the projects of the caller’s team',
@@ -34,11 +37,12 @@ export const projectRoutes =
         const { teamId } = request.principal;
         const { projectId } = request.query;
         const stamp = request.changeStamp;
-        const key = `${teamId}:${projectId ?? ''}`;
+        // A member sees the projects they have a role in: their answer is theirs alone.
+        const key = `${teamId}:${narrowedTo(request.principal) ?? ''}:${projectId ?? ''}`;
         let body = listings.get(stamp, key);
         if (!body) {
           // Serialised by the route's schema, as the returned array would be; kept and sent as bytes.
-          body = Buffer.from(reply.serialize(await projects.listProjects(db, teamId, projectId)) as string);
+          body = Buffer.from(reply.serialize(await projects.listProjects(db, request.principal, projectId)) as string);
           if (body.length <= KEPT_LISTING_BYTES) listings.set(stamp, key, body);
         }
         return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
@@ -48,6 +52,7 @@ export const projectRoutes =
     app.delete(
       '/projects/:projectId',
       {
+        config: { access: needs('manager', ['project', 'params.projectId']) },
         schema: {
           tags: ['projects'],
           summary: 'Delete a project and everything in it',

@@ -6,6 +6,7 @@ import * as tasks from '../../services/tasks.service.ts';
 import { ErrorBody, errorResponses } from '../schemas/common.ts';
 import { StopAnswer, TaskParams, TasksQuery } from '../schemas/requests.ts';
 import { Task } from '../schemas/resources.ts';
+import { TEAM_ROUTE, needs } from '../plugins/project-access.ts';
 
 export const taskRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -15,6 +16,7 @@ export const taskRoutes =
     app.get(
       '/tasks',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['tasks'],
           summary: 'List the team’s tasks',
@@ -28,6 +30,7 @@ export const taskRoutes =
     app.post(
       '/tasks/:id/stop',
       {
+        config: { access: needs('manager', ['task', 'params.id']) },
         schema: {
           tags: ['tasks'],
           summary: 'Stop a queued or running task',

@@ -11,6 +11,7 @@ import { NewKey, TeamKey } from '../schemas/v2-keys.ts';
 import { Account, AccountKeyBody, PasswordChangeBody } from '../schemas/v2-users.ts';
 import { IdParams, problemResponses } from '../schemas/v2.ts';
 import { forgoReplay } from './idempotency.ts';
+import { TEAM_ROUTE } from '../plugins/project-access.ts';
 
 export const accountRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -19,13 +20,14 @@ export const accountRoutes =
 
     app.get(
       '/account',
-      { schema: { tags: ['account'], summary: 'The caller’s own user and team', response: { 200: Account, ...problemResponses } } },
+      { config: { access: TEAM_ROUTE }, schema: { tags: ['account'], summary: 'The caller’s own user and team', response: { 200: Account, ...problemResponses } } },
       async (request, reply) => reply.header('cache-control', 'no-store').send(await describeAccount(db, request.principal)),
     );
 
     app.put(
       '/account/password',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['account'],
           summary: 'Set or change the caller’s own password; the caller’s other sessions end',
@@ -43,13 +45,14 @@ export const accountRoutes =
 
     app.get(
       '/account/keys',
-      { schema: { tags: ['account'], summary: 'The caller’s own API keys, revoked ones too', response: { 200: Type.Object({ items: Type.Array(TeamKey) }), ...problemResponses } } },
+      { config: { access: TEAM_ROUTE }, schema: { tags: ['account'], summary: 'The caller’s own API keys, revoked ones too', response: { 200: Type.Object({ items: Type.Array(TeamKey) }), ...problemResponses } } },
       async (request) => ({ items: await listOwnKeys(db, request.principal) }),
     );
 
     app.post(
       '/account/keys',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['account'],
           summary: 'A new API key of the caller’s own, within the caller’s role; the answer is the only time the key is shown',
@@ -67,6 +70,7 @@ export const accountRoutes =
     app.delete(
       '/account/keys/:id',
       {
+        config: { access: TEAM_ROUTE },
         schema: { tags: ['account'], summary: 'Revoke one of the caller’s own API keys', params: IdParams, response: { 204: Type.Null(), ...problemResponses } },
       },
       async (request, reply) => {

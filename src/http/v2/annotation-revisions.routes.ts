@@ -7,6 +7,7 @@ import { listImageRevisions, revisionAnnotationJson } from '../../services/annot
 import { AnnotationRevision, RevisionListQuery, RevisionParams, RevisionWithAnnotation } from '../schemas/annotation-revisions.ts';
 import { IdParams, ListOf, problemResponses } from '../schemas/v2.ts';
 import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const annotationRevisionRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -14,6 +15,7 @@ export const annotationRevisionRoutes =
     app.get(
       '/images/:id/annotation/revisions',
       {
+        config: { access: needs('viewer', ['image', 'params.id']) },
         schema: {
           tags: ['annotations'],
           summary: 'The revisions of an image’s annotation, newest first: who, when, objects added, removed and changed',
@@ -32,6 +34,7 @@ export const annotationRevisionRoutes =
     app.get(
       '/images/:id/annotation/revisions/:revisionId',
       {
+        config: { access: needs('viewer', ['image', 'params.id']) },
         schema: {
           tags: ['annotations'],
           summary: 'A revision, and the annotation as it left it',

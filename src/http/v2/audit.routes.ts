@@ -6,6 +6,7 @@ import { requireAdmin } from '../plugins/auth.ts';
 import { AuditItem, AuditListQuery } from '../schemas/v2-audit.ts';
 import { ListOf, problemResponses } from '../schemas/v2.ts';
 import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
+import { TEAM_ROUTE } from '../plugins/project-access.ts';
 
 export const auditRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -13,6 +14,7 @@ export const auditRoutes =
     app.get(
       '/audit',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['audit'],
           summary: 'The team’s write requests (who, with which key, what, when, and the answer’s status), newest first (admin scope)',

@@ -8,6 +8,7 @@ import { ClassChangeBody, ClassDeleteQuery, ClassUsage, ClassV2, ClassesQuery, N
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const classRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -18,6 +19,7 @@ export const classRoutes =
     app.get(
       '/projects/:projectId/classes',
       {
+        config: { access: needs('viewer', ['project', 'params.projectId']) },
         schema: {
           tags,
           summary: 'A project’s classes in id order, a page at a time',
@@ -35,6 +37,7 @@ export const classRoutes =
     app.post(
       '/projects/:projectId/classes',
       {
+        config: { access: needs('manager', ['project', 'params.projectId']) },
         schema: {
           tags,
           summary: 'Create a class; its title must be new in the project',
@@ -53,6 +56,7 @@ export const classRoutes =
     app.get(
       '/classes/:id',
       {
+        config: { access: needs('viewer', ['class', 'params.id']) },
         schema: { tags, summary: 'A class', params: IdParams, response: { 200: ClassV2, 304: Type.Null(), ...problemResponses } },
       },
       async (request, reply) => sendTagged(request, reply, await classes.describeClass(db, request.principal.teamId, request.params.id)),
@@ -61,6 +65,7 @@ export const classRoutes =
     app.get(
       '/classes/:id/usage',
       {
+        config: { access: needs('viewer', ['class', 'params.id']) },
         schema: {
           tags,
           summary: 'How many objects of the class are stored, in how many images: what a delete with cascade=true removes',
@@ -74,6 +79,7 @@ export const classRoutes =
     app.patch(
       '/classes/:id',
       {
+        config: { access: needs('manager', ['class', 'params.id']) },
         schema: {
           tags,
           summary: 'Rename and/or recolour a class; a rename reaches every object of the class. If-Match makes it conditional',
@@ -92,6 +98,7 @@ export const classRoutes =
     app.delete(
       '/classes/:id',
       {
+        config: { access: needs('manager', ['class', 'params.id']) },
         schema: {
           tags,
           summary: 'Delete a class. While objects of it are stored: 409 naming how many, unless cascade=true, which removes them too',

@@ -7,6 +7,7 @@ import { DatasetBody, DatasetListItem, DatasetV2, DatasetsQuery, ProjectIdParams
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const datasetRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -17,6 +18,7 @@ export const datasetRoutes =
     app.post(
       '/projects/:projectId/datasets',
       {
+        config: { access: needs('manager', ['project', 'params.projectId']) },
         schema: {
           tags,
           summary: 'Create a dataset in a project; its title must be new in the project',
@@ -35,6 +37,7 @@ export const datasetRoutes =
     app.get(
       '/datasets',
       {
+        config: { access: needs('viewer', ['project', 'query.projectId']) },
         schema: {
           tags,
           summary: 'The team’s datasets (of one project with projectId) in id order, a page at a time; with counts=true each with what it holds',
@@ -44,7 +47,7 @@ export const datasetRoutes =
       },
       async (request, reply) => {
         const { projectId, counts } = request.query;
-        const page = await datasets.pageOfDatasets(db, request.principal.teamId, { ...pageRequestOf(request.query), projectId, counts });
+        const page = await datasets.pageOfDatasets(db, request.principal, { ...pageRequestOf(request.query), projectId, counts });
         return sendPage(request, reply, page);
       },
     );
@@ -52,6 +55,7 @@ export const datasetRoutes =
     app.get(
       '/datasets/:id',
       {
+        config: { access: needs('viewer', ['dataset', 'params.id']) },
         schema: { tags, summary: 'A dataset', params: IdParams, response: { 200: DatasetV2, 304: Type.Null(), ...problemResponses } },
       },
       async (request, reply) => sendTagged(request, reply, await datasets.describeDataset(db, request.principal.teamId, request.params.id)),
@@ -60,6 +64,7 @@ export const datasetRoutes =
     app.patch(
       '/datasets/:id',
       {
+        config: { access: needs('manager', ['dataset', 'params.id']) },
         schema: {
           tags,
           summary: 'Rename a dataset; If-Match makes it conditional',
@@ -78,6 +83,7 @@ export const datasetRoutes =
     app.delete(
       '/datasets/:id',
       {
+        config: { access: needs('manager', ['dataset', 'params.id']) },
         schema: {
           tags,
           summary: 'Delete a dataset and its images; If-Match makes it conditional',

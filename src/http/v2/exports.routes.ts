@@ -9,6 +9,7 @@ import { IfMatchHeaders, Problem, problemResponses } from '../schemas/v2.ts';
 import { ExportAnswer, ExportBody, ExportParams } from '../schemas/exports.ts';
 import { parseRange } from './byte-range.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
+import { needs } from '../plugins/project-access.ts';
 
 /** Percent-encoding as RFC 5987 allows in `filename*`: encodeURIComponent leaves ' ( ) * as they are. */
 const rfc5987 = (text: string): string => encodeURIComponent(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -27,6 +28,7 @@ export const exportRoutes =
     app.post(
       '/exports',
       {
+        config: { access: needs('manager', ['project', 'body.projectId'], ['dataset', 'body.datasetIds'], ['version', 'body.version']) },
         schema: {
           tags: ['exports'],
           summary: 'Export a project, or some of its datasets, as a zip archive in a format',
@@ -44,6 +46,7 @@ export const exportRoutes =
     app.get(
       '/exports/:id',
       {
+        config: { access: needs('manager', ['task', 'params.id']) },
         schema: {
           tags: ['exports'],
           summary: 'An export task and, once it has finished, its archive’s size',
@@ -57,6 +60,7 @@ export const exportRoutes =
     app.get(
       '/exports/:id/archive',
       {
+        config: { access: needs('manager', ['task', 'params.id']) },
         schema: {
           tags: ['exports'],
           summary: 'The archive of a finished export, whole or one byte range',
@@ -95,6 +99,7 @@ export const exportRoutes =
     app.delete(
       '/exports/:id',
       {
+        config: { access: needs('manager', ['task', 'params.id']) },
         schema: {
           tags: ['exports'],
           summary: 'Remove an export’s archive and its task; a running export is stopped first',

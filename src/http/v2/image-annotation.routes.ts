@@ -11,6 +11,7 @@ import { WrittenAnnotations } from '../../services/stored-object-texts.ts';
 import { AnnotationBody, AnnotationPatchBody, ImageAnnotation } from '../schemas/image-annotation.ts';
 import { IdParams, IfMatchHeaders, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, ifNoneMatchHits } from './etag.ts';
+import { needs } from '../plugins/project-access.ts';
 
 /**
  * Sends the annotation with its ETag, or a 304 to a GET whose If-None-Match names it. The body is JSON
@@ -33,6 +34,7 @@ export const imageAnnotationRoutes =
     app.get(
       '/images/:id/annotation',
       {
+        config: { access: needs('viewer', ['image', 'params.id']) },
         schema: {
           tags: ['annotations'],
           summary: 'The annotation of an image, every object with its stable id; ETag, 304 on If-None-Match',
@@ -46,6 +48,7 @@ export const imageAnnotationRoutes =
     app.put(
       '/images/:id/annotation',
       {
+        config: { access: needs('annotator', ['image', 'params.id']) },
         bodyLimit,
         schema: {
           tags: ['annotations'],
@@ -65,6 +68,7 @@ export const imageAnnotationRoutes =
     app.patch(
       '/images/:id/annotation',
       {
+        config: { access: needs('annotator', ['image', 'params.id']) },
         bodyLimit,
         schema: {
           tags: ['annotations'],
@@ -84,6 +88,7 @@ export const imageAnnotationRoutes =
     app.post(
       '/images/:id/annotation/revisions/:revisionId/restore',
       {
+        config: { access: needs('annotator', ['image', 'params.id']) },
         schema: {
           tags: ['annotations'],
           summary: 'Restore the annotation a revision left, as a new revision; under If-Match as a PUT',

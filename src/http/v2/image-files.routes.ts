@@ -10,6 +10,7 @@ import type { ThumbnailRecord } from '../../repositories/thumbnails.repository.t
 import { Id } from '../schemas/common.ts';
 import { Problem, problemResponses } from '../schemas/v2.ts';
 import { type StoredBytes, sendStoredBytes } from './stored-bytes.ts';
+import { needs } from '../plugins/project-access.ts';
 
 const ImageParams = Type.Object({ id: Id });
 const ThumbnailQuery = Type.Object(
@@ -49,6 +50,7 @@ export const imageFileRoutes =
     app.get(
       '/images/:id/file',
       {
+        config: { access: needs('viewer', ['image', 'params.id']) },
         schema: {
           tags: ['images'],
           summary: 'The image’s bytes as uploaded, whole or one byte range; cacheable for good',
@@ -66,6 +68,7 @@ export const imageFileRoutes =
     app.get(
       '/images/:id/thumbnail',
       {
+        config: { access: needs('viewer', ['image', 'params.id']) },
         schema: {
           tags: ['images'],
           summary: 'A WebP of the image fitted inside size × size (never enlarged, turned upright); cacheable for good',

@@ -5,6 +5,7 @@ import type { Context } from '../../context.ts';
 import { imageOverlaysJson } from '../../services/image-overlays.service.ts';
 import { ImageOverlays, ImageOverlaysQuery, MAX_OVERLAY_IMAGES } from '../schemas/image-overlays.ts';
 import { problemResponses } from '../schemas/v2.ts';
+import { needs } from '../plugins/project-access.ts';
 
 /** JSON text made by the service, sent as it is (the schema documents it). */
 const sendJsonText = (reply: FastifyReply, json: string): FastifyReply => reply.type('application/json; charset=utf-8').send(json);
@@ -15,6 +16,7 @@ export const imageOverlayRoutes =
     app.get(
       '/images/overlays',
       {
+        config: { access: needs('viewer', ['image', 'query.ids']) },
         schema: {
           tags: ['annotations'],
           summary: `The objects of up to ${MAX_OVERLAY_IMAGES} images (classes and shapes, for drawing over thumbnails)`,

@@ -18,6 +18,7 @@ import { DatasetImagesParams, ImageCopyBody, ImageListFilters, ImageMetadata, Im
 import type { ImagePosition, ImageSort } from '../../repositories/image-metadata.repository.ts';
 import { decodeCursor, encodeCursor, isCountIdKey, isIdKey, isNameIdKey, nextLink, sendListBody } from './cursor.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
+import { needs } from '../plugins/project-access.ts';
 
 /** Every file part of the request, streamed to the staging folder; its filename names the image. */
 async function receiveImageFiles(request: FastifyRequest, folder: StagingFolder, maxFiles: number): Promise<ImageFilePart[]> {
@@ -82,6 +83,7 @@ export const imageRoutes =
     app.post(
       '/datasets/:datasetId/images',
       {
+        config: { access: needs('manager', ['dataset', 'params.datasetId']) },
         schema: {
           tags: ['images'],
           summary: 'Upload images into a dataset (multipart: one file part per image, its filename the image’s name)',
@@ -115,6 +117,7 @@ export const imageRoutes =
     app.get(
       '/images',
       {
+        config: { access: needs('viewer', ['project', 'query.projectId'], ['dataset', 'query.datasetId']) },
         schema: {
           tags: ['images'],
           summary: 'A page of a dataset’s or a project’s images, by id or by name, with filters',
@@ -134,6 +137,7 @@ export const imageRoutes =
     app.get(
       '/images/:id',
       {
+        config: { access: needs('viewer', ['image', 'params.id']) },
         schema: {
           tags: ['images'],
           summary: 'An image’s metadata, with an ETag',
@@ -147,6 +151,7 @@ export const imageRoutes =
     app.patch(
       '/images/:id',
       {
+        config: { access: needs('manager', ['image', 'params.id'], ['dataset', 'body.datasetId']) },
         schema: {
           tags: ['images'],
           summary: 'Rename an image, set its description, or move it to another dataset of the team (If-Match honoured)',
@@ -165,6 +170,7 @@ export const imageRoutes =
     app.post(
       '/images/:id/copy',
       {
+        config: { access: needs('manager', ['image', 'params.id'], ['dataset', 'body.datasetId']) },
         schema: {
           tags: ['images'],
           summary: 'Copy an image into a dataset of the team: the same bytes, annotation and tags',
@@ -183,6 +189,7 @@ export const imageRoutes =
     app.delete(
       '/images/:id',
       {
+        config: { access: needs('manager', ['image', 'params.id']) },
         schema: {
           tags: ['images'],
           summary: 'Delete an image (If-Match honoured); its bytes go when nothing else uses them',

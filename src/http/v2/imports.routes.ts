@@ -10,6 +10,7 @@ import { holdHeapForLargeImport, receiveUpload, registerUploadParsing } from '..
 import { LocalImportBody, importBody } from '../schemas/requests.ts';
 import { HashCheckAnswer, HashCheckBody, TaskAnswer, UploadAnswer } from '../schemas/v2-tasks.ts';
 import { Problem, problemResponses } from '../schemas/v2.ts';
+import { TEAM_ROUTE, needs } from '../plugins/project-access.ts';
 
 export const importRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -28,6 +29,7 @@ export const importRoutes =
     app.post(
       '/imports/hash-check',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['imports'],
           summary: 'Step 1: which of these image hashes the server does not have yet (upload only those)',
@@ -41,6 +43,7 @@ export const importRoutes =
     app.post(
       '/imports/files',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['imports'],
           summary: `Step 2: upload up to ${limits.uploadFilesPerRequest} files (multipart: a \`<key>\` JSON part {id, hash, type, format} and a \`<key>-file\` part per file); each is answered on its own`,
@@ -54,6 +57,7 @@ export const importRoutes =
     app.post(
       '/imports',
       {
+        config: { access: needs('manager', ['project', 'body.project.id']) },
         bodyLimit: limits.importBodyBytes,
         onRequest: holdHeapForLargeImport,
         schema: {
@@ -69,6 +73,7 @@ export const importRoutes =
     app.post(
       '/imports/local',
       {
+        config: { access: needs('manager', ['dataset', 'body.datasetsIds']) },
         schema: {
           tags: ['imports'],
           summary: 'Copy datasets of the team into a project (a new one when id is null or 0); images are shared by hash',

@@ -4,6 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { registerAuth } from '../plugins/auth.ts';
+import { registerProjectAccess } from '../plugins/project-access.ts';
 import { accountRoutes } from './account.routes.ts';
 import { auditRoutes } from './audit.routes.ts';
 import { catalogRoutes } from './catalog.routes.ts';
@@ -19,6 +20,7 @@ import { modelRoutes } from './models.routes.ts';
 import { nearDuplicateRoutes } from './near-duplicates.routes.ts';
 import { segmentRoutes } from './segment.routes.ts';
 import { predictionRoutes } from './predictions.routes.ts';
+import { projectMemberRoutes } from './project-members.routes.ts';
 import { projectStatsRoutes } from './project-stats.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
@@ -33,6 +35,7 @@ export const v2Routes =
   async (app) => {
     registerProblems(app);
     registerAuth(app, ctx.db, { bearer: true, sessions: true });
+    registerProjectAccess(app, ctx.db);
     registerIdempotency(app, ctx.db);
     await app.register(exportRoutes(ctx));
     await app.register(catalogRoutes(ctx));
@@ -52,6 +55,7 @@ export const v2Routes =
     await app.register(auditRoutes(ctx));
     await app.register(nearDuplicateRoutes(ctx));
     await app.register(projectStatsRoutes(ctx));
+    await app.register(projectMemberRoutes(ctx));
     await app.register(versionRoutes(ctx));
     await app.register(segmentRoutes(ctx));
     await app.register(predictionRoutes(ctx));

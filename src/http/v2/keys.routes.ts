@@ -10,6 +10,7 @@ import { IdParams, IfMatchHeaders, ListOf, ListQuery, Problem, problemResponses 
 import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { forgoReplay } from './idempotency.ts';
+import { TEAM_ROUTE } from '../plugins/project-access.ts';
 
 export const keyRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -19,6 +20,7 @@ export const keyRoutes =
     app.get(
       '/me',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['keys'],
           summary: 'Who the API key belongs to: its team, its user, and the key’s own prefix and scope',
@@ -31,6 +33,7 @@ export const keyRoutes =
     app.get(
       '/keys',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['keys'],
           summary: 'The team’s API keys, revoked ones too (admin scope); never the keys themselves',
@@ -49,6 +52,7 @@ export const keyRoutes =
     app.get(
       '/keys/:id',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['keys'],
           summary: 'One of the team’s API keys as the list shows it, with its ETag (admin scope)',
@@ -65,6 +69,7 @@ export const keyRoutes =
     app.post(
       '/keys',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['keys'],
           summary: 'A new API key for a user of the team (admin scope); the answer is the only time the key is shown',
@@ -85,6 +90,7 @@ export const keyRoutes =
     app.delete(
       '/keys/:id',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['keys'],
           summary: 'Revoke one of the team’s API keys (admin scope); the next request with it is refused',

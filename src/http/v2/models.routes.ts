@@ -13,6 +13,7 @@ import { IdParams, IfMatchHeaders, ListOf, ListQuery, Problem, problemResponses 
 import { parseRange } from './byte-range.ts';
 import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
+import { TEAM_ROUTE } from '../plugins/project-access.ts';
 
 const PageQuery = Type.Object(ListQuery);
 
@@ -25,6 +26,7 @@ export const modelRoutes =
     app.get(
       '/architectures',
       {
+        config: { access: TEAM_ROUTE },
         schema: { tags: ['architectures'], summary: 'Model architectures, a page at a time', querystring: PageQuery, response: { 200: ListOf(Architecture), ...problemResponses } },
       },
       async (request, reply) => {
@@ -36,13 +38,14 @@ export const modelRoutes =
 
     app.get(
       '/architectures/:id',
-      { schema: { tags: ['architectures'], summary: 'One architecture', params: IdParams, response: { 200: Architecture, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses } } },
+      { config: { access: TEAM_ROUTE }, schema: { tags: ['architectures'], summary: 'One architecture', params: IdParams, response: { 200: Architecture, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses } } },
       async (request, reply) => sendTagged(request, reply, await models.getArchitecture(db, request.params.id)),
     );
 
     app.post(
       '/architectures',
       {
+        config: { access: TEAM_ROUTE },
         schema: { tags: ['architectures'], summary: 'Add an architecture (admin scope)', body: ArchitectureBody, response: { 201: Architecture, ...problemResponses } },
       },
       async (request, reply) => {
@@ -56,6 +59,7 @@ export const modelRoutes =
     app.delete(
       '/architectures/:id',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['architectures'],
           summary: 'Remove an architecture (admin scope); 409 while models use it',
@@ -73,7 +77,7 @@ export const modelRoutes =
 
     app.get(
       '/models',
-      { schema: { tags: ['models'], summary: 'The team’s models, a page at a time', querystring: PageQuery, response: { 200: ListOf(Model), ...problemResponses } } },
+      { config: { access: TEAM_ROUTE }, schema: { tags: ['models'], summary: 'The team’s models, a page at a time', querystring: PageQuery, response: { 200: ListOf(Model), ...problemResponses } } },
       async (request, reply) => {
         const { limit = 100, cursor, count } = request.query;
         const { nextId, ...page } = await models.listModels(db, request.principal.teamId, { limit, count, afterId: decodeCursor(cursor, isIdKey) });
@@ -83,7 +87,7 @@ export const modelRoutes =
 
     app.post(
       '/models',
-      { schema: { tags: ['models'], summary: 'Register a model of the team; upload its weights with PUT /v2/models/{id}/weights', body: ModelBody, response: { 201: Model, ...problemResponses } } },
+      { config: { access: TEAM_ROUTE }, schema: { tags: ['models'], summary: 'Register a model of the team; upload its weights with PUT /v2/models/{id}/weights', body: ModelBody, response: { 201: Model, ...problemResponses } } },
       async (request, reply) => {
         const model = await models.createModel(ctx, request.principal.teamId, request.body);
         void reply.header('location', `/v2/models/${model.id}`);
@@ -93,13 +97,14 @@ export const modelRoutes =
 
     app.get(
       '/models/:id',
-      { schema: { tags: ['models'], summary: 'One of the team’s models', params: IdParams, response: { 200: Model, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses } } },
+      { config: { access: TEAM_ROUTE }, schema: { tags: ['models'], summary: 'One of the team’s models', params: IdParams, response: { 200: Model, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses } } },
       async (request, reply) => sendTagged(request, reply, await models.getModel(db, request.principal.teamId, request.params.id)),
     );
 
     app.patch(
       '/models/:id',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['models'],
           summary: 'Rename a model; with If-Match, only while it is still the version that ETag names',
@@ -115,6 +120,7 @@ export const modelRoutes =
     app.delete(
       '/models/:id',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['models'],
           summary: 'Remove a model and its weights; with If-Match, only while it is still the version that ETag names',
@@ -132,6 +138,7 @@ export const modelRoutes =
     app.get(
       '/models/:id/weights',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['models'],
           summary: 'The model’s weights file, whole or one byte range',
@@ -174,6 +181,7 @@ export const modelRoutes =
       raw.put(
         '/models/:id/weights',
         {
+          config: { access: TEAM_ROUTE },
           schema: {
             tags: ['models'],
             summary: `Upload the model’s weights file as the request body (at most ${weightsLimit} bytes); replaces earlier weights once it has arrived whole`,

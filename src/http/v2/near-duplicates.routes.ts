@@ -7,6 +7,7 @@ import { hashProject, nearDuplicateReport, similarImages } from '../../services/
 import { ProjectIdParams } from '../schemas/catalog.ts';
 import { HashingAnswer, NearDuplicateReport, NearDuplicatesQuery, SimilarImages, SimilarQuery } from '../schemas/v2-near-duplicates.ts';
 import { IdParams, problemResponses } from '../schemas/v2.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const nearDuplicateRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -17,6 +18,7 @@ export const nearDuplicateRoutes =
     app.get(
       '/images/:id/similar',
       {
+        config: { access: needs('viewer', ['image', 'params.id']) },
         schema: {
           tags,
           summary: 'Images of the team that look like this one (perceptual hashes), nearest first',
@@ -31,6 +33,7 @@ export const nearDuplicateRoutes =
     app.get(
       '/projects/:projectId/near-duplicates',
       {
+        config: { access: needs('viewer', ['project', 'params.projectId']) },
         schema: {
           tags,
           summary: 'The project’s groups of near-duplicate images, each flagged when it spans datasets',
@@ -51,6 +54,7 @@ export const nearDuplicateRoutes =
     app.post(
       '/projects/:projectId/near-duplicates/hashes',
       {
+        config: { access: needs('manager', ['project', 'params.projectId']) },
         schema: {
           tags,
           summary: 'Queue the making of the perceptual hashes the project’s images lack (images from before hashes were made)',

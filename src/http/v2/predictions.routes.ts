@@ -15,6 +15,7 @@ import {
   PredictionImportBody,
   PredictionImportResult, ProjectModels, ModelPredictions, PredictionsBody, PredictionsQuery } from '../schemas/predictions.ts';
 import { IdParams, Problem, problemResponses } from '../schemas/v2.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const predictionRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -22,6 +23,7 @@ export const predictionRoutes =
     app.get(
       '/images/:id/predictions',
       {
+        config: { access: needs('viewer', ['image', 'params.id']) },
         schema: {
           tags: ['predictions'],
           summary: 'The predictions of models for an image, each object with its score; one model’s with `model`',
@@ -36,6 +38,7 @@ export const predictionRoutes =
     app.put(
       '/images/:id/predictions',
       {
+        config: { access: needs('manager', ['image', 'params.id']) },
         bodyLimit: ctx.config.limits.annotationBodyBytes,
         schema: {
           tags: ['predictions'],
@@ -51,6 +54,7 @@ export const predictionRoutes =
     app.delete(
       '/images/:id/predictions',
       {
+        config: { access: needs('manager', ['image', 'params.id']) },
         schema: {
           tags: ['predictions'],
           summary: 'Delete one model’s predictions for an image (`model`), or every model’s',
@@ -68,6 +72,7 @@ export const predictionRoutes =
     app.get(
       '/projects/:projectId/predictions/models',
       {
+        config: { access: needs('viewer', ['project', 'params.projectId']) },
         schema: {
           tags: ['predictions'],
           summary: 'The models with predictions in the project, with the images and objects of each',
@@ -81,6 +86,7 @@ export const predictionRoutes =
     app.get(
       '/projects/:projectId/evaluation',
       {
+        config: { access: needs('viewer', ['project', 'params.projectId']) },
         schema: {
           tags: ['predictions'],
           summary: 'COCO AP of a model’s predictions against the annotations of the project (or a dataset), per class, with the precision–recall curve',
@@ -101,6 +107,7 @@ export const predictionRoutes =
     app.post(
       '/projects/:projectId/predictions',
       {
+        config: { access: needs('manager', ['project', 'params.projectId']) },
         bodyLimit: PREDICTION_IMPORT_BYTES,
         schema: {
           tags: ['predictions'],

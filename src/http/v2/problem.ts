@@ -12,6 +12,7 @@ const TITLES: Record<ErrorCode, string> = {
   VALIDATION: 'The request is not valid',
   UNAUTHORIZED: 'No valid API key',
   FORBIDDEN: 'The API key may not do this',
+  PROJECT_ROLE_REQUIRED: 'Your role in the project does not allow this',
   NOT_FOUND: 'Not found',
   CONFLICT: 'Conflict with the current state',
   GONE: 'Gone',

@@ -5,6 +5,7 @@ import { ProjectStatsCache } from '../../services/project-stats.service.ts';
 import { ProjectIdParams } from '../schemas/catalog.ts';
 import { ProjectStats, ProjectStatsQuery } from '../schemas/v2-stats.ts';
 import { problemResponses } from '../schemas/v2.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const projectStatsRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -13,6 +14,7 @@ export const projectStatsRoutes =
     app.get(
       '/projects/:projectId/stats',
       {
+        config: { access: needs('viewer', ['project', 'params.projectId']) },
         schema: {
           tags: ['projects'],
           summary: 'Images and objects per class and dataset, objects per image, box area, aspect and place, image sizes; with the image list’s filters',

@@ -8,6 +8,7 @@ import { NewTagBody, ProjectIdParams, TagChangeBody, TagUsageV2, TagV2, TagsQuer
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
+import { needs } from '../plugins/project-access.ts';
 
 export const projectTagRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -18,6 +19,7 @@ export const projectTagRoutes =
     app.get(
       '/projects/:projectId/tags',
       {
+        config: { access: needs('viewer', ['project', 'params.projectId']) },
         schema: {
           tags,
           summary: 'A project’s tags of both scopes (or of `scope`) in id order, a page at a time',
@@ -35,6 +37,7 @@ export const projectTagRoutes =
     app.post(
       '/projects/:projectId/tags',
       {
+        config: { access: needs('manager', ['project', 'params.projectId']) },
         schema: {
           tags,
           summary: 'Create a tag; its title must be new in the project and scope',
@@ -53,6 +56,7 @@ export const projectTagRoutes =
     app.get(
       '/tags/:id',
       {
+        config: { access: needs('viewer', ['tag', 'params.id']) },
         schema: { tags, summary: 'A project tag', params: IdParams, response: { 200: TagV2, 304: Type.Null(), ...problemResponses } },
       },
       async (request, reply) => sendTagged(request, reply, await projectTags.describeProjectTag(db, request.principal.teamId, request.params.id)),
@@ -61,6 +65,7 @@ export const projectTagRoutes =
     app.get(
       '/tags/:id/usage',
       {
+        config: { access: needs('viewer', ['tag', 'params.id']) },
         schema: { tags, summary: 'How many images and objects carry the tag (what its delete takes away)', params: IdParams, response: { 200: TagUsageV2, ...problemResponses } },
       },
       async (request) => projectTags.projectTagUsage(db, request.principal.teamId, request.params.id),
@@ -69,6 +74,7 @@ export const projectTagRoutes =
     app.patch(
       '/tags/:id',
       {
+        config: { access: needs('manager', ['tag', 'params.id']) },
         schema: {
           tags,
           summary: 'Rename a tag, set its hotkey, value type or possible values; a figure tag’s rename reaches every object. If-Match makes it conditional',
@@ -87,6 +93,7 @@ export const projectTagRoutes =
     app.delete(
       '/tags/:id',
       {
+        config: { access: needs('manager', ['tag', 'params.id']) },
         schema: {
           tags,
           summary: 'Delete a tag, detaching it from every image and object; If-Match makes it conditional',

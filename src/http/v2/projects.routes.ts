@@ -7,6 +7,7 @@ import { ProjectListItem, ProjectV2, ProjectsQuery, newProjectBody, projectChang
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
+import { LIST_ROUTE, TEAM_ROUTE, needs } from '../plugins/project-access.ts';
 
 export const projectRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -17,6 +18,7 @@ export const projectRoutes =
     app.post(
       '/projects',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags,
           summary: 'Create a project',
@@ -26,7 +28,7 @@ export const projectRoutes =
         },
       },
       async (request, reply) => {
-        const project = await projects.createProject(db, request.principal.teamId, request.body);
+        const project = await projects.createProject(db, request.principal, request.body);
         return sendTagged(request, reply, project, 201);
       },
     );
@@ -34,6 +36,7 @@ export const projectRoutes =
     app.get(
       '/projects',
       {
+        config: { access: LIST_ROUTE },
         schema: {
           tags,
           summary: 'The team’s projects in id order, a page at a time; with counts=true each with what it holds and its classes',
@@ -43,7 +46,7 @@ export const projectRoutes =
       },
       async (request, reply) => {
         const { title, counts } = request.query;
-        const page = await projects.pageOfProjects(db, request.principal.teamId, { ...pageRequestOf(request.query), titlePrefix: title, counts });
+        const page = await projects.pageOfProjects(db, request.principal, { ...pageRequestOf(request.query), titlePrefix: title, counts });
         return sendPage(request, reply, page);
       },
     );
@@ -51,6 +54,7 @@ export const projectRoutes =
     app.get(
       '/projects/:id',
       {
+        config: { access: needs('viewer', ['project', 'params.id']) },
         schema: { tags, summary: 'A project', params: IdParams, response: { 200: ProjectV2, 304: Type.Null(), ...problemResponses } },
       },
       async (request, reply) => sendTagged(request, reply, await projects.describeProject(db, request.principal.teamId, request.params.id)),
@@ -59,6 +63,7 @@ export const projectRoutes =
     app.patch(
       '/projects/:id',
       {
+        config: { access: needs('manager', ['project', 'params.id']) },
         schema: {
           tags,
           summary: 'Rename a project or set its description; If-Match makes it conditional',
@@ -77,6 +82,7 @@ export const projectRoutes =
     app.delete(
       '/projects/:id',
       {
+        config: { access: needs('manager', ['project', 'params.id']) },
         schema: {
           tags,
           summary: 'Delete a project with its datasets, images, classes and tags; If-Match makes it conditional',

@@ -11,6 +11,7 @@ import { SegmentModels } from '../../services/segment-models.service.ts';
 import { EmbeddingsAnswer, ModelQuery, OptionalModelQuery, SegmentModel, SegmentModelList } from '../schemas/v2-segment.ts';
 import { problemResponses } from '../schemas/v2.ts';
 import { sendStoredBytes } from './stored-bytes.ts';
+import { TEAM_ROUTE, needs } from '../plugins/project-access.ts';
 
 const ImageParams = Type.Object({ id: Id });
 const DatasetParams = Type.Object({ datasetId: Id });
@@ -29,6 +30,7 @@ export const segmentRoutes =
     app.get(
       '/segment/model',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['segment'],
           summary: 'The segment tool’s model (the default, or the one named): its name, input size and decoder',
@@ -48,6 +50,7 @@ export const segmentRoutes =
     app.get(
       '/segment/models',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['segment'],
           summary: 'The models the segment tool may use: the configured one (the default), then the team’s catalogue models of the SAM family with weights',
@@ -62,7 +65,7 @@ export const segmentRoutes =
 
     app.get(
       '/segment/decoder',
-      { schema: { tags: ['segment'], summary: 'The model’s ONNX mask decoder, cacheable for good', querystring: ModelQuery, response: bytesResponses } },
+      { config: { access: TEAM_ROUTE }, schema: { tags: ['segment'], summary: 'The model’s ONNX mask decoder, cacheable for good', querystring: ModelQuery, response: bytesResponses } },
       async (request, reply) => {
         const model = request.query.model;
         const { files: modelFiles, decoderBytes } = await models.resolve(request.principal.teamId, model);
@@ -78,6 +81,7 @@ export const segmentRoutes =
     app.get(
       '/images/:id/embedding',
       {
+        config: { access: needs('viewer', ['image', 'params.id']) },
         schema: {
           tags: ['segment'],
           summary: 'The image’s embedding by the model (fp16, its shape first), made on first request; cacheable for good',
@@ -102,6 +106,7 @@ export const segmentRoutes =
     app.post(
       '/datasets/:datasetId/embeddings',
       {
+        config: { access: needs('manager', ['dataset', 'params.datasetId']) },
         schema: {
           tags: ['segment'],
           summary: 'Queue a task that computes the embeddings the dataset’s images lack, ahead of their first use',

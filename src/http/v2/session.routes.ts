@@ -16,6 +16,7 @@ import { Session, SessionBody } from '../schemas/v2-session.ts';
 import { SessionListing, SessionsQuery } from '../schemas/v2-users.ts';
 import { IdParams, problemResponses } from '../schemas/v2.ts';
 import { clearedSessionCookie, isSameOrigin, sessionCookie, sessionTokenOf } from '../session-cookie.ts';
+import { TEAM_ROUTE } from '../plugins/project-access.ts';
 
 /**
  * Opens a session acting through `keyId` and answers it: 201, the cookie, and who is signed in. The
@@ -83,6 +84,7 @@ export const sessionRoutes =
     app.get(
       '/session',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['session'],
           summary: 'Who is signed in: the team, the user and their role, the key the session acts through, and when the session ends',
@@ -99,7 +101,7 @@ export const sessionRoutes =
     app.delete(
       '/session',
       {
-        config: { readOnlyAllowed: true },
+        config: { access: TEAM_ROUTE, readOnlyAllowed: true },
         schema: {
           tags: ['session'],
           summary: 'Sign out: the session ends at once and its cookie is cleared',
@@ -116,6 +118,7 @@ export const sessionRoutes =
     app.get(
       '/sessions',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['session'],
           summary: 'A user’s live sessions, newest first: the caller’s own, or (team owner or admin) any user’s of the team',
@@ -132,7 +135,7 @@ export const sessionRoutes =
     app.delete(
       '/sessions/:id',
       {
-        config: { readOnlyAllowed: true },
+        config: { access: TEAM_ROUTE, readOnlyAllowed: true },
         schema: {
           tags: ['session'],
           summary: 'End a session at once: one of the caller’s own, or (team owner or admin) any of the team’s',

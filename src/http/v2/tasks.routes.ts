@@ -12,6 +12,7 @@ import { IdParams, IfMatchHeaders, ListOf, Problem, problemResponses } from '../
 import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { openEventStream } from './event-stream.ts';
+import { TEAM_ROUTE, needs } from '../plugins/project-access.ts';
 
 /** Event streams one team may hold open on this server at once (of one task or of all): each reads on its own. */
 export const MAX_STREAMS_PER_TEAM = 32;
@@ -62,6 +63,7 @@ export const taskRoutes =
     app.get(
       '/tasks',
       {
+        config: { access: needs('viewer', ['project', 'query.projectId']) },
         schema: {
           tags: ['tasks'],
           summary: 'The team’s tasks, newest first, a page at a time',
@@ -80,6 +82,7 @@ export const taskRoutes =
     app.get(
       '/tasks/events',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['tasks'],
           summary: 'Server-Sent Events of all the team’s tasks: a `snapshot`, then a `task` event each time one is created or changes',
@@ -158,6 +161,7 @@ export const taskRoutes =
     app.get(
       '/tasks/:id',
       {
+        config: { access: needs('viewer', ['task', 'params.id']) },
         schema: {
           tags: ['tasks'],
           summary: 'One task: its status, progress and, once it has ended, its outcome',
@@ -171,6 +175,7 @@ export const taskRoutes =
     app.get(
       '/tasks/:id/events',
       {
+        config: { access: needs('viewer', ['task', 'params.id']) },
         schema: {
           tags: ['tasks'],
           summary: 'Server-Sent Events: a `progress` event with the task each time it changes, then a `final` event with its last state, and the stream ends',
@@ -234,6 +239,7 @@ export const taskRoutes =
     app.post(
       '/tasks/:id/stop',
       {
+        config: { access: needs('manager', ['task', 'params.id']) },
         schema: {
           tags: ['tasks'],
           summary: 'Stop a queued or running task: a queued one stops at once, a running one at its next checkpoint',
@@ -247,6 +253,7 @@ export const taskRoutes =
     app.delete(
       '/tasks/:id',
       {
+        config: { access: needs('manager', ['task', 'params.id']) },
         schema: {
           tags: ['tasks'],
           summary: 'Remove a task that has ended (an export’s archive with it); 409 while it is queued or running',

@@ -15,6 +15,7 @@ import { IdParams, ListOf, ListQuery, Problem, problemResponses } from '../schem
 import { decodeCursor, encodeCursor, isIdKey, sendList } from './cursor.ts';
 import { forgoReplay } from './idempotency.ts';
 import { startSession } from './session.routes.ts';
+import { TEAM_ROUTE } from '../plugins/project-access.ts';
 
 export const userRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -26,6 +27,7 @@ export const userRoutes =
     app.get(
       '/users',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['users'],
           summary: 'The team’s users, in id order',
@@ -43,6 +45,7 @@ export const userRoutes =
     app.get(
       '/users/:id',
       {
+        config: { access: TEAM_ROUTE },
         schema: { tags: ['users'], summary: 'One of the team’s users', params: IdParams, response: { 200: UserV2, ...problemResponses } },
       },
       async (request) => getUser(db, request.principal.teamId, request.params.id),
@@ -51,6 +54,7 @@ export const userRoutes =
     app.post(
       '/users',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['users'],
           summary: 'Invite a user (team owner or admin): the user is made, with a one-time link to set a password',
@@ -69,6 +73,7 @@ export const userRoutes =
     app.patch(
       '/users/:id',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['users'],
           summary: 'Change a user’s role or email, or disable and enable them (team owner or admin)',
@@ -84,6 +89,7 @@ export const userRoutes =
     app.post(
       '/users/:id/password-link',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['users'],
           summary: 'A new one-time link for the user to set a password (team owner or admin): an invitation while they have none, else a reset',

@@ -13,6 +13,7 @@ import { DiffQuery, Leakage, LeakageQuery, Version, VersionBody, VersionDiff, Ve
 import { sendTagged } from './etag.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
 import { sendStoredBytes } from './stored-bytes.ts';
+import { needs } from '../plugins/project-access.ts';
 
 const VersionImageParams = Type.Object({ id: Id, imageId: Id });
 
@@ -25,6 +26,7 @@ export const versionRoutes =
     app.post(
       '/projects/:projectId/versions',
       {
+        config: { access: needs('manager', ['project', 'params.projectId']) },
         schema: {
           tags,
           summary: 'Freeze the project (or some datasets) as a version: images by hash, annotations as they are, classes with stable indices, subsets',
@@ -43,7 +45,7 @@ export const versionRoutes =
 
     app.get(
       '/projects/:projectId/versions',
-      { schema: { tags, summary: 'The project’s versions, oldest first', params: ProjectIdParams, querystring: VersionsQuery, response: { 200: ListOf(Version), ...problemResponses } } },
+      { config: { access: needs('viewer', ['project', 'params.projectId']) }, schema: { tags, summary: 'The project’s versions, oldest first', params: ProjectIdParams, querystring: VersionsQuery, response: { 200: ListOf(Version), ...problemResponses } } },
       async (request, reply) => {
         const { afterId, limit } = pageRequestOf(request.query);
         return sendPage(request, reply, await versions.pageOfVersions(db, request.principal.teamId, request.params.projectId, afterId, limit));
@@ -52,13 +54,14 @@ export const versionRoutes =
 
     app.get(
       '/versions/:id',
-      { schema: { tags, summary: 'A version', params: IdParams, response: { 200: Version, 304: Type.Null(), ...problemResponses } } },
+      { config: { access: needs('viewer', ['version', 'params.id']) }, schema: { tags, summary: 'A version', params: IdParams, response: { 200: Version, 304: Type.Null(), ...problemResponses } } },
       async (request, reply) => sendTagged(request, reply, await versions.describeVersion(db, request.principal.teamId, request.params.id)),
     );
 
     app.get(
       '/versions/:id/images',
       {
+        config: { access: needs('viewer', ['version', 'params.id']) },
         schema: {
           tags,
           summary: 'The version’s images in image id order, each with its annotation as it was; of one subset with `subset`',
@@ -76,6 +79,7 @@ export const versionRoutes =
     app.get(
       '/versions/:id/images/:imageId/file',
       {
+        config: { access: needs('viewer', ['version', 'params.id']) },
         schema: {
           tags,
           summary: 'The bytes of an image as the version holds them (by its hash), even after the image is deleted; whole or one byte range; cacheable for good',
@@ -98,6 +102,7 @@ export const versionRoutes =
     app.get(
       '/versions/:id/diff',
       {
+        config: { access: needs('viewer', ['version', 'params.id']) },
         schema: {
           tags,
           summary: 'What changed from version `from` to this one: images added, removed, changed; objects per class',
@@ -112,6 +117,7 @@ export const versionRoutes =
     app.get(
       '/versions/:id/leakage',
       {
+        config: { access: needs('viewer', ['version', 'params.id']) },
         schema: {
           tags,
           summary: 'Split leakage: groups of exact copies and near-duplicates that sit in two or more of the version’s subsets',
@@ -130,7 +136,7 @@ export const versionRoutes =
 
     app.delete(
       '/versions/:id',
-      { schema: { tags, summary: 'Delete a version (a version is never changed, only deleted)', params: IdParams, response: { 204: Type.Null(), ...problemResponses } } },
+      { config: { access: needs('manager', ['version', 'params.id']) }, schema: { tags, summary: 'Delete a version (a version is never changed, only deleted)', params: IdParams, response: { 204: Type.Null(), ...problemResponses } } },
       async (request, reply) => {
         await versions.deleteVersion(db, request.principal.teamId, request.params.id);
         return reply.code(204).send(null);

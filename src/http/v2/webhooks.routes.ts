@@ -10,6 +10,7 @@ import { NewWebhook, WebhookBody, WebhookDelivery, WebhookView } from '../schema
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { forgoReplay } from './idempotency.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
+import { TEAM_ROUTE } from '../plugins/project-access.ts';
 
 export const webhookRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -19,6 +20,7 @@ export const webhookRoutes =
     app.post(
       '/webhooks',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['webhooks'],
           summary: 'A new webhook of the team (admin scope); the answer is the only time its signing secret is shown',
@@ -39,6 +41,7 @@ export const webhookRoutes =
     app.get(
       '/webhooks',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['webhooks'],
           summary: 'The team’s webhooks by id (admin scope); never their secrets',
@@ -55,6 +58,7 @@ export const webhookRoutes =
     app.get(
       '/webhooks/:id',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['webhooks'],
           summary: 'One of the team’s webhooks, with its ETag (admin scope)',
@@ -71,6 +75,7 @@ export const webhookRoutes =
     app.delete(
       '/webhooks/:id',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['webhooks'],
           summary: 'Remove one of the team’s webhooks and its deliveries, pending ones too (admin scope)',
@@ -89,6 +94,7 @@ export const webhookRoutes =
     app.get(
       '/webhooks/:id/deliveries',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['webhooks'],
           summary: 'The webhook’s deliveries, newest first, with how the last attempt of each ended (admin scope)',
@@ -106,6 +112,7 @@ export const webhookRoutes =
     app.post(
       '/webhooks/:id/test',
       {
+        config: { access: TEAM_ROUTE },
         schema: {
           tags: ['webhooks'],
           summary: 'Send the webhook a `webhook.test` event, as any event is sent (admin scope); 202 with the delivery',

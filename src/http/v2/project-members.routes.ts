@@ -1,0 +1,107 @@
+// A project's role for the caller, and its members: GET /v2/projects/:id/role, GET and PATCH
+// /v2/projects/:id/members, PUT and DELETE /v2/projects/:id/members/:userId.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { projectRoleOf } from '../../services/project-access.ts';
+import * as projectMembers from '../../services/project-members.service.ts';
+import { needs } from '../plugins/project-access.ts';
+import { IdParams, problemResponses } from '../schemas/v2.ts';
+
+const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+const ProjectRole = Type.Union(
+  [Type.Literal('viewer'), Type.Literal('annotator'), Type.Literal('reviewer'), Type.Literal('manager')],
+  { description: 'viewer reads; annotator also edits images’ annotations and tags; reviewer also reviews; manager does everything in the project' },
+);
+const MemberParams = Type.Object({ id: Id, userId: Id });
+const ProjectMember = Type.Object({
+  userId: Type.Integer(),
+  login: Type.String(),
+  teamRole: Type.String({ description: 'owner, admin or member: an owner or admin manages every project whatever their role here' }),
+  role: ProjectRole,
+  createdAt: Type.String(),
+});
+const ProjectMembers = Type.Object({
+  projectId: Type.Integer(),
+  memberDefaultRole: Type.Union([ProjectRole, Type.Null()], { description: 'the role of the team’s members who have none of their own here; null: none, the project is hidden from them' }),
+  items: Type.Array(ProjectMember, { description: `the members with a role of their own, in user id order (at most ${projectMembers.MAX_LISTED_MEMBERS})` }),
+});
+const CallerRole = Type.Object({
+  projectId: Type.Integer(),
+  role: ProjectRole,
+});
+
+export const projectMemberRoutes =
+  (ctx: Context): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const db = ctx.db.kysely;
+    const tags = ['projects'];
+
+    app.get(
+      '/projects/:id/role',
+      {
+        config: { access: needs('viewer', ['project', 'params.id']) },
+        schema: { tags, summary: 'The caller’s role in the project, as this key may use it (a read key: viewer at most)', params: IdParams, response: { 200: CallerRole, ...problemResponses } },
+      },
+      async (request) => ({ projectId: request.params.id, role: (await projectRoleOf(db, request.principal, request.params.id))! }),
+    );
+
+    app.get(
+      '/projects/:id/members',
+      {
+        config: { access: needs('manager', ['project', 'params.id']) },
+        schema: { tags, summary: 'The project’s members and the role of the team’s other members', params: IdParams, response: { 200: ProjectMembers, ...problemResponses } },
+      },
+      async (request) => projectMembers.listProjectMembers(db, request.principal.teamId, request.principal.userId, request.params.id),
+    );
+
+    app.patch(
+      '/projects/:id/members',
+      {
+        config: { access: needs('manager', ['project', 'params.id']) },
+        schema: {
+          tags,
+          summary: 'Set the role of the team’s members who have none of their own in the project (null: none)',
+          params: IdParams,
+          body: Type.Object({ memberDefaultRole: Type.Union([ProjectRole, Type.Null()]) }, { additionalProperties: false }),
+          response: { 200: ProjectMembers, ...problemResponses },
+        },
+      },
+      async (request) => projectMembers.setMemberDefaultRole(db, request.principal.teamId, request.principal.userId, request.params.id, request.body.memberDefaultRole),
+    );
+
+    app.put(
+      '/projects/:id/members/:userId',
+      {
+        config: { access: needs('manager', ['project', 'params.id']) },
+        schema: {
+          tags,
+          summary: 'Give a user of the team a role in the project (201 when new, 200 when changed)',
+          params: MemberParams,
+          body: Type.Object({ role: ProjectRole }, { additionalProperties: false }),
+          response: { 200: ProjectMember, 201: ProjectMember, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const { member, created } = await projectMembers.putProjectMember(db, request.principal.teamId, request.params.id, request.params.userId, request.body.role);
+        return reply.code(created ? 201 : 200).send(member);
+      },
+    );
+
+    app.delete(
+      '/projects/:id/members/:userId',
+      {
+        config: { access: needs('manager', ['project', 'params.id']) },
+        schema: {
+          tags,
+          summary: 'Take the user’s own role in the project away (the project’s memberDefaultRole applies to them again)',
+          params: MemberParams,
+          response: { 204: Type.Null(), ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        await projectMembers.removeProjectMember(db, request.principal.teamId, request.params.id, request.params.userId);
+        return reply.code(204).send(null);
+      },
+    );
+  };

@@ -1,0 +1,106 @@
+// Who may do what in a project: the one place that decides (docs/accounts.md#project-roles).
+//
+// A team owner or admin is a manager of every project of the team. A member's role in a project is
+// their project_members row, else the project's `memberDefaultRole`, else none (the project is hidden
+// from them). A key does no more than its user's role, and a `read` key no more than a viewer.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.ts';
+import { AppError, notFound } from '../errors.ts';
+import * as members from '../repositories/project-members.repository.ts';
+import type { KeyScope } from '../repositories/teams.repository.ts';
+import { type TeamRole, isTeamAdmin } from '../repositories/team-roles.ts';
+
+/** viewer reads; annotator also edits images' annotations and tags; reviewer also reviews; manager does everything in the project. */
+export type ProjectRole = 'viewer' | 'annotator' | 'reviewer' | 'manager';
+export const PROJECT_ROLES: readonly ProjectRole[] = ['viewer', 'annotator', 'reviewer', 'manager'];
+
+const RANK: Record<ProjectRole, number> = { viewer: 1, annotator: 2, reviewer: 3, manager: 4 };
+
+/** Who asks: a request's principal has every member. */
+export interface Caller {
+  teamId: number;
+  userId: number;
+  /** The user's team role. */
+  role: TeamRole;
+  /** The key's scope. */
+  scope: KeyScope;
+}
+
+export const toProjectRole = (text: string | null): ProjectRole | null => (PROJECT_ROLES.includes(text as ProjectRole) ? (text as ProjectRole) : null);
+
+/** Whether `role` allows what `needed` allows. */
+export const allows = (role: ProjectRole | null, needed: ProjectRole): boolean => role !== null && RANK[role] >= RANK[needed];
+
+/** The lesser of two roles. */
+const lesser = (a: ProjectRole, b: ProjectRole): ProjectRole => (RANK[a] <= RANK[b] ? a : b);
+
+/** The caller's user's role in a project, from their team role and the project's facts, before the key's scope. */
+export function userRoleOf(teamRole: TeamRole, facts: members.ProjectAccessRow): ProjectRole | null {
+  if (isTeamAdmin(teamRole)) return 'manager';
+  return toProjectRole(facts.memberRole) ?? toProjectRole(facts.defaultRole);
+}
+
+/**
+ * The caller's role in the project, bounded by the key (a `read` key acts as a viewer at most); null
+ * when they have none; undefined when the project is not their team's.
+ */
+export async function projectRoleOf(db: Kysely<Database>, caller: Caller, projectId: number): Promise<ProjectRole | null | undefined> {
+  const facts = await members.findProjectAccess(db, caller.teamId, projectId, caller.userId);
+  if (!facts) return undefined;
+  const role = userRoleOf(caller.role, facts);
+  if (role === null) return null;
+  return caller.scope === 'read' ? lesser(role, 'viewer') : role;
+}
+
+/** The refusal of a caller whose role in the project is short of `needed`. */
+export function projectRoleRequired(projectId: number, role: ProjectRole | null, needed: ProjectRole): AppError {
+  const message =
+    role === null
+      ? `you have no role in project ${projectId}: this needs ${needed} or above`
+      : `your role in project ${projectId} is ${role}: this needs ${needed} or above`;
+  return new AppError('PROJECT_ROLE_REQUIRED', message, { projectId, role, needed });
+}
+
+/**
+ * Answers the caller's role in the project when it allows `needed`; otherwise a 403
+ * `PROJECT_ROLE_REQUIRED`, or a 404 when the project is not the team's.
+ */
+export async function requireProjectRole(db: Kysely<Database>, caller: Caller, projectId: number, needed: ProjectRole): Promise<ProjectRole> {
+  const role = await projectRoleOf(db, caller, projectId);
+  if (role === undefined) throw notFound('project', { projectId });
+  if (!allows(role, needed)) throw projectRoleRequired(projectId, role, needed);
+  return role!;
+}
+
+/**
+ * The user id whose projects a list should be narrowed to, or undefined when the caller sees every
+ * project of the team (an owner or admin).
+ */
+export const narrowedTo = (caller: Caller): number | undefined => (isTeamAdmin(caller.role) ? undefined : caller.userId);
+
+/** The ids of the team's projects the caller has any role in. */
+export async function visibleProjectIds(db: Kysely<Database>, caller: Caller): Promise<number[] | undefined> {
+  const userId = narrowedTo(caller);
+  return userId === undefined ? undefined : members.memberProjectIds(db, caller.teamId, userId);
+}
+
+/**
+ * Requires `needed` in the project of each resource (by kind and id) that is the team's; ids of no
+ * resource of the team are left to the caller's own 404.
+ */
+export async function requireRoleOver(
+  db: Kysely<Database>,
+  caller: Caller,
+  kind: members.ResourceKind,
+  ids: readonly number[],
+  needed: ProjectRole,
+): Promise<void> {
+  for (const projectId of await members.projectIdsOf(db, caller.teamId, kind, ids)) {
+    await requireProjectRole(db, caller, projectId, needed);
+  }
+}
+
+/** Makes the caller the manager of the project they just made, unless they manage every project anyway. */
+export async function adoptNewProject(db: Kysely<Database>, caller: Caller, projectId: number): Promise<void> {
+  if (!isTeamAdmin(caller.role)) await members.putMember(db, projectId, caller.userId, 'manager');
+}
