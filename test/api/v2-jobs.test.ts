@@ -87,7 +87,7 @@ for (const dialect of dialects) {
     });
     after(async () => t?.close());
 
-    const post = (url: string, key: string, payload?: unknown) => t.request({ method: 'POST', url, key, ...(payload === undefined ? {} : { payload }) });
+    const post = (url: string, key: string, payload?: Record<string, unknown>) => t.request({ method: 'POST', url, key, ...(payload === undefined ? {} : { payload }) });
     const get = async <T>(url: string, key = t.key): Promise<T> => {
       const res = await t.request({ method: 'GET', url, key });
       assert.equal(res.statusCode, 200, res.body);
