@@ -4,6 +4,8 @@
 // audit row for each transition, and who may do what.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { AddressInfo } from 'node:net';
+import { AnnostoreClient } from '../../src/client/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createKey } from '../../src/services/keys.service.ts';
 import { IDLE_CAP_MS } from '../../src/services/jobs.service.ts';
@@ -313,5 +315,34 @@ for (const dialect of dialects) {
         assert.ok(routes.has(route), route);
       }
     });
+    test('the typed client walks a job from a filter through review', async () => {
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+      const as = (key: string) => new AnnostoreClient({ url, key, retries: 0 }).v2;
+      const manager = as(t.adminKey);
+      const made = await manager.jobs.createFromFilter(projectId, { title: 'client', assigneeId: ids.ann2, reviewerId: ids.rev, filter: { datasetId: otherDatasetId } });
+      assert.equal(made.progress.images, 3, 'the night images are free again since their job was deleted');
+      const annotator = as(ann2);
+      const reviewer = as(rev);
+      const next = await annotator.jobs.next(made.id);
+      assert.equal(next.image?.imageId, others[0]);
+      assert.equal((await annotator.jobs.open(made.id, others[0]!)).state, 'in_progress');
+      assert.equal((await annotator.jobs.submitImage(made.id, others[0]!)).state, 'submitted');
+      assert.equal((await reviewer.jobs.reject(made.id, others[0]!, { issues: [{ x: 3, y: 4, comment: 'here' }] })).state, 'rejected');
+      const [issue] = await annotator.jobs.issues(made.id, others[0]!);
+      assert.equal((await annotator.jobs.comment(issue!.id, { body: 'done' })).body, 'done');
+      assert.equal((await annotator.jobs.resolve(issue!.id)).status, 'resolved');
+      assert.equal((await annotator.jobs.submit(made.id)).stage, 'review');
+      for (const image of (await reviewer.jobs.images(made.id, { state: 'submitted' })).items) await reviewer.jobs.accept(made.id, image.imageId);
+      assert.equal((await reviewer.jobs.get(made.id)).stage, 'done');
+      assert.ok((await reviewer.jobs.mine()).items.some((j) => j.id === made.id));
+      assert.ok((await manager.jobs.list(projectId)).items.some((j) => j.id === made.id));
+      assert.ok((await manager.jobs.figures(projectId)).some((f) => f.login === 'ann2'));
+      assert.equal((await manager.jobs.change(made.id, { title: 'renamed' })).title, 'renamed');
+      await manager.jobs.remove(made.id);
+      const split = await manager.jobs.split(otherDatasetId, { imagesPerJob: 1, assigneeIds: [ids.ann1] });
+      assert.equal(split.length, 1);
+    });
+
   });
 }
