@@ -123,7 +123,7 @@ for (const dialect of dialects) {
       assert.equal(rest.nextCursor, null);
       // An image is in one job at most: the dataset has no free image left.
       assertProblem(await post(`/v2/datasets/${datasetId}/jobs`, t.adminKey, body), 400, 'VALIDATION');
-      assert.deepEqual((await events('job.created')).map((e) => [e.jobId, e.images]), jobs.map((j) => [j.id, 3]));
+      assert.deepEqual((await events('job.created')).map((e) => [e.jobId, e.projectId, e.images]), jobs.map((j) => [j.id, projectId, 3]));
     });
 
     test('a job is made from a gallery filter: the images GET /v2/images finds that are in no job yet', async () => {
@@ -160,6 +160,8 @@ for (const dialect of dialects) {
       assertProblem(await save(image, rev), 403, 'FORBIDDEN');
       assertProblem(await t.request({ method: 'PATCH', url: `/v2/images/${image}/annotation`, key: ann2, payload: { add: [box(20)] } }), 403, 'FORBIDDEN');
       assert.equal((await save(image, t.adminKey)).statusCode, 200, 'a manager may');
+      const [revision] = json<List<{ id: number }>>(await t.request({ method: 'GET', url: `/v2/images/${image}/annotation/revisions` })).items;
+      assertProblem(await post(`/v2/images/${image}/annotation/revisions/${revision!.id}/restore`, ann2), 403, 'FORBIDDEN');
       assert.equal((await save(image, ann1)).statusCode, 200);
       assert.equal((await save(others[2]!, ann2)).statusCode, 200, 'an image in no job');
       // v1 writes objects by import only: into a project with open jobs, a member's import is refused.
@@ -208,6 +210,7 @@ for (const dialect of dialects) {
       assertProblem(await post(`/v2/jobs/${j}/images/${images[0]}/accept`, ann1), 403, 'FORBIDDEN');
       assertProblem(await post(`/v2/jobs/${j}/images/${images[1]}/accept`, rev), 409, 'CONFLICT');
       assertProblem(await post(`/v2/jobs/${j}/images/${images[0]}/reject`, rev, { issues: [] }), 400, 'VALIDATION');
+      assertProblem(await post(`/v2/jobs/${j}/images/${images[0]}/reject`, rev, { issues: Array.from({ length: 51 }, () => ({ x: 1, y: 1, comment: 'many' })) }), 400, 'VALIDATION');
       assertProblem(await post(`/v2/jobs/${j}/images/${images[0]}/reject`, rev, { issues: [{ x: 1, y: 2, objectId: 1, comment: 'both' }] }), 400, 'VALIDATION');
       assertProblem(await post(`/v2/jobs/${j}/images/${images[0]}/reject`, rev, { issues: [{ x: 1, comment: 'no y' }] }), 400, 'VALIDATION');
       const rejected = await post(`/v2/jobs/${j}/images/${images[0]}/reject`, rev, {
