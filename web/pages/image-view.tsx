@@ -444,7 +444,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
             />
           )}
           {review.bar}
-          <div class="stage" ref={frame} data-tool={editing ? tool : undefined} data-pinning={review.pinning ? 'true' : undefined} {...handlers}>
+          <div class="stage" ref={frame} data-tool={editing ? tool : undefined} data-pinning={review.pinning ? 'true' : undefined} {...handlers} onClickCapture={review.pinning ? pinAt : undefined}>
             {preview && (
               <RevisionBanner
                 imageId={image.id}
@@ -461,7 +461,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               />
             )}
             {editing && editor.draft && <DraftOffer savedAt={editor.draft.savedAt} onRestore={editor.restoreDraft} onDiscard={editor.discardDraft} />}
-            <svg ref={svg} onClick={review.pinning ? pinAt : undefined} width={frameSize.width} height={frameSize.height} role="img" aria-label={`${image.name}: ${image.width} × ${image.height} pixels, ${objects.length} objects`}>
+            <svg ref={svg} width={frameSize.width} height={frameSize.height} role="img" aria-label={`${image.name}: ${image.width} × ${image.height} pixels, ${objects.length} objects`}>
               <g ref={group} transform={`translate(${view.x} ${view.y}) scale(${view.scale})`}>
                 <image href={imageFileUrl(image.id)} width={image.width} height={image.height} />
                 {frameSize.width > 0 && <AnnotationLayer objects={objects} classes={classByTitle} hidden={hidden} hovered={hovered} onHover={setHovered} opacity={opacity} idPrefix="view" within={within} omit={editing ? editor.selected?.key : null} />}
