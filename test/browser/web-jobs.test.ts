@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createKey } from '../../src/services/keys.service.ts';
 import { launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
-import { newDataset, newImage, newProject, polygon, userId } from '../helpers/factories.ts';
+import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
 import { picture } from '../helpers/pictures.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 

@@ -138,8 +138,8 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
             {fromGallery && (
               <form class="job-form" aria-label="A job of the gallery's images" onSubmit={act(async () => {
                 if (assignees.length !== 1) throw new Error('Choose one assignee for this job.');
-                const { sort: _sort, projectId: _project, ...rest } = filter;
-                const made = await jobFromFilter(props.projectId, { title, assigneeId: assignees[0]!, reviewerId: reviewerId || null, filter: apiFilter(rest) });
+                // The project is the path's, and a job's order is by id.
+                const made = await jobFromFilter(props.projectId, { title, assigneeId: assignees[0]!, reviewerId: reviewerId || null, filter: apiFilter({ ...filter, sort: undefined, projectId: undefined }) });
                 return `Job "${made.title}" made of ${made.progress.images} images.`;
               })}>
                 <h2>A job of the gallery’s images</h2>
