@@ -18,6 +18,7 @@ import type { TeamKey as TeamKeySchema } from '../src/http/schemas/v2-keys.ts';
 import type { Account as AccountSchema, InvitedUser as InvitedUserSchema, LinkInfo as LinkInfoSchema, SessionListing, UserV2 } from '../src/http/schemas/v2-users.ts';
 import type { HashCheckAnswer, TaskAnswer, TaskView, UploadAnswer } from '../src/http/schemas/v2-tasks.ts';
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
+import type { AssigneeFigures as AssigneeFiguresSchema, IssueWithComments, Job as JobSchema, JobImage as JobImageSchema, NextImage as NextImageSchema } from '../src/http/schemas/v2-jobs.ts';
 
 export type Session = Static<typeof SessionSchema>;
 export type User = Static<typeof UserV2>;
@@ -442,3 +443,29 @@ export const listPredictionModels = async (projectId: number): Promise<ProjectMo
   (await call<{ items: ProjectModel[] }>('GET', `/v2/projects/${projectId}/predictions/models`)).items;
 export const getEvaluation = (projectId: number, params: { model: string; iouType: 'bbox' | 'segm'; datasetId?: number }): Promise<Evaluation> =>
   call('GET', `/v2/projects/${projectId}/evaluation${query({ ...params })}`);
+
+// Jobs and review (docs/jobs.md)
+export type Job = Static<typeof JobSchema>;
+export type JobImage = Static<typeof JobImageSchema>;
+export type Issue = Static<typeof IssueWithComments>;
+export type AssigneeFigures = Static<typeof AssigneeFiguresSchema>;
+export type NextImage = Static<typeof NextImageSchema>;
+export const listJobs = (projectId: number): Promise<Job[]> => all(`/v2/projects/${projectId}/jobs`);
+export const listMyJobs = (): Promise<Job[]> => all('/v2/jobs/mine');
+export const getJob = (id: number): Promise<Job> => call('GET', `/v2/jobs/${id}`);
+export const jobFigures = async (projectId: number): Promise<AssigneeFigures[]> => (await call<{ items: AssigneeFigures[] }>('GET', `/v2/projects/${projectId}/jobs/figures`)).items;
+export const splitDataset = async (datasetId: number, body: { imagesPerJob: number; assigneeIds: number[]; reviewerId: number | null }): Promise<Job[]> =>
+  (await call<{ items: Job[] }>('POST', `/v2/datasets/${datasetId}/jobs`, body)).items;
+export const jobFromFilter = (projectId: number, body: { title: string; assigneeId: number; reviewerId: number | null; filter: Record<string, unknown> }): Promise<Job> =>
+  call('POST', `/v2/projects/${projectId}/jobs`, body);
+export const nextJobImage = (jobId: number, params: { queue?: 'annotate' | 'review'; after?: number } = {}): Promise<NextImage> => call('GET', `/v2/jobs/${jobId}/next${query(params)}`);
+export const jobImages = (jobId: number): Promise<JobImage[]> => all(`/v2/jobs/${jobId}/images`);
+export const openJobImage = (jobId: number, imageId: number): Promise<JobImage> => call('POST', `/v2/jobs/${jobId}/images/${imageId}/open`);
+export const submitJobImage = (jobId: number, imageId: number): Promise<JobImage> => call('POST', `/v2/jobs/${jobId}/images/${imageId}/submit`);
+export const submitJob = (jobId: number): Promise<Job> => call('POST', `/v2/jobs/${jobId}/submit`);
+export const acceptJobImage = (jobId: number, imageId: number): Promise<JobImage> => call('POST', `/v2/jobs/${jobId}/images/${imageId}/accept`);
+export const rejectJobImage = (jobId: number, imageId: number, issues: { x?: number; y?: number; objectId?: number; comment: string }[]): Promise<JobImage> =>
+  call('POST', `/v2/jobs/${jobId}/images/${imageId}/reject`, { issues });
+export const imageIssues = async (jobId: number, imageId: number): Promise<Issue[]> => (await call<{ items: Issue[] }>('GET', `/v2/jobs/${jobId}/images/${imageId}/issues`)).items;
+export const commentOnIssue = (issueId: number, body: string): Promise<unknown> => call('POST', `/v2/issues/${issueId}/comments`, { body });
+export const resolveIssue = (issueId: number, comment?: string): Promise<unknown> => call('POST', `/v2/issues/${issueId}/resolve`, comment ? { comment } : {});

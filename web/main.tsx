@@ -18,6 +18,8 @@ import { TeamUsersPage } from './pages/team-users.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { TagsPage } from './pages/tags.tsx';
 import { TasksPage } from './pages/tasks.tsx';
+import { JobsPage } from './pages/jobs.tsx';
+import { MyWorkPage } from './pages/my-work.tsx';
 import { confirmLeaving, match, navigate, useLocation } from './router.ts';
 import './styles.css';
 
@@ -84,6 +86,8 @@ function App() {
     if ((found = id(params.id!))) return <NearDuplicatesPage {...page} projectId={found} />;
   } else if ((params = match('/projects/:id/evaluation', location.path))) {
     if ((found = id(params.id!))) return <EvaluationPage {...page} projectId={found} />;
+  } else if ((params = match('/projects/:id/jobs', location.path))) {
+    if ((found = id(params.id!))) return <JobsPage {...page} projectId={found} />;
   } else if ((params = match('/projects/:id/stats', location.path))) {
     if ((found = id(params.id!))) return <StatsPage {...page} projectId={found} />;
   } else if ((params = match('/datasets/:id/images', location.path))) {
@@ -91,6 +95,7 @@ function App() {
   } else if ((params = match('/images/:id', location.path))) {
     if ((found = id(params.id!))) return <ImagePage {...page} imageId={found} />;
   } else if (location.path === '/tasks') return <TasksPage {...page} />;
+  else if (location.path === '/my-work') return <MyWorkPage {...page} />;
   else if (location.path === '/team/users') return <TeamUsersPage {...page} />;
   else if (location.path === '/account') return <AccountPage {...page} />;
   else if (location.path === '/' || location.path === '') return <ProjectsPage {...page} />;

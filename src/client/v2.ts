@@ -31,6 +31,24 @@ import type { NewWebhook, WebhookBody, WebhookDelivery, WebhookView } from '../h
 import type { ArchitectureBody, ModelBody, ModelChange } from '../http/schemas/v2-models.ts';
 import type { HashCheckAnswer, TaskAnswer, TaskListQuery, TaskView } from '../http/schemas/v2-tasks.ts';
 import type { ImageCopyBody, ImageListFilters, ImageMetadata, UploadedImages, imageChangeBody } from '../http/schemas/v2-images.ts';
+import type {
+  Comment,
+  CommentBody,
+  DatasetSplitBody,
+  Issue,
+  Issues,
+  Job,
+  JobChangeBody,
+  JobFromFilterBody,
+  JobImage,
+  JobImagesQuery,
+  Jobs,
+  NextImage,
+  NextQuery,
+  ProjectJobFigures,
+  RejectBody,
+  ResolveBody,
+} from '../http/schemas/v2-jobs.ts';
 import type { ListAnswer, ListQueryT } from '../http/schemas/v2.ts';
 import type { Exchanger, Query, RequestOptions } from './exchange.ts';
 import { multipartBody } from './multipart.ts';
@@ -191,6 +209,33 @@ export class V2Client {
     missing: async (hashes: readonly string[]) => (await this.body<S<typeof HashCheckAnswer>>('POST', '/imports/hash-check', { json: { hashes } })).missing,
     start: (body: BodyOf<typeof importBody>) => this.body<S<typeof TaskAnswer>>('POST', '/imports', { json: body, idempotent: false }),
     startLocal: (body: S<typeof LocalImportBody>) => this.body<S<typeof TaskAnswer>>('POST', '/imports/local', { json: body, idempotent: false }),
+  };
+
+  // Jobs and review (docs/jobs.md)
+
+  readonly jobs = {
+    /** A job of the project's images that a filter of GET /v2/images finds and that are in no job yet. */
+    createFromFilter: (projectId: number, body: S<typeof JobFromFilterBody>) =>
+      this.body<S<typeof Job>>('POST', `/projects/${projectId}/jobs`, { json: body, idempotent: false }),
+    /** One job per assignee, each of the next `imagesPerJob` free images of the dataset. */
+    split: async (datasetId: number, body: S<typeof DatasetSplitBody>) =>
+      (await this.body<S<typeof Jobs>>('POST', `/datasets/${datasetId}/jobs`, { json: body, idempotent: false })).items,
+    list: (projectId: number, query: ListQueryT = {}) => this.list<S<typeof Job>>(`/projects/${projectId}/jobs`, query),
+    mine: (query: ListQueryT = {}) => this.list<S<typeof Job>>('/jobs/mine', query),
+    figures: async (projectId: number) => (await this.body<S<typeof ProjectJobFigures>>('GET', `/projects/${projectId}/jobs/figures`)).items,
+    get: (id: number) => this.body<S<typeof Job>>('GET', `/jobs/${id}`),
+    change: (id: number, body: S<typeof JobChangeBody>) => this.body<S<typeof Job>>('PATCH', `/jobs/${id}`, { json: body }),
+    remove: (id: number) => this.body<void>('DELETE', `/jobs/${id}`),
+    images: (id: number, query: S<typeof JobImagesQuery> = {}) => this.list<S<typeof JobImage>>(`/jobs/${id}/images`, query),
+    next: (id: number, query: S<typeof NextQuery> = {}) => this.body<S<typeof NextImage>>('GET', `/jobs/${id}/next`, { query: query as Query }),
+    open: (id: number, imageId: number) => this.body<S<typeof JobImage>>('POST', `/jobs/${id}/images/${imageId}/open`, { idempotent: false }),
+    submitImage: (id: number, imageId: number) => this.body<S<typeof JobImage>>('POST', `/jobs/${id}/images/${imageId}/submit`, { idempotent: false }),
+    submit: (id: number) => this.body<S<typeof Job>>('POST', `/jobs/${id}/submit`, { idempotent: false }),
+    accept: (id: number, imageId: number) => this.body<S<typeof JobImage>>('POST', `/jobs/${id}/images/${imageId}/accept`, { idempotent: false }),
+    reject: (id: number, imageId: number, body: S<typeof RejectBody>) => this.body<S<typeof JobImage>>('POST', `/jobs/${id}/images/${imageId}/reject`, { json: body, idempotent: false }),
+    issues: async (id: number, imageId: number) => (await this.body<S<typeof Issues>>('GET', `/jobs/${id}/images/${imageId}/issues`)).items,
+    comment: (issueId: number, body: S<typeof CommentBody>) => this.body<S<typeof Comment>>('POST', `/issues/${issueId}/comments`, { json: body, idempotent: false }),
+    resolve: (issueId: number, body: S<typeof ResolveBody> = {}) => this.body<S<typeof Issue>>('POST', `/issues/${issueId}/resolve`, { json: body, idempotent: false }),
   };
 
   // Models and architectures

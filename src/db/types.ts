@@ -478,6 +478,58 @@ export interface AnnotationRevisionsTable {
   changed: number;
 }
 
+/** A set of images of one project to annotate and review (0034_jobs.ts). */
+export interface JobsTable {
+  id: Id;
+  team_id: number;
+  project_id: number;
+  title: string;
+  /** annotate, review or done. */
+  stage: string;
+  assignee_id: number;
+  reviewer_id: number | null;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An image of a job and its state: new, in_progress, submitted, accepted or rejected. */
+export interface JobImagesTable {
+  job_id: number;
+  image_id: number;
+  position: number;
+  state: string;
+  rejections: Generated<number>;
+  time_spent_ms: Generated<number>;
+  last_active_at: string | null;
+  submitted_at: string | null;
+  reviewed_at: string | null;
+}
+
+/** What a rejection says is wrong with an image, pinned to a point or an object. */
+export interface ReviewIssuesTable {
+  id: Id;
+  job_id: number;
+  image_id: number;
+  x: number | null;
+  y: number | null;
+  object_id: number | null;
+  /** open or resolved. */
+  status: string;
+  created_by: number | null;
+  created_at: string;
+  resolved_by: number | null;
+  resolved_at: string | null;
+}
+
+export interface ReviewCommentsTable {
+  id: Id;
+  issue_id: number;
+  user_id: number | null;
+  body: string;
+  created_at: string;
+}
+
 export interface Database {
   teams: TeamsTable;
   users: UsersTable;
@@ -517,6 +569,10 @@ export interface Database {
   annotation_revisions: AnnotationRevisionsTable;
   image_predictions: ImagePredictionsTable;
   prediction_agreement: PredictionAgreementTable;
+  jobs: JobsTable;
+  job_images: JobImagesTable;
+  review_issues: ReviewIssuesTable;
+  review_comments: ReviewCommentsTable;
 }
 
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -23,6 +23,7 @@ import { type IdentifiedObjects, nextObjectIdOf, objectIdsOf, storedObjectIds } 
 import { type WrittenAnnotations, objectsJsonReusing, sameObject } from './stored-object-texts.ts';
 import { recordEvent, recordEvents } from './webhook-events.ts';
 import { type RevisionAuthor, recordRevision, revisionState, snapshotOf } from './annotation-revisions.service.ts';
+import { checkAnnotationTurn } from './jobs.service.ts';
 
 /**
  * An annotation as v2 answers it: its entity tag, and its representation (v1's annotation record
@@ -222,6 +223,7 @@ export async function replaceAnnotation(ctx: Context, written: WrittenAnnotation
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const stored = await requireAnnotation(trx, teamId, imageId, true);
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
+    await checkAnnotationTurn(trx, author, imageId);
     if (body.name !== undefined && body.name !== stored.name) throw invalidAt('/name', `is the image's name, "${stored.name}", and is not changed here`);
     const size = { width: stored.width, height: stored.height };
     const raw = body.objects as Record<string, unknown>[];
@@ -282,6 +284,7 @@ export async function patchAnnotation(ctx: Context, written: WrittenAnnotations,
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const stored = await requireAnnotation(trx, teamId, imageId, true);
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
+    await checkAnnotationTurn(trx, author, imageId);
     const patched = applyPatch(currentObjects(stored), patch, { width: stored.width, height: stored.height }, await classShapes(trx, stored.projectId));
     const answer = await writeState(trx, written, stored, {
       ...patched,
@@ -306,6 +309,7 @@ export async function restoreRevision(ctx: Context, written: WrittenAnnotations,
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const stored = await requireAnnotation(trx, teamId, imageId, true);
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
+    await checkAnnotationTurn(trx, author, imageId);
     const { state } = await revisionState(trx, teamId, imageId, revisionId);
     const objects = JSON.parse(state.objectsJson) as AnnotationObject[];
     const ids = objectIdsOf(state.objectIds, objects.length);

@@ -1,6 +1,7 @@
 // POST /tasks/import: checks the whole request before anything is created, plans which image goes
 // to which dataset with which annotation, then creates the project, datasets, classes, tags and the
 // task in one transaction. The worker (tasks/handlers/import.handler.ts) imports the images.
+import { checkImportIntoProject } from './jobs.service.ts';
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.ts';
 import type { Database, DatasetRow } from '../db/types.ts';
@@ -281,6 +282,7 @@ async function queueImport(
 /** Validates the request, creates what it names, and queues the import. Answers the task id. */
 export async function startImport(ctx: Context, principal: Principal, request: ImportRequest): Promise<number> {
   const db = ctx.db.kysely;
+  if (request.project.id !== null) await checkImportIntoProject(db, principal, request.project.id);
   const checked = await checkFiles(db, principal.teamId, request.files);
   const { byPath, staged } = checked;
   const plan = await makePlan(ctx, principal.teamId, request, checked);
@@ -363,6 +365,7 @@ export async function startLocalImport(ctx: Context, principal: Principal, reque
   }
   if (sources.length === 0) throw fail('datasetsIds must name at least one dataset', 'datasetsIds');
   const newProject = request.id === null || request.id === 0;
+  if (!newProject) await checkImportIntoProject(db, principal, request.id!);
   if (newProject && !request.title?.trim()) throw fail('a new project needs a title', 'title');
   const sourceImages = await importRepo.imagesOfDatasets(db, sources.map((d) => d.id));
   if (sourceImages.length === 0) throw fail('the datasets hold no image', 'datasetsIds');

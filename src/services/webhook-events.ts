@@ -7,7 +7,21 @@ import { isoNow } from '../clock.ts';
 import type { Database } from '../db/types.ts';
 import { insertDeliveries, subscribersOf } from '../repositories/webhooks.repository.ts';
 
-export const WEBHOOK_EVENTS = ['task.started', 'task.finished', 'task.error', 'task.stopped', 'project.deleted', 'dataset.deleted', 'annotation.updated'] as const;
+export const WEBHOOK_EVENTS = [
+  'task.started',
+  'task.finished',
+  'task.error',
+  'task.stopped',
+  'project.deleted', 'dataset.deleted',
+  'annotation.updated',
+  'job.created',
+  'job.deleted',
+  'job.stage_changed',
+  'job.image_changed',
+  'job.issue_opened',
+  'job.issue_resolved',
+  'job.comment_added',
+] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -39,6 +39,9 @@ export function Header(props: { session: Session; onSignOut: () => void; trail?:
           </ol>
         )}
       </nav>
+      <Link href="/my-work" class="tasks-link">
+        My work
+      </Link>
       <Link href="/tasks" class="tasks-link">
         Tasks
       </Link>

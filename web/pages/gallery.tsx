@@ -186,6 +186,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
               <Link href={`/projects/${project.id}/stats${filterQuery(filter)}`}>Statistics</Link>
               <Link href={`/projects/${project.id}/near-duplicates`}>Near-duplicates</Link>
               <Link href={`/projects/${project.id}/versions`}>Versions</Link>
+              <Link href={`/projects/${project.id}/jobs${filterQuery(filter)}`}>Jobs</Link>
             </div>
           </div>
           {selected.size > 0 && (

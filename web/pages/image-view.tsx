@@ -23,6 +23,7 @@ import { RevisionBanner, RevisionHistory, type RevisionPreview } from '../compon
 import { type AnnotationEditor, useAnnotationEditor } from '../components/use-annotation-editor.ts';
 import { usePredictions } from '../components/use-predictions.ts';
 import { type View, fitted, useZoomPan, zoomedAt } from '../components/zoom-pan.ts';
+import { useJobReview } from '../components/job-bar.tsx';
 import { removeObject, removeVertex, setImageTags, setObjectTags, toggled } from '../editor/document.ts';
 import type { Box, Shape } from '../editor/geometry.ts';
 import { filterFromUrl, filterKey, filterQuery, positive } from '../filters.ts';
@@ -212,6 +213,14 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
   const overlayKeys = useRef<(key: string) => boolean>(() => false);
   const [frameSize, setFrameSize] = useState({ width: 0, height: 0 });
   const { view, setView, handlers } = useZoomPan({ scale: 1, x: 0, y: 0 });
+  const review = useJobReview(positive(props.location.params.get('job')), image.id, props.session);
+  // A click on the image pins an issue while a rejection is written: the click's point in image pixels.
+  const pinAt = (event: MouseEvent) => {
+    const matrix = group.current?.getScreenCTM();
+    if (!matrix) return;
+    const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(matrix.inverse());
+    if (point.x >= 0 && point.y >= 0 && point.x <= image.width && point.y <= image.height) review.pin(point.x, point.y);
+  };
   const fit = () => setView(fitted(frameSize, image));
   // The stage is measured before the first paint and the view fitted in the same update, so the
   // shapes (drawn only once the size is known) are rendered once, already fitted. The observer then
@@ -456,7 +465,8 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               onMissingShape={(shape, label) => setMissing({ shape, label, tool: TOOLS.find((t) => t.label === label)!.tool })}
             />
           )}
-          <div class="stage" ref={frame} data-tool={editing ? tool : undefined} {...handlers}>
+          {review.bar}
+          <div class="stage" ref={frame} data-tool={editing ? tool : undefined} data-pinning={review.pinning ? 'true' : undefined} {...handlers} onClickCapture={review.pinning ? pinAt : undefined}>
             {preview && (
               <RevisionBanner
                 imageId={image.id}
@@ -477,6 +487,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               <g ref={group} transform={`translate(${view.x} ${view.y}) scale(${view.scale})`}>
                 <image href={imageFileUrl(image.id)} width={image.width} height={image.height} />
                 {frameSize.width > 0 && <AnnotationLayer objects={objects} classes={classByTitle} hidden={hidden} hovered={hovered} onHover={setHovered} opacity={opacity} idPrefix="view" within={within} omit={editing ? editor.selected?.key : null} />}
+                {review.layer(view.scale)}
                 {predictions.model !== null && !preview && <PredictionLayer predictions={predictions.shown} classes={classByTitle} focused={predictions.focused} />}
                 {editing && (
                   <EditorOverlay

@@ -15,6 +15,7 @@ import { imageFileRoutes } from './image-files.routes.ts';
 import { imageOverlayRoutes } from './image-overlays.routes.ts';
 import { imageRoutes } from './images.routes.ts';
 import { importRoutes } from './imports.routes.ts';
+import { jobRoutes } from './jobs.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
 import { modelRoutes } from './models.routes.ts';
 import { nearDuplicateRoutes } from './near-duplicates.routes.ts';
@@ -59,4 +60,5 @@ export const v2Routes =
     await app.register(versionRoutes(ctx));
     await app.register(segmentRoutes(ctx));
     await app.register(predictionRoutes(ctx));
+    await app.register(jobRoutes(ctx));
   };
