@@ -12,7 +12,7 @@ import type { ProjectStats as ProjectStatsSchema } from '../src/http/schemas/v2-
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
 import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, SimilarImages as SimilarImagesSchema } from '../src/http/schemas/v2-near-duplicates.ts';
 import type { SegmentModel as SegmentModelSchema } from '../src/http/schemas/v2-segment.ts';
-import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
+import type { Session as SessionSchema, SingleSignOn as SingleSignOnSchema } from '../src/http/schemas/v2-session.ts';
 import type { Leakage as LeakageSchema, Version as VersionSchema, VersionBody, VersionDiff as VersionDiffSchema } from '../src/http/schemas/v2-versions.ts';
 import type { TeamKey as TeamKeySchema } from '../src/http/schemas/v2-keys.ts';
 import type { Account as AccountSchema, InvitedUser as InvitedUserSchema, LinkInfo as LinkInfoSchema, SessionListing, UserV2 } from '../src/http/schemas/v2-users.ts';
@@ -20,6 +20,8 @@ import type { HashCheckAnswer, TaskAnswer, TaskView, UploadAnswer } from '../src
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
 
 export type Session = Static<typeof SessionSchema>;
+/** The single sign-on the server offers. */
+export type SingleSignOn = Static<typeof SingleSignOnSchema>;
 export type User = Static<typeof UserV2>;
 export type InvitedUser = Static<typeof InvitedUserSchema>;
 export type LinkInfo = Static<typeof LinkInfoSchema>;
@@ -143,6 +145,11 @@ export const getSegmentModel = (): Promise<SegmentModel> => call('GET', '/v2/seg
 export const embeddingUrl = (imageId: number, model: string): string => `/v2/images/${imageId}/embedding${query({ model })}`;
 
 export const signIn = (key: string): Promise<Session> => call('POST', '/v2/session', { key });
+/** The single sign-on the server offers, or null (a 404: none is configured). */
+export async function getSingleSignOn(): Promise<SingleSignOn | null> {
+  const res = await fetch('/v2/session/oidc', { credentials: 'same-origin', headers: { accept: 'application/json' } });
+  return res.ok ? ((await res.json()) as SingleSignOn) : null;
+}
 export const signInWithPassword = (login: string, password: string): Promise<Session> => call('POST', '/v2/session', { login, password });
 export const describeLink = (token: string): Promise<LinkInfo> => call('POST', '/v2/password-links/lookup', { token });
 /** Sets the password a one-time link is for, and signs in. */
