@@ -34,7 +34,7 @@ export interface ProviderAccount {
 }
 
 /** How long the provider may take to answer one request, in seconds. */
-const PROVIDER_TIMEOUT_SECONDS = 10;
+const PROVIDER_TIMEOUT_SECONDS = 30;
 /** The longest claim value read from the provider. */
 const CLAIM_LENGTH = 254;
 /** A login as POST /v2/users takes it. */

@@ -70,13 +70,13 @@ export class CookieBrowser {
   }
 
   /** One request, its Set-Cookie values kept; no redirect followed. */
-  async fetch(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
+  async fetch(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
     const { origin } = new URL(url);
     const cookie = [...this.cookies(origin)].map(([name, value]) => `${name}=${value}`).join('; ');
     const res = await fetch(url, {
       method: init.method ?? 'GET',
       redirect: 'manual',
-      headers: { ...(cookie ? { cookie } : {}), ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: { ...(cookie ? { cookie } : {}), ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...init.headers },
       ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
     });
     for (const header of res.headers.getSetCookie()) {
