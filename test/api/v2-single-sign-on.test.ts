@@ -121,6 +121,22 @@ for (const dialect of dialects) {
         assert.ok(verifier && verifier !== url.searchParams.get('code_challenge'), 'the verifier stays in the browser; the provider sees its challenge');
       });
 
+      test('the redirect URI: PUBLIC_URL’s origin when set, OIDC_REDIRECT_URL in its place', async () => {
+        for (const [accounts, expected] of [
+          [{ publicUrl: 'https://annostore.example.com', singleSignOn: r.t.config.accounts.singleSignOn }, 'https://annostore.example.com/v2/session/oidc/callback'],
+          [{ publicUrl: 'https://annostore.example.com', singleSignOn: { ...r.t.config.accounts.singleSignOn!, redirectUrl: 'https://sso.example.com/back' } }, 'https://sso.example.com/back'],
+        ] as const) {
+          const t = await startTestApp(dialect, { accounts: { ...dialect.freshConfig().accounts, ...accounts } });
+          try {
+            const start = await t.request({ method: 'GET', url: '/v2/session/oidc/start', key: null });
+            assert.equal(start.statusCode, 303, start.body);
+            assert.equal(new URL(String(start.headers.location)).searchParams.get('redirect_uri'), expected);
+          } finally {
+            await t.close();
+          }
+        }
+      });
+
       test('an invited user signs in by verified email: linked, a session cookie like a password’s, landing on the web interface', async () => {
         const userId = await invite(r.t, 'carol', 'Carol@Example.com');
         r.provider.accounts.set('carol-subject', { email: 'carol@example.com', email_verified: true });
@@ -150,11 +166,22 @@ for (const dialect of dialects) {
         assert.equal(again.res.status, 303);
         const second = (await (await again.browser.fetch(`${r.base}/v2/session`)).json()) as { user: { id: number } };
         assert.equal(second.user.id, userId);
+        const [row] = await r.t.ctx.db.kysely.selectFrom('user_identities').selectAll().where('user_id', '=', userId).execute();
+        assert.deepEqual([row!.email, row!.created_at], [rows[0]!.email, rows[0]!.created_at], 'the link is as it was made');
+        assert.ok(row!.last_used_at > rows[0]!.last_used_at, 'when it last signed in');
+        const columns = Object.keys(row!).sort();
+        assert.deepEqual(columns, ['created_at', 'email', 'id', 'issuer', 'last_used_at', 'subject', 'user_id'], 'nothing of the provider’s tokens is kept');
       });
 
-      test('the session is listed as oidc and ends when revoked', async () => {
+      test('the session is listed as oidc and ends as any other: signed out, or revoked', async () => {
         await invite(r.t, 'dave', 'dave@example.com');
         r.provider.accounts.set('dave-subject', { email: 'dave@example.com', email_verified: true });
+        const first = await signIn(r, 'dave-subject');
+        assert.equal(first.res.status, 303);
+        const out = await first.browser.fetch(`${r.base}/v2/session`, { method: 'DELETE', headers: { origin: r.base } });
+        assert.equal(out.status, 204);
+        assert.equal((await first.browser.fetch(`${r.base}/v2/session`)).status, 401);
+
         const { res, browser } = await signIn(r, 'dave-subject');
         assert.equal(res.status, 303);
         const sessions = (await (await browser.fetch(`${r.base}/v2/sessions`)).json()) as { items: { id: number; method: string; current: boolean }[] };
@@ -192,13 +219,15 @@ for (const dialect of dialects) {
       test('a disabled user is refused, by link and by email', async () => {
         const linked = await invite(r.t, 'frank', 'frank@example.com');
         r.provider.accounts.set('frank-subject', { email: 'frank@example.com', email_verified: true });
-        assert.equal((await signIn(r, 'frank-subject')).res.status, 303);
+        const signedIn = await signIn(r, 'frank-subject');
+        assert.equal(signedIn.res.status, 303);
         const byEmail = await invite(r.t, 'grace', 'grace@example.com');
         r.provider.accounts.set('grace-subject', { email: 'grace@example.com', email_verified: true });
         for (const id of [linked, byEmail]) {
           const res = await r.t.request({ method: 'PATCH', url: `/v2/users/${id}`, key: r.t.adminKey, payload: { disabled: true } });
           assert.equal(res.statusCode, 200, res.body);
         }
+        assert.equal((await signedIn.browser.fetch(`${r.base}/v2/session`)).status, 401, 'the session of the disabled user ended');
         for (const subject of ['frank-subject', 'grace-subject']) {
           const { res } = await signIn(r, subject);
           assert.equal(res.status, 403, subject);
@@ -211,6 +240,7 @@ for (const dialect of dialects) {
         r.provider.accounts.set('heidi-subject', { email: 'heidi@example.com', email_verified: true });
         const browser = new CookieBrowser();
         const callback = new URL(await throughProvider(r, browser, 'heidi-subject'));
+        const attempt = browser.cookies(r.base).get('annostore_oidc')!;
         const tampered = new URL(callback);
         tampered.searchParams.set('state', `${callback.searchParams.get('state')!.slice(0, -2)}xx`);
         const res = await browser.fetch(tampered.href);
@@ -224,6 +254,14 @@ for (const dialect of dialects) {
         const other = await new CookieBrowser().fetch(callback.href);
         assert.equal(other.status, 401);
         assert.match((await problemOf(other)).detail, /no single sign-on was started in this browser/);
+
+        // Neither spent the code: with its attempt, the genuine answer still signs in (once).
+        assert.ok(!browser.cookies(r.base).has('annostore_oidc'), 'a failed return ends the attempt');
+        browser.cookies(r.base).set('annostore_oidc', attempt);
+        const genuine = await browser.fetch(callback.href);
+        assert.equal(genuine.status, 303, await genuine.clone().text());
+        browser.cookies(r.base).set('annostore_oidc', attempt);
+        assert.equal((await browser.fetch(callback.href)).status, 401, 'a code works once');
       });
 
       test('the provider’s refusal (the user cancelled) is a 401 that says so', async () => {
