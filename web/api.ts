@@ -163,7 +163,7 @@ export const revokeOwnKey = (id: number): Promise<void> => call('DELETE', `/v2/a
 export const listSessions = async (userId?: number): Promise<SessionItem[]> => (await call<{ items: SessionItem[] }>('GET', `/v2/sessions${query({ userId })}`)).items;
 export const revokeSession = (id: number): Promise<void> => call('DELETE', `/v2/sessions/${id}`);
 export const listUsers = (): Promise<User[]> => all('/v2/users');
-export const inviteUser = (login: string, role: User['role']): Promise<InvitedUser> => call('POST', '/v2/users', { login, role });
+export const inviteUser = (login: string, role: User['role'], email?: string): Promise<InvitedUser> => call('POST', '/v2/users', email ? { login, role, email } : { login, role });
 export const changeUser = (id: number, change: { role?: User['role']; disabled?: boolean }): Promise<User> => call('PATCH', `/v2/users/${id}`, change);
 export const newPasswordLink = (id: number): Promise<InvitedUser> => call('POST', `/v2/users/${id}/password-link`);
 export const signOut = (): Promise<void> => call('DELETE', '/v2/session');

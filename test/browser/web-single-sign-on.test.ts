@@ -1,4 +1,5 @@
-// Single sign-on in a real Chromium: the sign-in page offers "Sign in with <label>"; clicking it goes to a
+// Single sign-on in a real Chromium: an admin invites a user with their email on the team's users page;
+// the sign-in page offers "Sign in with <label>"; clicking it goes to a
 // real OpenID Connect provider (oidc-provider on loopback, another site: 127.0.0.1 against the app's
 // localhost), whose login and consent pages are filled in, and the browser comes back signed in as the
 // invited user of that email. The sign-in page is checked with axe and shot at 1440×900 and 390×844.
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { loadConfig } from '../../src/config.ts';
-import { checkAccessibility, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts';
+import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { type OpenIdProvider, startOpenIdProvider } from '../helpers/openid-provider.ts';
 import { type TestApp, startTestApp } from '../helpers/test-app.ts';
@@ -53,8 +54,15 @@ describe('single sign-on in the web interface', { skip: chromiumSkip }, () => {
   });
 
   test('the button takes an invited user through the provider and back, signed in', { timeout: 120_000 }, async () => {
-    const invited = await t.request({ method: 'POST', url: '/v2/users', key: t.adminKey, payload: { login: 'olga', email: 'olga@example.com' } });
-    assert.equal(invited.statusCode, 201, invited.body);
+    const admin = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true })).newPage();
+    admin.setDefaultTimeout(15_000);
+    await signIn(admin, base, t.adminKey);
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByLabel('Login').fill('olga');
+    await admin.getByLabel('Email (optional)').fill('Olga@example.com');
+    await admin.getByRole('button', { name: 'Invite' }).click();
+    await admin.locator('tr[data-login="olga"]').getByText('invited').waitFor();
+    await shoot(admin, 'team-users-invite-email');
     provider.accounts.set('olga-at-provider', { email: 'olga@example.com', email_verified: true });
 
     const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true })).newPage();
@@ -77,5 +85,9 @@ describe('single sign-on in the web interface', { skip: chromiumSkip }, () => {
     await page.screenshot({ path: path.join(SHOTS, 'signed-in-single-sign-on-wide.png') });
     const who = (await page.evaluate('fetch("/v2/session").then((r) => r.json())')) as { user: { login: string } };
     assert.equal(who.user.login, 'olga');
+
+    // The admin's list now shows olga active: linked, with no password.
+    await admin.reload();
+    await admin.locator('tr[data-login="olga"]').getByText('active').waitFor();
   });
 });
