@@ -53,6 +53,31 @@ export interface AccountSettings {
    * (the first start's invitation); answers to requests build links from the request's own address.
    */
   readonly publicUrl: string | undefined;
+  /** Signing in through an OpenID Connect provider (OIDC_ISSUER and the rest); undefined: none. */
+  readonly singleSignOn: SingleSignOnSettings | undefined;
+}
+
+/** Single sign-on with OpenID Connect (docs/accounts.md, "Single sign-on"). */
+export interface SingleSignOnSettings {
+  /** The provider's issuer identifier (OIDC_ISSUER): https, or http on a loopback address. */
+  readonly issuer: string;
+  /** This server's client id at the provider (OIDC_CLIENT_ID). */
+  readonly clientId: string;
+  /** Its secret (OIDC_CLIENT_SECRET), sent as HTTP Basic; undefined: a public client (PKCE alone). */
+  readonly clientSecret: string | undefined;
+  /**
+   * Where the provider sends the browser back (OIDC_REDIRECT_URL); undefined: PUBLIC_URL's origin, or
+   * the address the sign-in's request reached, followed by /v2/session/oidc/callback.
+   */
+  readonly redirectUrl: string | undefined;
+  /** The sign-in page's button reads "Sign in with <label>" (OIDC_BUTTON_LABEL). */
+  readonly buttonLabel: string;
+  /** The team whose users sign in this way (OIDC_TEAM, `default`). */
+  readonly team: string;
+  /** A verified email equal to a user's email of the team links that user on first sign-in (OIDC_LINK_BY_EMAIL, on). */
+  readonly linkByEmail: boolean;
+  /** Domains whose verified emails become new members when no user has them (OIDC_AUTO_CREATE_DOMAINS). */
+  readonly autoCreateDomains: readonly string[];
 }
 
 export interface Config {
@@ -444,6 +469,47 @@ function accountSettings(env: Env): AccountSettings {
     invitationTtlMs: parseCount('INVITATION_TTL_HOURS', env.INVITATION_TTL_HOURS, 168, 24 * 366) * HOUR_MS,
     resetTtlMs: parseCount('PASSWORD_RESET_TTL_HOURS', env.PASSWORD_RESET_TTL_HOURS, 24, 24 * 366) * HOUR_MS,
     publicUrl: parsePublicUrl(env.PUBLIC_URL),
+    singleSignOn: singleSignOnSettings(env),
+  };
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function parseHttpUrl(name: string, raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a URL: "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError(`${name} must be an https:// URL`);
+  return url;
+}
+
+function singleSignOnSettings(env: Env): SingleSignOnSettings | undefined {
+  const issuer = env.OIDC_ISSUER?.trim();
+  if (!issuer) return undefined;
+  const issuerUrl = parseHttpUrl('OIDC_ISSUER', issuer);
+  // Plain HTTP would let anyone on the way forge the provider's answers; a provider on this machine is the exception.
+  if (issuerUrl.protocol === 'http:' && !LOOPBACK_HOSTS.has(issuerUrl.hostname)) throw new ConfigError('OIDC_ISSUER must be an https:// URL (http:// only on a loopback address)');
+  const clientId = env.OIDC_CLIENT_ID?.trim();
+  if (!clientId) throw new ConfigError('OIDC_CLIENT_ID is needed with OIDC_ISSUER');
+  const redirect = env.OIDC_REDIRECT_URL?.trim() || undefined;
+  if (redirect !== undefined) parseHttpUrl('OIDC_REDIRECT_URL', redirect);
+  const buttonLabel = env.OIDC_BUTTON_LABEL?.trim() || 'single sign-on';
+  if (buttonLabel.length > 60) throw new ConfigError('OIDC_BUTTON_LABEL has at most 60 characters');
+  const domains = (env.OIDC_AUTO_CREATE_DOMAINS ?? '').split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== '');
+  const badDomain = domains.find((d) => !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d));
+  if (badDomain !== undefined) throw new ConfigError(`OIDC_AUTO_CREATE_DOMAINS: "${badDomain}" is not a domain name`);
+  return {
+    issuer,
+    clientId,
+    clientSecret: env.OIDC_CLIENT_SECRET || undefined,
+    redirectUrl: redirect,
+    buttonLabel,
+    team: env.OIDC_TEAM?.trim() || 'default',
+    linkByEmail: env.OIDC_LINK_BY_EMAIL === undefined || env.OIDC_LINK_BY_EMAIL === '' ? true : parseFlag('OIDC_LINK_BY_EMAIL', env.OIDC_LINK_BY_EMAIL),
+    autoCreateDomains: domains,
   };
 }
 

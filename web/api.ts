@@ -12,7 +12,7 @@ import type { ProjectStats as ProjectStatsSchema } from '../src/http/schemas/v2-
 import type { UploadMetadata as UploadMetadataSchema, importBody } from '../src/http/schemas/requests.ts';
 import type { HashingAnswer, NearDuplicateReport as NearDuplicateReportSchema, SimilarImages as SimilarImagesSchema } from '../src/http/schemas/v2-near-duplicates.ts';
 import type { SegmentModel as SegmentModelSchema, SegmentModelList as SegmentModelListSchema } from '../src/http/schemas/v2-segment.ts';
-import type { Session as SessionSchema } from '../src/http/schemas/v2-session.ts';
+import type { Session as SessionSchema, SingleSignOn as SingleSignOnSchema } from '../src/http/schemas/v2-session.ts';
 import type { Leakage as LeakageSchema, Version as VersionSchema, VersionBody, VersionDiff as VersionDiffSchema } from '../src/http/schemas/v2-versions.ts';
 import type { TeamKey as TeamKeySchema } from '../src/http/schemas/v2-keys.ts';
 import type { Account as AccountSchema, InvitedUser as InvitedUserSchema, LinkInfo as LinkInfoSchema, SessionListing, UserV2 } from '../src/http/schemas/v2-users.ts';
@@ -21,6 +21,8 @@ import type { ListAnswer } from '../src/http/schemas/v2.ts';
 import type { AssigneeFigures as AssigneeFiguresSchema, IssueWithComments, Job as JobSchema, JobImage as JobImageSchema, NextImage as NextImageSchema } from '../src/http/schemas/v2-jobs.ts';
 
 export type Session = Static<typeof SessionSchema>;
+/** The single sign-on the server offers. */
+export type SingleSignOn = Static<typeof SingleSignOnSchema>;
 export type User = Static<typeof UserV2>;
 export type InvitedUser = Static<typeof InvitedUserSchema>;
 export type LinkInfo = Static<typeof LinkInfoSchema>;
@@ -148,6 +150,11 @@ export const listSegmentModels = async (): Promise<SegmentModelChoice[]> => (awa
 export const embeddingUrl = (imageId: number, model: string): string => `/v2/images/${imageId}/embedding${query({ model })}`;
 
 export const signIn = (key: string): Promise<Session> => call('POST', '/v2/session', { key });
+/** The single sign-on the server offers, or null (a 404: none is configured). */
+export async function getSingleSignOn(): Promise<SingleSignOn | null> {
+  const res = await fetch('/v2/session/oidc', { credentials: 'same-origin', headers: { accept: 'application/json' } });
+  return res.ok ? ((await res.json()) as SingleSignOn) : null;
+}
 export const signInWithPassword = (login: string, password: string): Promise<Session> => call('POST', '/v2/session', { login, password });
 export const describeLink = (token: string): Promise<LinkInfo> => call('POST', '/v2/password-links/lookup', { token });
 /** Sets the password a one-time link is for, and signs in. */
@@ -161,7 +168,7 @@ export const revokeOwnKey = (id: number): Promise<void> => call('DELETE', `/v2/a
 export const listSessions = async (userId?: number): Promise<SessionItem[]> => (await call<{ items: SessionItem[] }>('GET', `/v2/sessions${query({ userId })}`)).items;
 export const revokeSession = (id: number): Promise<void> => call('DELETE', `/v2/sessions/${id}`);
 export const listUsers = (): Promise<User[]> => all('/v2/users');
-export const inviteUser = (login: string, role: User['role']): Promise<InvitedUser> => call('POST', '/v2/users', { login, role });
+export const inviteUser = (login: string, role: User['role'], email?: string): Promise<InvitedUser> => call('POST', '/v2/users', email ? { login, role, email } : { login, role });
 export const changeUser = (id: number, change: { role?: User['role']; disabled?: boolean }): Promise<User> => call('PATCH', `/v2/users/${id}`, change);
 export const newPasswordLink = (id: number): Promise<InvitedUser> => call('POST', `/v2/users/${id}/password-link`);
 export const signOut = (): Promise<void> => call('DELETE', '/v2/session');

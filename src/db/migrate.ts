@@ -30,6 +30,7 @@ import * as embeddings from './migrations/0027_embeddings.ts';
 import * as predictions from './migrations/0028_predictions.ts';
 import * as accounts from './migrations/0029_accounts.ts';
 import * as annotationRevisions from './migrations/0031_annotation_revisions.ts';
+import * as userIdentities from './migrations/0032_user_identities.ts';
 import * as projectMembers from './migrations/0033_project_members.ts';
 import * as jobs from './migrations/0034_jobs.ts';
 import * as annotationHashes from './migrations/0036_annotation_hashes.ts';
@@ -64,6 +65,7 @@ const migrations = {
   '0028_predictions': predictions,
   '0029_accounts': accounts,
   '0031_annotation_revisions': annotationRevisions,
+  '0032_user_identities': userIdentities,
   '0033_project_members': projectMembers,
   '0034_jobs': jobs,
   '0036_annotation_hashes': annotationHashes,

@@ -27,8 +27,6 @@ export interface UsersTable {
   /** scrypt hash with its parameters (src/services/passwords.ts); null until the user sets a password. */
   password_hash: ColumnType<string | null, string | null | undefined, string | null>;
   disabled_at: ColumnType<string | null, string | null | undefined, string | null>;
-  /** `<issuer> <subject>` of the single sign-on account linked to the user. */
-  oidc_subject: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -397,6 +395,20 @@ export interface UserLinksTable {
   used_at: string | null;
 }
 
+/** A single sign-on account linked to a user (0032_user_identities). */
+export interface UserIdentitiesTable {
+  id: Id;
+  user_id: number;
+  /** The OpenID Connect provider's issuer identifier. */
+  issuer: string;
+  /** The provider's `sub` for the account. */
+  subject: string;
+  /** The verified email the provider gave when the link was made. */
+  email: string | null;
+  created_at: string;
+  last_used_at: string;
+}
+
 export interface WebhooksTable {
   id: Id;
   team_id: number;
@@ -537,6 +549,7 @@ export interface Database {
   idempotent_requests: IdempotentRequestsTable;
   sessions: SessionsTable;
   user_links: UserLinksTable;
+  user_identities: UserIdentitiesTable;
   audit: AuditTable;
   projects: ProjectsTable;
   project_members: ProjectMembersTable;

@@ -13,19 +13,24 @@ export const HOST_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
 const overHttps = (request: FastifyRequest): boolean => request.protocol === 'https';
 
-/** The session token the request's Cookie header carries, if any: the __Host- one first. */
-export function sessionTokenOf(request: FastifyRequest): string | undefined {
+/** The value of the cookie `name` the request's Cookie header carries, if any: the __Host- one first. */
+function cookieOf(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
   if (!header) return undefined;
   let plain: string | undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (name === HOST_SESSION_COOKIE) return part.slice(eq + 1).trim();
-    if (name === SESSION_COOKIE) plain ??= part.slice(eq + 1).trim();
+    const found = part.slice(0, eq).trim();
+    if (found === `__Host-${name}`) return part.slice(eq + 1).trim();
+    if (found === name) plain ??= part.slice(eq + 1).trim();
   }
   return plain;
+}
+
+/** The session token the request's Cookie header carries, if any: the __Host- one first. */
+export function sessionTokenOf(request: FastifyRequest): string | undefined {
+  return cookieOf(request, SESSION_COOKIE);
 }
 
 function attributes(request: FastifyRequest): string {
@@ -49,4 +54,28 @@ export function clearedSessionCookie(request: FastifyRequest): string[] {
 export function isSameOrigin(request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   return origin !== undefined && origin === `${request.protocol}://${request.host}`;
+}
+
+/**
+ * The cookie that carries a single sign-on attempt (its state, nonce and PKCE verifier) from the
+ * redirect to the provider to the return from it. SameSite=Lax, not Strict: the return is a
+ * navigation that the provider's page starts, and a Strict cookie would not come with it.
+ */
+export const SIGN_IN_ATTEMPT_COOKIE = 'annostore_oidc';
+
+export function signInAttemptOf(request: FastifyRequest): string | undefined {
+  return cookieOf(request, SIGN_IN_ATTEMPT_COOKIE);
+}
+
+function attemptCookie(request: FastifyRequest, value: string, maxAge: number): string {
+  const name = overHttps(request) ? `__Host-${SIGN_IN_ATTEMPT_COOKIE}` : SIGN_IN_ATTEMPT_COOKIE;
+  return `${name}=${value}; Max-Age=${maxAge}; Path=/; HttpOnly; SameSite=Lax${overHttps(request) ? '; Secure' : ''}`;
+}
+
+export function signInAttemptCookie(request: FastifyRequest, value: string, maxAgeSeconds: number): string {
+  return attemptCookie(request, value, maxAgeSeconds);
+}
+
+export function clearedSignInAttemptCookie(request: FastifyRequest): string {
+  return attemptCookie(request, '', 0);
 }

@@ -110,7 +110,7 @@ export async function setDefaultRole(db: Kysely<Database>, projectId: number, ro
 }
 
 /** The project each of these resources belongs to, when the resource is the team's. */
-export type ResourceKind = 'project' | 'dataset' | 'image' | 'class' | 'tag' | 'version' | 'task';
+export type ResourceKind = 'project' | 'dataset' | 'image' | 'class' | 'tag' | 'version' | 'task' | 'job' | 'issue';
 
 export async function projectIdsOf(db: Kysely<Database>, teamId: number, kind: ResourceKind, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
@@ -167,6 +167,18 @@ export async function projectIdsOf(db: Kysely<Database>, teamId: number, kind: R
       break;
     case 'task':
       rows = await db.selectFrom('tasks').select('project_id as projectId').where('team_id', '=', teamId).where('id', 'in', unique).execute();
+      break;
+    case 'job':
+      rows = await db.selectFrom('jobs').select('project_id as projectId').where('team_id', '=', teamId).where('id', 'in', unique).execute();
+      break;
+    case 'issue':
+      rows = await db
+        .selectFrom('review_issues as r')
+        .innerJoin('jobs as j', 'j.id', 'r.job_id')
+        .select('j.project_id as projectId')
+        .where('j.team_id', '=', teamId)
+        .where('r.id', 'in', unique)
+        .execute();
       break;
   }
   return [...new Set(rows.map((r) => r.projectId).filter((id): id is number => id !== null))];

@@ -35,6 +35,12 @@ export async function ensureTeam(db: Kysely<Database>, name: string): Promise<nu
   return row.id;
 }
 
+/** The id of the team of that name, if there is one. */
+export async function findTeamId(db: Kysely<Database>, name: string): Promise<number | undefined> {
+  const row = await db.selectFrom('teams').select('id').where('name', '=', name).executeTakeFirst();
+  return row?.id;
+}
+
 /** The team's user of that login, made when missing: a team's first user is its owner, a later one a member. */
 export async function ensureUser(db: Kysely<Database>, teamId: number, login: string): Promise<number> {
   const first = !(await db.selectFrom('users').select('id').where('team_id', '=', teamId).limit(1).executeTakeFirst());

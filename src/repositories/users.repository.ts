@@ -42,7 +42,6 @@ const COLUMNS = [
   'users.email',
   'users.role',
   'users.password_hash',
-  'users.oidc_subject',
   'users.disabled_at',
   'users.created_at',
   'teams.name as teamName',
@@ -55,7 +54,7 @@ type Row = {
   email: string | null;
   role: string;
   password_hash: string | null;
-  oidc_subject: string | null;
+  linked: number | string | boolean | null;
   disabled_at: string | null;
   created_at: string;
   teamName: string;
@@ -68,7 +67,7 @@ const toUser = (r: Row): UserWithHash => ({
   email: r.email,
   role: toRole(r.role),
   hasPassword: r.password_hash !== null,
-  singleSignOn: r.oidc_subject !== null,
+  singleSignOn: Boolean(Number(r.linked)),
   disabledAt: r.disabled_at,
   createdAt: r.created_at,
   passwordHash: r.password_hash,
@@ -90,7 +89,12 @@ export function publicUser(user: UserWithHash): User {
   };
 }
 
-const users = (db: Kysely<Database>) => db.selectFrom('users').innerJoin('teams', 'teams.id', 'users.team_id').select(COLUMNS);
+const users = (db: Kysely<Database>) =>
+  db
+    .selectFrom('users')
+    .innerJoin('teams', 'teams.id', 'users.team_id')
+    .select(COLUMNS)
+    .select((eb) => eb.exists(eb.selectFrom('user_identities').select('user_identities.id').whereRef('user_identities.user_id', '=', 'users.id')).as('linked'));
 
 export async function listUsers(db: Kysely<Database>, teamId: number, page: { afterId?: number; limit: number }): Promise<UserWithHash[]> {
   let query = users(db).where('users.team_id', '=', teamId);
@@ -123,15 +127,21 @@ export async function findUsersByLogin(db: Kysely<Database>, login: string, team
   return (await query.orderBy('users.id').limit(20).execute()).map(toUser);
 }
 
-export async function findUserBySubject(db: Kysely<Database>, subject: string): Promise<UserWithHash | undefined> {
-  const row = await users(db).where('users.oidc_subject', '=', subject).executeTakeFirst();
-  return row && toUser(row);
+/** The team's users whose email is `email` (compared without regard to case). */
+export async function findUsersByEmail(db: Kysely<Database>, teamId: number, email: string): Promise<UserWithHash[]> {
+  const rows = await users(db)
+    .where('users.team_id', '=', teamId)
+    .where((eb) => eb(eb.fn('lower', ['users.email']), '=', email.toLowerCase()))
+    .orderBy('users.id')
+    .limit(2)
+    .execute();
+  return rows.map(toUser);
 }
 
-export async function insertUser(db: Kysely<Database>, user: { teamId: number; login: string; email?: string | null; role: TeamRole; oidcSubject?: string }): Promise<number> {
+export async function insertUser(db: Kysely<Database>, user: { teamId: number; login: string; email?: string | null; role: TeamRole }): Promise<number> {
   const row = await db
     .insertInto('users')
-    .values({ team_id: user.teamId, login: user.login, email: user.email ?? null, role: user.role, oidc_subject: user.oidcSubject ?? null, created_at: isoNow() })
+    .values({ team_id: user.teamId, login: user.login, email: user.email ?? null, role: user.role, created_at: isoNow() })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -140,14 +150,13 @@ export async function insertUser(db: Kysely<Database>, user: { teamId: number; l
 export async function updateUser(
   db: Kysely<Database>,
   id: number,
-  patch: { role?: TeamRole; email?: string | null; disabledAt?: string | null; passwordHash?: string; oidcSubject?: string },
+  patch: { role?: TeamRole; email?: string | null; disabledAt?: string | null; passwordHash?: string },
 ): Promise<void> {
   const set = {
     ...(patch.role !== undefined ? { role: patch.role } : {}),
     ...(patch.email !== undefined ? { email: patch.email } : {}),
     ...(patch.disabledAt !== undefined ? { disabled_at: patch.disabledAt } : {}),
     ...(patch.passwordHash !== undefined ? { password_hash: patch.passwordHash } : {}),
-    ...(patch.oidcSubject !== undefined ? { oidc_subject: patch.oidcSubject } : {}),
   };
   if (Object.keys(set).length > 0) await db.updateTable('users').set(set).where('id', '=', id).execute();
   // The sign-in key acts with the role's scope.

@@ -12,7 +12,7 @@ import type { IssueRecord, JobFigures, JobImageRecord, JobImageState, JobRecord,
 import { findProject } from '../repositories/projects.repository.ts';
 import { findUser } from '../repositories/users.repository.ts';
 import { type ImageFilterQuery, filterOf } from './image-list.service.ts';
-import { type JobCaller, callerOfUser, forbidden, mayManageJobs } from './job-access.ts';
+import { type JobCaller, callerOfUser, forbidden, grantJobRoles, mayManageJobs } from './job-access.ts';
 import type { Page } from './paging.ts';
 import { type WebhookEvent, recordEvent } from './webhook-events.ts';
 
@@ -112,7 +112,7 @@ async function requireWorker(db: Kysely<Database>, teamId: number, userId: numbe
 }
 
 async function requireManager(db: Kysely<Database>, caller: JobCaller, projectId: number): Promise<void> {
-  if (!(await mayManageJobs(db, caller, projectId))) throw forbidden('managing jobs needs a manager of the project (a team owner or admin)', { projectId });
+  if (!(await mayManageJobs(db, caller, projectId))) throw forbidden('managing jobs needs a manager of the project', { projectId });
 }
 
 /** The caller is the assignee, or a manager standing in. */
@@ -154,6 +154,7 @@ async function makeJob(ctx: Context, caller: JobCaller, projectId: number, job: 
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const id = await jobs.insertJob(trx, { teamId: caller.teamId, projectId, title: job.title, assigneeId: job.assigneeId, reviewerId: job.reviewerId ?? null, createdBy: caller.userId, at });
     await jobs.insertJobImages(trx, id, imageIds);
+    await grantJobRoles(trx, caller.teamId, projectId, job);
     const record = (await jobs.findJob(trx, caller.teamId, id))!;
     await event(trx, record, 'job.created', { assigneeId: job.assigneeId, reviewerId: job.reviewerId ?? null, images: imageIds.length });
     return record;
@@ -236,6 +237,7 @@ export async function changeJob(ctx: Context, caller: JobCaller, jobId: number, 
   await checkPeople(db, caller.teamId, change.assigneeId === undefined ? [] : [change.assigneeId], change.reviewerId);
   return db.transaction().execute(async (trx) => {
     await jobs.updateJob(trx, jobId, { ...change, at: isoNow() });
+    await grantJobRoles(trx, caller.teamId, job.projectId, change);
     return viewOf(trx, (await jobs.findJob(trx, caller.teamId, jobId))!);
   });
 }

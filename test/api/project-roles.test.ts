@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createKey } from '../../src/services/keys.service.ts';
+import * as jobs from '../../src/repositories/jobs.repository.ts';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
 import * as members from '../../src/repositories/project-members.repository.ts';
 import { createVersion } from '../../src/services/versions.service.ts';
@@ -40,6 +41,10 @@ interface Ids {
   v: number;
   k: number;
   u: number;
+  /** A job of the project, of an image of its own, and an issue on that image. */
+  j: number;
+  m: number;
+  q: number;
   /** An id of nothing: what the team routes are sent, so that none of them changes a caller's key. */
   x: number;
 }
@@ -125,6 +130,8 @@ const TABLE: Record<string, Row> = {
   'POST /v2/webhooks/:id/test': { need: 'team', params: { id: 'x' } },
   'GET /v2/segment/model': team,
   'GET /v2/segment/decoder': team,
+  'GET /v2/segment/models': team,
+  'GET /v2/jobs/mine': team,
   'POST /v2/imports/hash-check': team,
   'POST /v2/imports/files': team,
   'GET /v2/tasks': team,
@@ -202,6 +209,23 @@ const TABLE: Record<string, Row> = {
   'GET /v2/versions/:id/diff': on('viewer', { id: 'v' }),
   'GET /v2/versions/:id/leakage': on('viewer', { id: 'v' }),
   'DELETE /v2/versions/:id': on('manager', { id: 'v' }, { fresh: 'v' }),
+  'POST /v2/projects/:projectId/jobs': on('manager', { projectId: 'p' }, { body: () => ({}) }),
+  'POST /v2/datasets/:datasetId/jobs': on('manager', { datasetId: 'd' }, { body: () => ({}) }),
+  'GET /v2/projects/:projectId/jobs': on('viewer', { projectId: 'p' }),
+  'GET /v2/projects/:projectId/jobs/figures': on('viewer', { projectId: 'p' }),
+  'GET /v2/jobs/:id': on('viewer', { id: 'j' }),
+  'PATCH /v2/jobs/:id': on('manager', { id: 'j' }, { body: () => ({}) }),
+  'DELETE /v2/jobs/:id': on('manager', { id: 'j' }, { fresh: 'j' }),
+  'GET /v2/jobs/:id/images': on('viewer', { id: 'j' }),
+  'GET /v2/jobs/:id/next': on('annotator', { id: 'j' }),
+  'POST /v2/jobs/:id/images/:imageId/open': on('annotator', { id: 'j', imageId: 'm' }),
+  'POST /v2/jobs/:id/images/:imageId/submit': on('annotator', { id: 'j', imageId: 'm' }),
+  'POST /v2/jobs/:id/images/:imageId/accept': on('reviewer', { id: 'j', imageId: 'm' }),
+  'POST /v2/jobs/:id/images/:imageId/reject': on('reviewer', { id: 'j', imageId: 'm' }, { body: () => ({}) }),
+  'POST /v2/jobs/:id/submit': on('annotator', { id: 'j' }),
+  'GET /v2/jobs/:id/images/:imageId/issues': on('viewer', { id: 'j', imageId: 'm' }),
+  'POST /v2/issues/:id/comments': on('annotator', { id: 'q' }, { body: () => ({}) }),
+  'POST /v2/issues/:id/resolve': on('annotator', { id: 'q' }, { body: () => ({}) }),
 };
 
 /** Routes that need no key at all (signing in, one-time links): nothing to decide. */
@@ -253,6 +277,20 @@ for (const dialect of dialects) {
           // A user the members routes may change: none of the callers.
           await createKey(db, { team: 'alpha', user: 'spare' });
           return userId(t.ctx, 'alpha', 'spare');
+        case 'm':
+          return (await newImage(t.ctx, ids.d)).id;
+        case 'j': {
+          // A job whose assignee is none of the callers, of an image of its own, so that the job's hold on
+          // its images' annotations never meets the image the other routes write.
+          const teamId = (await db.selectFrom('projects').select('team_id').where('id', '=', ids.p).executeTakeFirstOrThrow()).team_id;
+          const assignee = await userId(t.ctx, 'alpha', 'ann');
+          const job = await jobs.insertJob(db, { teamId, projectId: ids.p, title: `job-${Math.random()}`, assigneeId: assignee, reviewerId: null, createdBy: assignee, at: new Date().toISOString() });
+          // The first job holds image m; a job made for a request that deletes it holds one of its own.
+          await jobs.insertJobImages(db, job, [ids.j === 0 ? ids.m : await fresh('m')]);
+          return job;
+        }
+        case 'q':
+          return jobs.insertIssue(db, { jobId: ids.j, imageId: ids.m, x: 1, y: 1, objectId: null, createdBy: await userId(t.ctx, 'alpha', 'rev'), at: new Date().toISOString() });
         case 'x':
           return 2_000_000_000;
       }
@@ -266,7 +304,7 @@ for (const dialect of dialects) {
       keys.set('owner', t.adminKey);
       for (const login of [...Object.keys(MEMBER_ROLES), 'none']) keys.set(login, await createKey(t.ctx.db.kysely, { team: 'alpha', user: login }));
       const p = await roledProject();
-      ids = { p, d: 0, i: 0, c: 0, t: 0, v: 0, k: 0, u: 0, x: 2_000_000_000 };
+      ids = { p, d: 0, i: 0, c: 0, t: 0, v: 0, k: 0, u: 0, j: 0, m: 0, q: 0, x: 2_000_000_000 };
       ids.d = await fresh('d');
       ids.i = await fresh('i');
       ids.c = await fresh('c');
@@ -274,6 +312,9 @@ for (const dialect of dialects) {
       ids.v = await fresh('v');
       ids.k = await fresh('k');
       ids.u = await fresh('u');
+      ids.m = await fresh('m');
+      ids.j = await fresh('j');
+      ids.q = await fresh('q');
     });
     after(async () => t?.close());
 

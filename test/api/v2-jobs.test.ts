@@ -104,7 +104,7 @@ for (const dialect of dialects) {
 
     test('a dataset is split into jobs of K images, one per assignee, by a manager only', async () => {
       const body = { imagesPerJob: 3, assigneeIds: [ids.ann1, ids.ann2], reviewerId: ids.rev };
-      assertProblem(await post(`/v2/datasets/${datasetId}/jobs`, ann1, body), 403, 'FORBIDDEN');
+      assertProblem(await post(`/v2/datasets/${datasetId}/jobs`, ann1, body), 403, 'PROJECT_ROLE_REQUIRED');
       assertProblem(await post(`/v2/datasets/${datasetId}/jobs`, t.otherKey, body), 404, 'NOT_FOUND');
       assertProblem(await post(`/v2/datasets/${datasetId}/jobs`, t.adminKey, { ...body, reviewerId: 2_000_000 }), 404, 'NOT_FOUND');
       const res = await post(`/v2/datasets/${datasetId}/jobs`, t.adminKey, body);
@@ -117,6 +117,9 @@ for (const dialect of dialects) {
           ['batch 2/2', 'annotate', 'ann2', 'rev', 3, 3],
         ],
       );
+      // Giving a job gave its people the roles their work needs in the project (viewers before).
+      const members = await get<{ items: { login: string; role: string }[] }>(`/v2/projects/${projectId}/members`, t.adminKey);
+      assert.deepEqual(members.items.map((m) => [m.login, m.role]), [['ann1', 'annotator'], ['ann2', 'annotator'], ['rev', 'reviewer']]);
       const first = await get<List<JobImage>>(`/v2/jobs/${job(0).id}/images?limit=2`);
       const rest = await get<List<JobImage>>(`/v2/jobs/${job(0).id}/images?cursor=${first.nextCursor}`);
       assert.deepEqual([...first.items, ...rest.items].map((i) => [i.imageId, i.position, i.state]), [[images[0], 0, 'new'], [images[1], 1, 'new'], [images[2], 2, 'new']]);
@@ -135,12 +138,12 @@ for (const dialect of dialects) {
       assert.deepEqual((await get<List<JobImage>>(`/v2/jobs/${made.id}/images`)).items.map((i) => i.imageId), others.slice(0, 2));
       assertProblem(await post(`/v2/projects/${projectId}/jobs`, t.adminKey, { title: 'x', assigneeId: ids.ann1, filter: { namePrefix: 'night-' } }), 400, 'VALIDATION');
       assertProblem(await post(`/v2/projects/${projectId}/jobs`, t.adminKey, { title: 'x', assigneeId: ids.ann1, filter: { datasetId: 2_000_000 } }), 404, 'NOT_FOUND');
-      assertProblem(await post(`/v2/projects/${projectId}/jobs`, ann1, { title: 'x', assigneeId: ids.ann1, filter: {} }), 403, 'FORBIDDEN');
+      assertProblem(await post(`/v2/projects/${projectId}/jobs`, ann1, { title: 'x', assigneeId: ids.ann1, filter: {} }), 403, 'PROJECT_ROLE_REQUIRED');
       assertProblem(await post(`/v2/projects/${projectId}/jobs`, t.otherKey, { title: 'x', assigneeId: ids.ann1, filter: {} }), 404, 'NOT_FOUND');
       const list = await get<List<Job>>(`/v2/projects/${projectId}/jobs`);
       assert.deepEqual(list.items.map((j) => j.title), ['batch 1/2', 'batch 2/2', 'nights']);
       const del = await t.request({ method: 'DELETE', url: `/v2/jobs/${made.id}`, key: ann1 });
-      assertProblem(del, 403, 'FORBIDDEN');
+      assertProblem(del, 403, 'PROJECT_ROLE_REQUIRED');
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/jobs/${made.id}`, key: t.adminKey })).statusCode, 204);
       assert.deepEqual((await events('job.deleted')).map((e) => e.jobId), [made.id]);
       assertProblem(await t.request({ method: 'GET', url: `/v2/jobs/${made.id}` }), 404, 'NOT_FOUND');
@@ -169,7 +172,7 @@ for (const dialect of dialects) {
       const v1 = await t.request({ method: 'POST', url: '/v1/tasks/import', key: ann1, payload: { project: { id: projectId }, preset: 0, files } });
       assert.equal(v1.statusCode, 403, v1.body);
       const v2 = await t.request({ method: 'POST', url: '/v2/imports', key: ann1, payload: { project: { id: projectId }, preset: 0, files } });
-      assertProblem(v2, 403, 'FORBIDDEN');
+      assertProblem(v2, 403, 'PROJECT_ROLE_REQUIRED');
       const manager = await t.request({ method: 'POST', url: '/v1/tasks/import', key: t.adminKey, payload: { project: { id: projectId }, preset: 0, files } });
       assert.notEqual(manager.statusCode, 403, manager.body);
     });
@@ -207,7 +210,7 @@ for (const dialect of dialects) {
       const j = job(0).id;
       const queue = await get<{ queue: string; image: JobImage; remaining: number }>(`/v2/jobs/${j}/next`, rev);
       assert.deepEqual([queue.queue, queue.image.imageId, queue.remaining], ['review', images[0], 1]);
-      assertProblem(await post(`/v2/jobs/${j}/images/${images[0]}/accept`, ann1), 403, 'FORBIDDEN');
+      assertProblem(await post(`/v2/jobs/${j}/images/${images[0]}/accept`, ann1), 403, 'PROJECT_ROLE_REQUIRED');
       assertProblem(await post(`/v2/jobs/${j}/images/${images[1]}/accept`, rev), 409, 'CONFLICT');
       assertProblem(await post(`/v2/jobs/${j}/images/${images[0]}/reject`, rev, { issues: [] }), 400, 'VALIDATION');
       assertProblem(await post(`/v2/jobs/${j}/images/${images[0]}/reject`, rev, { issues: Array.from({ length: 51 }, () => ({ x: 1, y: 1, comment: 'many' })) }), 400, 'VALIDATION');
@@ -295,7 +298,7 @@ for (const dialect of dialects) {
           ['ann2', 1, 3, 0, 0, 1],
         ],
       );
-      assertProblem(await t.request({ method: 'PATCH', url: `/v2/jobs/${job(1).id}`, key: ann2, payload: { assigneeId: ids.ann1 } }), 403, 'FORBIDDEN');
+      assertProblem(await t.request({ method: 'PATCH', url: `/v2/jobs/${job(1).id}`, key: ann2, payload: { assigneeId: ids.ann1 } }), 403, 'PROJECT_ROLE_REQUIRED');
       const changed = await t.request({ method: 'PATCH', url: `/v2/jobs/${job(1).id}`, key: t.adminKey, payload: { assigneeId: ids.ann1, title: 'moved' } });
       assert.equal(changed.statusCode, 200, changed.body);
       assert.deepEqual([json<Job>(changed).title, json<Job>(changed).assignee.login], ['moved', 'ann1']);

@@ -99,3 +99,45 @@ test('connection timeouts and limit: defaults, values from the environment, and 
     assert.throws(() => loadConfig({ [name]: bad }), (error: unknown) => error instanceof ConfigError && error.message.includes(name), `${name}=${bad}`);
   }
 });
+
+test('OIDC_*: no single sign-on without an issuer; defaults; an issuer over plain HTTP only on loopback; what is refused', () => {
+  assert.equal(loadConfig({}).accounts.singleSignOn, undefined);
+  assert.equal(loadConfig({ OIDC_CLIENT_ID: 'annostore' }).accounts.singleSignOn, undefined);
+  const issuer = { OIDC_ISSUER: 'https://id.example.com/realms/corp', OIDC_CLIENT_ID: 'annostore' };
+  assert.deepEqual(loadConfig(issuer).accounts.singleSignOn, {
+    issuer: 'https://id.example.com/realms/corp',
+    clientId: 'annostore',
+    clientSecret: undefined,
+    redirectUrl: undefined,
+    buttonLabel: 'single sign-on',
+    team: 'default',
+    linkByEmail: true,
+    autoCreateDomains: [],
+  });
+  const set = loadConfig({
+    ...issuer,
+    OIDC_CLIENT_SECRET: 's3cret',
+    OIDC_REDIRECT_URL: 'https://annostore.example.com/v2/session/oidc/callback',
+    OIDC_BUTTON_LABEL: 'Corp ID',
+    OIDC_TEAM: 'research',
+    OIDC_LINK_BY_EMAIL: 'false',
+    OIDC_AUTO_CREATE_DOMAINS: 'Corp.example, lab.corp.example',
+  }).accounts.singleSignOn!;
+  assert.deepEqual(
+    [set.clientSecret, set.redirectUrl, set.buttonLabel, set.team, set.linkByEmail, set.autoCreateDomains],
+    ['s3cret', 'https://annostore.example.com/v2/session/oidc/callback', 'Corp ID', 'research', false, ['corp.example', 'lab.corp.example']],
+  );
+  for (const local of ['http://127.0.0.1:9000', 'http://localhost:9000/realm', 'http://[::1]:9000']) assert.equal(loadConfig({ ...issuer, OIDC_ISSUER: local }).accounts.singleSignOn!.issuer, local);
+  for (const [env, name] of [
+    [{ ...issuer, OIDC_ISSUER: 'http://id.example.com' }, 'OIDC_ISSUER'],
+    [{ ...issuer, OIDC_ISSUER: 'ftp://id.example.com' }, 'OIDC_ISSUER'],
+    [{ ...issuer, OIDC_ISSUER: 'not a url' }, 'OIDC_ISSUER'],
+    [{ OIDC_ISSUER: issuer.OIDC_ISSUER }, 'OIDC_CLIENT_ID'],
+    [{ ...issuer, OIDC_BUTTON_LABEL: 'x'.repeat(61) }, 'OIDC_BUTTON_LABEL'],
+    [{ ...issuer, OIDC_AUTO_CREATE_DOMAINS: 'corp' }, 'OIDC_AUTO_CREATE_DOMAINS'],
+    [{ ...issuer, OIDC_LINK_BY_EMAIL: 'sometimes' }, 'OIDC_LINK_BY_EMAIL'],
+    [{ ...issuer, OIDC_REDIRECT_URL: 'nowhere' }, 'OIDC_REDIRECT_URL'],
+  ] as const) {
+    assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.message.includes(name), JSON.stringify(env));
+  }
+});

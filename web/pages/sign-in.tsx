@@ -1,7 +1,9 @@
 // Sign in with a login and a password, or (for those who have only a key) with an API key. Either is
 // sent once to POST /v2/session, which answers with an HttpOnly cookie; nothing is kept in the page.
-import { useState } from 'preact/hooks';
-import { ApiError, type Session, signIn, signInWithPassword } from '../api.ts';
+// When the server offers single sign-on, a link to it comes first: the browser goes to the provider
+// and comes back signed in, with the same cookie.
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, type Session, type SingleSignOn, getSingleSignOn, signIn, signInWithPassword } from '../api.ts';
 
 function refusal(failure: unknown, what: string): string {
   if (failure instanceof ApiError && failure.status === 401) return what;
@@ -12,6 +14,11 @@ function refusal(failure: unknown, what: string): string {
 export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState<SingleSignOn | null>(null);
+
+  useEffect(() => {
+    getSingleSignOn().then(setSso, () => setSso(null));
+  }, []);
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
@@ -42,6 +49,14 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
     <main class="sign-in">
       <form onSubmit={submit} aria-describedby="sign-in-help" noValidate>
         <h1>Sign in to Annostore</h1>
+        {sso && (
+          <>
+            <a class="single-sign-on" href={sso.startUrl}>
+              Sign in with {sso.label}
+            </a>
+            <p class="or">Or:</p>
+          </>
+        )}
         <p id="sign-in-help">Sign in with your login and password. New here? Open the invitation link your admin sent you.</p>
         <label for="login">Login</label>
         <input id="login" name="login" type="text" autocomplete="username" autocapitalize="none" spellcheck={false} />

@@ -39,9 +39,10 @@ export function TeamUsersPage(props: { session: Session; onSignOut: () => void; 
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const login = (form.elements.namedItem('invite-login') as HTMLInputElement).value.trim();
+    const email = (form.elements.namedItem('invite-email') as HTMLInputElement).value.trim();
     const role = (form.elements.namedItem('invite-role') as HTMLSelectElement).value as User['role'];
     void act(async () => {
-      setLink(await inviteUser(login, role));
+      setLink(await inviteUser(login, role, email || undefined));
       form.reset();
     });
   };
@@ -57,6 +58,8 @@ export function TeamUsersPage(props: { session: Session; onSignOut: () => void; 
             <h2>Invite a user</h2>
             <label for="invite-login">Login</label>
             <input id="invite-login" name="invite-login" type="text" required pattern="[A-Za-z0-9._@\-]+" maxLength={100} autocomplete="off" />
+            <label for="invite-email">Email (optional)</label>
+            <input id="invite-email" name="invite-email" type="email" maxLength={254} autocomplete="off" />
             <label for="invite-role">Role</label>
             <select id="invite-role" name="invite-role">
               {ROLES.filter((r) => r !== 'owner' || props.session.user.role === 'owner').map((r) => (

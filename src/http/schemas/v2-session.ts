@@ -21,3 +21,20 @@ export const Session = Type.Object({
   ...Me.properties,
   expiresAt: Type.Union([Timestamp, Type.Null()], { description: 'when the session ends; null when the request was made with a key, not a session' }),
 });
+
+/** GET /v2/session/oidc: the single sign-on the server offers. */
+export const SingleSignOn = Type.Object({
+  label: Type.String({ description: 'the provider’s name as the sign-in page shows it: "Sign in with <label>" (OIDC_BUTTON_LABEL)' }),
+  startUrl: Type.String({ description: 'where the browser goes to sign in: GET /v2/session/oidc/start' }),
+});
+
+const ProviderParameter = Type.Optional(Type.String({ maxLength: 4096 }));
+
+/** What the provider sends the browser back with (RFC 6749 §4.1.2; RFC 9207's `iss`). Other parameters are let through. */
+export const SingleSignOnCallbackQuery = Type.Object({
+  code: ProviderParameter,
+  state: ProviderParameter,
+  iss: ProviderParameter,
+  error: ProviderParameter,
+  error_description: ProviderParameter,
+});

@@ -24,6 +24,7 @@ import { predictionRoutes } from './predictions.routes.ts';
 import { projectMemberRoutes } from './project-members.routes.ts';
 import { projectStatsRoutes } from './project-stats.routes.ts';
 import { sessionRoutes } from './session.routes.ts';
+import { singleSignOnRoutes } from './single-sign-on.routes.ts';
 import { taskRoutes } from './tasks.routes.ts';
 import { userRoutes } from './users.routes.ts';
 import { versionRoutes } from './versions.routes.ts';
@@ -50,6 +51,7 @@ export const v2Routes =
     await app.register(keyRoutes(ctx));
     await app.register(modelRoutes(ctx));
     await app.register(sessionRoutes(ctx));
+    await app.register(singleSignOnRoutes(ctx));
     await app.register(userRoutes(ctx));
     await app.register(accountRoutes(ctx));
     await app.register(webhookRoutes(ctx));

@@ -19,11 +19,16 @@ import { clearedSessionCookie, isSameOrigin, sessionCookie, sessionTokenOf } fro
 import { TEAM_ROUTE } from '../plugins/project-access.ts';
 
 /**
- * Opens a session acting through `keyId` and answers it: 201, the cookie, and who is signed in. The
+ * Opens a session acting through `keyId`: the Set-Cookie values to send, and who is signed in. The
  * sign-in routes are public (nothing is asked for before the body is read): the caller is named here,
  * so that the audit trail and the request log record who signed in.
  */
-export async function startSession(ctx: Context, request: FastifyRequest, reply: FastifyReply, keyId: number, method: SessionMethod): Promise<FastifyReply> {
+export async function openBrowserSession(
+  ctx: Context,
+  request: FastifyRequest,
+  keyId: number,
+  method: SessionMethod,
+): Promise<{ cookies: string[]; session: Awaited<ReturnType<typeof describeCaller>> & { expiresAt: string } }> {
   const db = ctx.db.kysely;
   const opened = await openSessionFor(db, keyId, method, ctx.config.sessionTtlMs, { address: request.ip, userAgent: request.headers['user-agent'] ?? null });
   const caller = await describeCaller(db, { keyId } as Principal);
@@ -36,11 +41,13 @@ export async function startSession(ctx: Context, request: FastifyRequest, reply:
     readOnly: caller.key.scope === 'read',
     keyPrefix: caller.key.prefix,
   });
-  return reply
-    .code(201)
-    .header('set-cookie', sessionCookie(request, opened.token, opened.expiresAt))
-    .header('cache-control', 'no-store')
-    .send({ ...caller, expiresAt: opened.expiresAt });
+  return { cookies: sessionCookie(request, opened.token, opened.expiresAt), session: { ...caller, expiresAt: opened.expiresAt } };
+}
+
+/** Opens a session acting through `keyId` and answers it: 201, the cookie, and who is signed in. */
+export async function startSession(ctx: Context, request: FastifyRequest, reply: FastifyReply, keyId: number, method: SessionMethod): Promise<FastifyReply> {
+  const { cookies, session } = await openBrowserSession(ctx, request, keyId, method);
+  return reply.code(201).header('set-cookie', cookies).header('cache-control', 'no-store').send(session);
 }
 
 /** Another site's page must not sign a visitor in (to an account of its choosing). */
