@@ -229,7 +229,7 @@ const TABLE: Record<string, Row> = {
 };
 
 /** Routes that need no key at all (signing in, one-time links): nothing to decide. */
-const PUBLIC = new Set(['GET /v2/openapi.json', 'POST /v2/session', 'POST /v2/password-links/lookup', 'POST /v2/password-links/use']);
+const PUBLIC = new Set(['GET /v2/openapi.json', 'POST /v2/session', 'GET /v2/session/oidc', 'POST /v2/password-links/lookup', 'POST /v2/password-links/use']);
 
 const refusal = (res: LightMyRequestResponse): boolean => {
   if (res.statusCode !== 403) return false;

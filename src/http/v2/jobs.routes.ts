@@ -63,7 +63,8 @@ export const jobRoutes =
     app.post(
       '/datasets/:datasetId/jobs',
       {
-        config: { access: needs('manager', ['dataset', 'params.datasetId']) }, schema: {
+        config: { access: needs('manager', ['dataset', 'params.datasetId']) },
+        schema: {
           tags,
           summary: 'Split a dataset into jobs: one per assignee, each of the next imagesPerJob images in no job yet (managers)',
           params: DatasetParams,
