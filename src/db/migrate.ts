@@ -30,6 +30,7 @@ import * as embeddings from './migrations/0027_embeddings.ts';
 import * as predictions from './migrations/0028_predictions.ts';
 import * as accounts from './migrations/0029_accounts.ts';
 import * as annotationRevisions from './migrations/0031_annotation_revisions.ts';
+import * as statsTotals from './migrations/0037_stats_totals.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -60,6 +61,7 @@ const migrations = {
   '0028_predictions': predictions,
   '0029_accounts': accounts,
   '0031_annotation_revisions': annotationRevisions,
+  '0037_stats_totals': statsTotals,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
