@@ -174,9 +174,10 @@ export type ImageClassesTable = {
 
 /**
  * Running totals of the statistics (migration 0037), kept by triggers on images and image_classes:
- * per project and class, the sums of its image_classes rows (images: how many rows).
+ * per dataset and class, the sums of its images' image_classes rows (images: how many rows).
  */
-export type ProjectClassTotalsTable = {
+export type DatasetClassTotalsTable = {
+  dataset_id: number;
   project_id: number;
   class_id: number;
   images: number;
@@ -497,7 +498,7 @@ export interface Database {
   images: ImagesTable;
   image_id_blocks: ImageIdBlocksTable;
   image_classes: ImageClassesTable;
-  project_class_totals: ProjectClassTotalsTable;
+  dataset_class_totals: DatasetClassTotalsTable;
   dataset_image_totals: DatasetImageTotalsTable;
   dataset_size_totals: DatasetSizeTotalsTable;
   image_tags: ImageTagsTable;

@@ -42,12 +42,14 @@ const n = (v: unknown) => Number(v ?? 0);
 
 /**
  * The statistics of a filter's images. A project's or a dataset's whole list reads the running totals
- * (migration 0037; a dataset's classes still come from its image_classes rows); anything narrower, or
+ * (migration 0037); anything narrower, or
  * `recount`, scans the images the filter finds.
  */
 export async function imageStats(db: Kysely<Database>, filter: ImageFilter, options: { recount?: boolean } = {}): Promise<ImageStats> {
-  const scope = options.recount ? undefined : plainScopeOf(filter);
-  if (scope) return statsFromTotals(db, filter, scope);
+  // One dataset of a list of datasets is that dataset's whole list.
+  const one = filter.datasetIds?.length === 1 && filter.datasetId === undefined ? { ...filter, datasetIds: undefined, datasetId: filter.datasetIds[0] } : filter;
+  const scope = options.recount ? undefined : plainScopeOf(one);
+  if (scope) return statsFromTotals(db, scope);
   const search = filter.nameContains ? await planNameSearch(db, filter.nameContains) : undefined;
   const filteredImages = (d: Kysely<Database>, f: ImageFilter) => filtered(d, f, search);
   const cap = sql.lit(OBJECTS_PER_IMAGE_CAP);
@@ -110,9 +112,23 @@ function classStatsOf(r: Record<string, number | string>): ClassStats {
   };
 }
 
+/** Per class, the sums of some dataset_class_totals rows. */
+async function groupedClassTotals(rows: SelectQueryBuilder<Database, 'dataset_class_totals', object>): Promise<ClassStats[]> {
+  const grouped = (await rows
+    .select('class_id')
+    .select(sql<number | string>`sum(images)`.as('images'))
+    .select(sql<number | string>`sum(objects)`.as('objects'))
+    .select(HISTOGRAM.map((c) => sql<number | string>`sum(${sql.ref(c)})`.as(c)))
+    .where('images', '>', 0)
+    .groupBy('class_id')
+    .orderBy('class_id')
+    .execute()) as unknown as Record<string, number | string>[];
+  return grouped.map(classStatsOf);
+}
+
 /** The statistics of a whole project or dataset from the running totals: reads of a few hundred rows. */
-async function statsFromTotals(db: Kysely<Database>, filter: ImageFilter, scope: Scope): Promise<ImageStats> {
-  const inScope = <T extends 'dataset_image_totals' | 'dataset_size_totals'>(table: T) =>
+async function statsFromTotals(db: Kysely<Database>, scope: Scope): Promise<ImageStats> {
+  const inScope = <T extends 'dataset_image_totals' | 'dataset_size_totals' | 'dataset_class_totals'>(table: T) =>
     'datasetId' in scope
       ? db.selectFrom(table as 'dataset_image_totals').where('dataset_id', '=', scope.datasetId)
       : db.selectFrom(table as 'dataset_image_totals').where('project_id', '=', scope.projectId);
@@ -128,16 +144,7 @@ async function statsFromTotals(db: Kysely<Database>, filter: ImageFilter, scope:
       .orderBy('height')
       .limit(IMAGE_SIZES)
       .execute(),
-    'projectId' in scope
-      ? db
-          .selectFrom('project_class_totals')
-          .selectAll()
-          .where('project_id', '=', scope.projectId)
-          .where('images', '>', 0)
-          .orderBy('class_id')
-          .execute()
-          .then((rows) => rows.map((r) => classStatsOf(r as unknown as Record<string, number | string>)))
-      : groupedClassRows(db, db.selectFrom('image_classes').where('image_classes.image_id', 'in', filtered(db, filter).select('images.id'))),
+    groupedClassTotals(inScope('dataset_class_totals' as 'dataset_image_totals') as unknown as SelectQueryBuilder<Database, 'dataset_class_totals', object>),
   ]);
   const datasets = new Map<number, DatasetCount>();
   const objectsPerImage = new Array<number>(OBJECTS_PER_IMAGE_CAP + 1).fill(0);

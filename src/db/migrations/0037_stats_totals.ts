@@ -1,7 +1,8 @@
 // Running totals behind a project's statistics, so the unfiltered page reads a few small tables instead
 // of scanning every image and its image_classes rows:
-// - project_class_totals: per project and class, the images holding the class, their objects and the
-//   sums of the area, aspect and centre histograms of image_classes;
+// - dataset_class_totals: per dataset and class, the images holding the class, their objects and the
+//   sums of the area, aspect and centre histograms of image_classes (a project's: the sum of its
+//   datasets');
 // - dataset_image_totals: per dataset and object count (counted one by one up to the cap, then
 //   together), the images and their objects;
 // - dataset_size_totals: per dataset and image size, the images.
@@ -9,8 +10,12 @@
 // write: inserts one at a time and in bulk, annotation saves, object rewrites, moves, and the deletes
 // that cascade from a dataset, a project or a class, which no application code sees row by row.
 // SQLite runs a trigger per row; PostgreSQL one per statement over its transition tables, so a bulk
-// insert of a thousand images adds one grouped upsert, not a thousand. A total that reaches zero stays
-// as a row of zeros; readers skip those.
+// insert of a thousand images adds one grouped upsert, not a thousand. image_classes rows do not hold
+// their image's dataset: their triggers read it from the image, and an image's delete takes its rows
+// out of the class totals before the delete cascades to them (when the image is gone, their own
+// triggers find no dataset and change nothing). A total that reaches zero stays
+// as a row of zeros; readers skip those. A dataset's totals go with it, by a trigger rather than a
+// foreign key: PostgreSQL refuses a cascade that deletes rows a trigger of the same delete updates.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { AREA_COLUMNS, ASPECT_COLUMNS, GRID_COLUMNS } from '../../formats/object-summary.ts';
 import { OBJECTS_PER_IMAGE_CAP } from '../../repositories/project-stats.repository.ts';
@@ -18,26 +23,28 @@ import { isPostgres } from '../dialect.ts';
 import { notifyChangesOf } from './0006_change_notifications.ts';
 
 const HISTOGRAM = [...AREA_COLUMNS, ...ASPECT_COLUMNS, ...GRID_COLUMNS];
-/** The summed columns of project_class_totals, each the sum of the same column of image_classes (images: of 1). */
+/** The summed columns of dataset_class_totals, each the sum of the same column of image_classes (images: of 1). */
 const CLASS_SUMS = ['objects', ...HISTOGRAM];
-const TABLES = ['project_class_totals', 'dataset_image_totals', 'dataset_size_totals'];
+const TABLES = ['dataset_class_totals', 'dataset_image_totals', 'dataset_size_totals'];
 
 const ids = (names: readonly string[]) => sql.join(names.map((c) => sql.id(c)));
 const cap = sql.lit(OBJECTS_PER_IMAGE_CAP);
 
 async function createTables(db: Kysely<unknown>): Promise<void> {
   let classes = db.schema
-    .createTable('project_class_totals')
-    .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+    .createTable('dataset_class_totals')
+    .addColumn('dataset_id', 'integer', (c) => c.notNull())
+    .addColumn('project_id', 'integer', (c) => c.notNull())
     .addColumn('class_id', 'integer', (c) => c.notNull().references('classes.id').onDelete('cascade'))
     .addColumn('images', 'integer', (c) => c.notNull())
     .addColumn('objects', 'bigint', (c) => c.notNull());
   for (const column of HISTOGRAM) classes = classes.addColumn(column, 'bigint', (c) => c.notNull().defaultTo(0));
-  await classes.addPrimaryKeyConstraint('project_class_totals_pk', ['project_id', 'class_id']).execute();
-  await db.schema.createIndex('project_class_totals_class_idx').on('project_class_totals').column('class_id').execute();
+  await classes.addPrimaryKeyConstraint('dataset_class_totals_pk', ['dataset_id', 'class_id']).execute();
+  await db.schema.createIndex('dataset_class_totals_project_idx').on('dataset_class_totals').columns(['project_id', 'class_id']).execute();
+  await db.schema.createIndex('dataset_class_totals_class_idx').on('dataset_class_totals').column('class_id').execute();
   await db.schema
     .createTable('dataset_image_totals')
-    .addColumn('dataset_id', 'integer', (c) => c.notNull().references('datasets.id').onDelete('cascade'))
+    .addColumn('dataset_id', 'integer', (c) => c.notNull())
     .addColumn('project_id', 'integer', (c) => c.notNull())
     // The object count, or the cap for every count at or above it.
     .addColumn('objects_bin', 'integer', (c) => c.notNull())
@@ -48,7 +55,7 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('dataset_image_totals_project_idx').on('dataset_image_totals').column('project_id').execute();
   await db.schema
     .createTable('dataset_size_totals')
-    .addColumn('dataset_id', 'integer', (c) => c.notNull().references('datasets.id').onDelete('cascade'))
+    .addColumn('dataset_id', 'integer', (c) => c.notNull())
     .addColumn('project_id', 'integer', (c) => c.notNull())
     .addColumn('width', 'integer', (c) => c.notNull())
     .addColumn('height', 'integer', (c) => c.notNull())
@@ -58,11 +65,14 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('dataset_size_totals_project_idx').on('dataset_size_totals').column('project_id').execute();
 }
 
-/** The totals of the rows of `from` (image_classes, or a trigger's transition table of it), grouped. */
-function classTotalsOf(from: RawBuilder<unknown>, sign: '' | '-'): RawBuilder<unknown> {
+/**
+ * The totals of the rows of `from` (image_classes, or a trigger's transition table of it) aliased ic,
+ * grouped by the dataset `dataset` names (of images i joined on the image, unless `join` says otherwise).
+ */
+function classTotalsOf(from: RawBuilder<unknown>, sign: '' | '-', dataset = sql`i.dataset_id`, join = sql`join images i on i.id = ic.image_id`): RawBuilder<unknown> {
   const s = sql.raw(sign);
-  return sql`select project_id, class_id, ${s}count(*), ${sql.join(CLASS_SUMS.map((c) => sql`${s}sum(${sql.id(c)})`))}
-    from ${from} group by project_id, class_id`;
+  return sql`select ${dataset}, min(ic.project_id), ic.class_id, ${s}count(*), ${sql.join(CLASS_SUMS.map((c) => sql`${s}sum(ic.${sql.id(c)})`))}
+    from ${from} ic ${join} group by ${dataset}, ic.class_id`;
 }
 
 function imageTotalsOf(from: RawBuilder<unknown>, sign: '' | '-', least: string): RawBuilder<unknown> {
@@ -75,10 +85,10 @@ function sizeTotalsOf(from: RawBuilder<unknown>, sign: '' | '-'): RawBuilder<unk
   return sql`select dataset_id, project_id, width, height, ${sql.raw(sign)}count(*) from ${from} group by dataset_id, project_id, width, height`;
 }
 
-const CLASS_KEYS = ['project_id', 'class_id'];
+const CLASS_KEYS = ['dataset_id', 'class_id'];
 const IMAGE_KEYS = ['dataset_id', 'objects_bin'];
 const SIZE_KEYS = ['dataset_id', 'width', 'height'];
-const CLASS_COLUMNS = [...CLASS_KEYS, 'images', ...CLASS_SUMS];
+const CLASS_COLUMNS = ['dataset_id', 'project_id', 'class_id', 'images', ...CLASS_SUMS];
 const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'objects_bin', 'images', 'objects'];
 const SIZE_COLUMNS = ['dataset_id', 'project_id', 'width', 'height', 'images'];
 
@@ -92,19 +102,31 @@ function addTo(table: string, columns: string[], keys: string[], sums: string[],
 
 async function backfill(db: Kysely<unknown>): Promise<void> {
   const least = isPostgres(db) ? 'least' : 'min';
-  await sql`insert into project_class_totals (${ids(CLASS_COLUMNS)}) ${classTotalsOf(sql`image_classes`, '')}`.execute(db);
+  await sql`insert into dataset_class_totals (${ids(CLASS_COLUMNS)}) ${classTotalsOf(sql`image_classes`, '')}`.execute(db);
   await sql`insert into dataset_image_totals (${ids(IMAGE_COLUMNS)}) ${imageTotalsOf(sql`images`, '', least)}`.execute(db);
   await sql`insert into dataset_size_totals (${ids(SIZE_COLUMNS)}) ${sizeTotalsOf(sql`images`, '')}`.execute(db);
 }
 
+const classAdd = ['images', ...CLASS_SUMS];
+const subtractSet = (from: string) => sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = dataset_class_totals.${sql.id(c)} - ${sql.raw(from)}.${sql.id(c)}`));
+
 /** SQLite: one trigger per row and event. `row` is new or old. */
 function sqliteClassRow(row: 'new' | 'old'): RawBuilder<unknown> {
   if (row === 'new') {
-    const values = sql.join([sql`new.project_id`, sql`new.class_id`, sql`1`, ...CLASS_SUMS.map((c) => sql`new.${sql.id(c)}`)]);
-    return addTo('project_class_totals', CLASS_COLUMNS, CLASS_KEYS, ['images', ...CLASS_SUMS], sql`values (${values})`);
+    const values = sql.join([sql`i.dataset_id`, sql`new.project_id`, sql`new.class_id`, sql`1`, ...CLASS_SUMS.map((c) => sql`new.${sql.id(c)}`)]);
+    return sql`${addTo('dataset_class_totals', CLASS_COLUMNS, CLASS_KEYS, classAdd, sql`select ${values} from images i where i.id = new.image_id`)};`;
   }
-  return sql`update project_class_totals set images = images - 1, ${sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = ${sql.id(c)} - old.${sql.id(c)}`))}
-    where project_id = old.project_id and class_id = old.class_id;`;
+  return sql`update dataset_class_totals set images = images - 1, ${subtractSet('old')}
+    where class_id = old.class_id and dataset_id = (select dataset_id from images where id = old.image_id);`;
+}
+
+/** SQLite: an image's class rows taken out of (sign -) or put into (+) the class totals of `dataset`. */
+function sqliteImageClasses(image: string, dataset: string, sign: '-' | '+'): RawBuilder<unknown> {
+  if (sign === '-') {
+    return sql`update dataset_class_totals set images = dataset_class_totals.images - 1, ${subtractSet('ic')}
+      from image_classes ic where ic.image_id = ${sql.raw(image)} and dataset_class_totals.dataset_id = ${sql.raw(dataset)} and dataset_class_totals.class_id = ic.class_id;`;
+  }
+  return sql`${addTo('dataset_class_totals', CLASS_COLUMNS, CLASS_KEYS, classAdd, sql`${classTotalsOf(sql`image_classes`, '', sql.raw(dataset), sql`where ic.image_id = ${sql.raw(image)}`)}`)};`;
 }
 
 function sqliteImageRow(row: 'new' | 'old'): RawBuilder<unknown> {
@@ -118,10 +140,15 @@ function sqliteImageRow(row: 'new' | 'old'): RawBuilder<unknown> {
 }
 
 async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
-  await sql`create trigger image_classes_totals_insert after insert on image_classes begin ${sqliteClassRow('new')}; end`.execute(db);
+  await sql`create trigger image_classes_totals_insert after insert on image_classes begin ${sqliteClassRow('new')} end`.execute(db);
   await sql`create trigger image_classes_totals_delete after delete on image_classes begin ${sqliteClassRow('old')} end`.execute(db);
-  await sql`create trigger image_classes_totals_update after update on image_classes begin ${sqliteClassRow('old')} ${sqliteClassRow('new')}; end`.execute(db);
+  await sql`create trigger image_classes_totals_update after update on image_classes begin ${sqliteClassRow('old')} ${sqliteClassRow('new')} end`.execute(db);
+  await sql`create trigger datasets_totals_delete after delete on datasets begin
+    ${sql.join(TABLES.map((t) => sql`delete from ${sql.id(t)} where dataset_id = old.id;`), sql` `)} end`.execute(db);
   await sql`create trigger images_totals_insert after insert on images begin ${sqliteImageRow('new')} end`.execute(db);
+  await sql`create trigger images_class_totals_delete before delete on images begin ${sqliteImageClasses('old.id', 'old.dataset_id', '-')} end`.execute(db);
+  await sql`create trigger images_class_totals_move after update of dataset_id on images when old.dataset_id <> new.dataset_id begin
+    ${sqliteImageClasses('old.id', 'old.dataset_id', '-')} ${sqliteImageClasses('new.id', 'new.dataset_id', '+')} end`.execute(db);
   await sql`create trigger images_totals_delete after delete on images begin ${sqliteImageRow('old')} end`.execute(db);
   await sql`create trigger images_totals_update after update of dataset_id, project_id, object_count, width, height on images begin
     ${sqliteImageRow('old')} ${sqliteImageRow('new')} end`.execute(db);
@@ -133,13 +160,21 @@ async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
  * for each other rather than deadlock.
  */
 async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
-  const subtractClasses = sql`
-    perform 1 from project_class_totals t where (t.project_id, t.class_id) in (select project_id, class_id from old_rows)
-      order by t.project_id, t.class_id for update;
-    update project_class_totals t set images = t.images + d.images, ${sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = t.${sql.id(c)} + d.${sql.id(c)}`))}
-      from (${classTotalsOf(sql`old_rows`, '-')}) as d (${ids(CLASS_COLUMNS)})
-      where t.project_id = d.project_id and t.class_id = d.class_id;`;
-  const addClasses = sql`${addTo('project_class_totals', CLASS_COLUMNS, CLASS_KEYS, ['images', ...CLASS_SUMS], sql`${classTotalsOf(sql`new_rows`, '')} order by 1, 2`)};`;
+  // Totals to subtract, a select in CLASS_COLUMNS order with negative sums.
+  const subtractClassTotals = (totals: RawBuilder<unknown>) => sql`
+    perform 1 from dataset_class_totals t where (t.dataset_id, t.class_id) in (select d.dataset_id, d.class_id from (${totals}) as d (${ids(CLASS_COLUMNS)}))
+      order by t.dataset_id, t.class_id for update;
+    update dataset_class_totals t set images = t.images + d.images, ${sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = t.${sql.id(c)} + d.${sql.id(c)}`))}
+      from (${totals}) as d (${ids(CLASS_COLUMNS)})
+      where t.dataset_id = d.dataset_id and t.class_id = d.class_id;`;
+  const addClassTotals = (totals: RawBuilder<unknown>) => sql`${addTo('dataset_class_totals', CLASS_COLUMNS, CLASS_KEYS, classAdd, sql`${totals} order by 1, 3`)};`;
+  // Rows of images gone already (a delete cascading from the image) find no image and change nothing.
+  const subtractClasses = subtractClassTotals(classTotalsOf(sql`old_rows`, '-'));
+  const addClasses = addClassTotals(classTotalsOf(sql`new_rows`, ''));
+  const moved = sql`(select o.id, o.dataset_id as from_dataset, n.dataset_id as to_dataset from old_rows o join new_rows n using (id) where o.dataset_id <> n.dataset_id) m`;
+  const moveClasses = sql`
+    ${subtractClassTotals(classTotalsOf(sql`image_classes`, '-', sql`m.from_dataset`, sql`join ${moved} on m.id = ic.image_id`))}
+    ${addClassTotals(classTotalsOf(sql`image_classes`, '', sql`m.to_dataset`, sql`join ${moved} on m.id = ic.image_id`))}`;
   const subtractImages = sql`
     perform 1 from dataset_image_totals t where (t.dataset_id, t.objects_bin) in (select dataset_id, least(object_count, ${cap}) from old_rows)
       order by t.dataset_id, t.objects_bin for update;
@@ -163,11 +198,22 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
     ['annostore_class_totals_update', sql`${subtractClasses} ${addClasses}`],
     ['annostore_image_totals_insert', addImages],
     ['annostore_image_totals_delete', subtractImages],
-    ['annostore_image_totals_update', sql`if ${changedImages} then ${subtractImages} ${addImages} end if;`],
+    ['annostore_image_totals_update', sql`if ${changedImages} then ${subtractImages} ${addImages} ${moveClasses} end if;`],
   ];
   for (const [name, body] of functions) {
     await sql`create function ${sql.id(name)}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`.execute(db);
   }
+  await sql`create function annostore_dataset_totals_delete() returns trigger language plpgsql as $$ begin
+    ${sql.join(TABLES.map((t) => sql`delete from ${sql.id(t)} where dataset_id in (select id from old_rows);`), sql` `)}
+    return null; end $$`.execute(db);
+  await sql`create trigger annostore_totals_delete after delete on datasets referencing old table as old_rows
+    for each statement execute function annostore_dataset_totals_delete()`.execute(db);
+  // Before the delete cascades to them, one image at a time (a statement trigger would see them gone).
+  await sql`create function annostore_image_class_totals_delete() returns trigger language plpgsql as $$ begin
+    update dataset_class_totals t set images = t.images - 1, ${sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = t.${sql.id(c)} - ic.${sql.id(c)}`))}
+      from image_classes ic where ic.image_id = old.id and t.dataset_id = old.dataset_id and t.class_id = ic.class_id;
+    return old; end $$`.execute(db);
+  await sql`create trigger annostore_class_totals_delete before delete on images for each row execute function annostore_image_class_totals_delete()`.execute(db);
   const events = [
     ['insert', sql`referencing new table as new_rows`],
     ['delete', sql`referencing old table as old_rows`],
@@ -197,9 +243,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (isPostgres(db)) {
-    for (const kind of ['class', 'image']) for (const event of ['insert', 'delete', 'update']) await sql`drop function ${sql.id(`annostore_${kind}_totals_${event}`)}() cascade`.execute(db);
+    for (const kind of ['class', 'image', 'image_class', 'dataset']) for (const event of ['insert', 'delete', 'update']) await sql`drop function if exists ${sql.id(`annostore_${kind}_totals_${event}`)}() cascade`.execute(db);
   } else {
-    for (const table of ['image_classes', 'images']) for (const event of ['insert', 'delete', 'update']) await sql`drop trigger ${sql.id(`${table}_totals_${event}`)}`.execute(db);
+    for (const table of ['image_classes', 'images', 'images_class', 'datasets']) for (const event of ['insert', 'delete', 'update', 'move']) await sql`drop trigger if exists ${sql.id(`${table}_totals_${event}`)}`.execute(db);
   }
   for (const table of [...TABLES].reverse()) await db.schema.dropTable(table).execute();
 }
