@@ -75,7 +75,7 @@ describe('the gallery sidebar combines filters in Chromium', { skip: chromiumSki
     await panel.getByLabel('At most').fill('3');
     await panel.getByLabel('At most').press('Enter');
     await page.waitForURL(`${base}/projects/${projectId}/images?classAny=${classIds.car}&tagNone=${review}&minObjects=2&maxObjects=3`);
-    await page.waitForFunction(() => document.querySelectorAll('.tile-link').length === 2);
+    await page.waitForFunction("document.querySelectorAll('.tile-link').length === 2");
     assert.deepEqual(await tileNames(), ['mixed.png', 'two-car.png']);
     assert.equal(await panel.getByRole('button', { name: 'Any: car' }).getAttribute('aria-pressed'), 'true');
     assert.match((await panel.locator('summary').textContent())!, /Combine filters \(4\)/);
@@ -84,29 +84,29 @@ describe('the gallery sidebar combines filters in Chromium', { skip: chromiumSki
 
     // The address alone gives the same view.
     await page.reload();
-    await page.waitForFunction(() => document.querySelectorAll('.tile-link').length === 2);
+    await page.waitForFunction("document.querySelectorAll('.tile-link').length === 2");
     assert.deepEqual(await tileNames(), ['mixed.png', 'two-car.png']);
     assert.equal(await panel.getByLabel('At most').inputValue(), '3');
 
     // Pressing the pressed mode again takes the class out; two datasets at once.
     await panel.getByRole('button', { name: 'Any: car' }).click();
     await page.waitForURL(`${base}/projects/${projectId}/images?tagNone=${review}&minObjects=2&maxObjects=3`);
-    await page.waitForFunction(() => document.querySelectorAll('.tile-link').length === 3);
+    await page.waitForFunction("document.querySelectorAll('.tile-link').length === 3");
     assert.deepEqual(await tileNames(), ['mixed.png', 'people.png', 'two-car.png']);
     await panel.getByRole('checkbox', { name: /south/ }).check();
-    await page.waitForFunction(() => document.querySelectorAll('.tile-link').length === 2);
+    await page.waitForFunction("document.querySelectorAll('.tile-link').length === 2");
     assert.deepEqual(await tileNames(), ['mixed.png', 'people.png']);
     await panel.getByRole('button', { name: 'Clear these filters' }).click();
     await page.waitForURL(`${base}/projects/${projectId}/images`);
-    await page.waitForFunction(() => document.querySelectorAll('.tile-link').length === 6);
+    await page.waitForFunction("document.querySelectorAll('.tile-link').length === 6");
   });
 
   test('on a narrow screen the filters fold and open', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/projects/${projectId}/images?classAny=${classIds.car}&boxMaxSide=32`);
-    await page.waitForFunction(() => document.querySelectorAll('.tile-link').length === 5);
+    await page.waitForFunction("document.querySelectorAll('.tile-link').length === 5");
     const panel = page.locator('.filter-panel');
-    assert.equal(await panel.evaluate((d) => (d as HTMLDetailsElement).open), false);
+    assert.equal(await panel.evaluate((d) => (d as unknown as { open: boolean }).open), false);
     await shoot('filter-panel-390-folded');
     await panel.locator('summary').click();
     assert.equal(await panel.getByLabel('Box under S × S').inputValue(), '32');
