@@ -212,6 +212,8 @@ export interface CombinedFilter {
   tagAny?: number[];
   tagAll?: number[];
   tagNone?: number[];
+  /** `tagId:value`: images whose image tag holds the value. */
+  tagValue?: string[];
   annotated?: boolean;
   minObjects?: number;
   maxObjects?: number;

@@ -59,6 +59,8 @@ export function filterFromUrl(params: URLSearchParams, projectId: number): Image
   const annotated = params.get('annotated');
   if (annotated === 'true' || annotated === 'false') combined.annotated = annotated === 'true';
   combined.boxClassId = positive(params.get('boxClassId'));
+  const values = (params.get('tagValue') ?? '').split(',').filter((v) => /^[1-9][0-9]*:./.test(v)).slice(0, 100);
+  if (values.length) combined.tagValue = values;
   const sort = params.get('sort') as ImageSort | null;
   return { ...filter, ...combined, sort: sort && SORTS.includes(sort) && sort !== 'id' ? sort : undefined };
 }
@@ -82,6 +84,7 @@ export function filterParams(filter: ImageFilter, options: { withProject?: boole
   if (filter.annotated !== undefined) params.set('annotated', String(filter.annotated));
   for (const key of COUNTS) if (filter[key] !== undefined) params.set(key, String(filter[key]));
   if (filter.boxClassId) params.set('boxClassId', String(filter.boxClassId));
+  if (filter.tagValue?.length) params.set('tagValue', filter.tagValue.join(','));
   if (filter.sort && filter.sort !== 'id') params.set('sort', filter.sort);
   return params;
 }

@@ -34,6 +34,7 @@ import * as userIdentities from './migrations/0032_user_identities.ts';
 import * as projectMembers from './migrations/0033_project_members.ts';
 import * as jobs from './migrations/0034_jobs.ts';
 import * as annotationHashes from './migrations/0036_annotation_hashes.ts';
+import * as statsTotals from './migrations/0037_stats_totals.ts';
 import * as predictionAgreement from './migrations/0038_prediction_agreement.ts';
 
 const migrations = {
@@ -69,6 +70,7 @@ const migrations = {
   '0033_project_members': projectMembers,
   '0034_jobs': jobs,
   '0036_annotation_hashes': annotationHashes,
+  '0037_stats_totals': statsTotals,
   '0038_prediction_agreement': predictionAgreement,
 } satisfies Record<string, Migration>;
 

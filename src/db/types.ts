@@ -185,6 +185,36 @@ export type ImageClassesTable = {
   max_side: number;
 } & { [column: `area_${number}` | `aspect_${number}` | `grid_${number}`]: number };
 
+/**
+ * Running totals of the statistics (migration 0037), kept by triggers on images and image_classes:
+ * per dataset and class, the sums of its images' image_classes rows (images: how many rows).
+ */
+export type DatasetClassTotalsTable = {
+  dataset_id: number;
+  project_id: number;
+  class_id: number;
+  images: number;
+  objects: Bytes;
+} & { [column: `area_${number}` | `aspect_${number}` | `grid_${number}`]: Bytes };
+
+/** Per dataset and object count (the cap standing for it and above), the images and their objects. */
+export interface DatasetImageTotalsTable {
+  dataset_id: number;
+  project_id: number;
+  objects_bin: number;
+  images: number;
+  objects: Bytes;
+}
+
+/** Per dataset and image size, the images. */
+export interface DatasetSizeTotalsTable {
+  dataset_id: number;
+  project_id: number;
+  width: number;
+  height: number;
+  images: number;
+}
+
 export interface VersionsTable {
   id: Id;
   project_id: number;
@@ -562,6 +592,9 @@ export interface Database {
   images: ImagesTable;
   image_id_blocks: ImageIdBlocksTable;
   image_classes: ImageClassesTable;
+  dataset_class_totals: DatasetClassTotalsTable;
+  dataset_image_totals: DatasetImageTotalsTable;
+  dataset_size_totals: DatasetSizeTotalsTable;
   image_tags: ImageTagsTable;
   object_tag_refs: ObjectTagRefsTable;
   staged_files: StagedFilesTable;

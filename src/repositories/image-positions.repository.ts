@@ -9,7 +9,7 @@ import { planNameSearch } from '../db/name-search.ts';
 import type { Database } from '../db/types.ts';
 import { type ImageFilter, type ImagePosition, type ImageSort, filteredImages, positionOfRow, sorted } from './image-metadata.repository.ts';
 
-type Scope = { datasetId: number } | { projectId: number };
+export type Scope = { datasetId: number } | { projectId: number };
 
 /** The dataset or project of a filter that narrows nothing else: the lists the block counts know. */
 export function plainScopeOf(filter: ImageFilter): Scope | undefined {

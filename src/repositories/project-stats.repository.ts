@@ -1,12 +1,13 @@
-// The statistics of a project's images, or of the images a filter finds, read from the images rows
-// (object counts, sizes) and the summaries of their objects per class (image_classes): a few grouped
-// scans of integers, never the objects themselves.
-import { type Kysely, sql } from 'kysely';
+// The statistics of a project's images, or of the images a filter finds. A whole project or dataset
+// reads the running totals that triggers keep with every write (migration 0037); a filter, the images
+// rows (object counts, sizes) and the summaries of their objects per class (image_classes): a few
+// grouped scans of integers, never the objects themselves.
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../db/types.ts';
 import { AREA_COLUMNS, ASPECT_COLUMNS, GRID_COLUMNS } from '../formats/object-summary.ts';
 import { planNameSearch } from '../db/name-search.ts';
 import { type ImageFilter, filteredImages as filtered } from './image-metadata.repository.ts';
-import { plainScopeOf } from './image-positions.repository.ts';
+import { type Scope, plainScopeOf } from './image-positions.repository.ts';
 
 /** Objects per image are counted one by one up to this, then together. */
 export const OBJECTS_PER_IMAGE_CAP = 20;
@@ -39,7 +40,16 @@ export interface ImageStats {
 
 const n = (v: unknown) => Number(v ?? 0);
 
-export async function imageStats(db: Kysely<Database>, filter: ImageFilter): Promise<ImageStats> {
+/**
+ * The statistics of a filter's images. A project's or a dataset's whole list reads the running totals
+ * (migration 0037); anything narrower, or
+ * `recount`, scans the images the filter finds.
+ */
+export async function imageStats(db: Kysely<Database>, filter: ImageFilter, options: { recount?: boolean } = {}): Promise<ImageStats> {
+  // One dataset of a list of datasets is that dataset's whole list.
+  const one = filter.datasetIds?.length === 1 && filter.datasetId === undefined ? { ...filter, datasetIds: undefined, datasetId: filter.datasetIds[0] } : filter;
+  const scope = options.recount ? undefined : plainScopeOf(one);
+  if (scope) return statsFromTotals(db, scope);
   const search = filter.nameContains ? await planNameSearch(db, filter.nameContains) : undefined;
   const filteredImages = (d: Kysely<Database>, f: ImageFilter) => filtered(d, f, search);
   const cap = sql.lit(OBJECTS_PER_IMAGE_CAP);
@@ -65,33 +75,91 @@ export async function imageStats(db: Kysely<Database>, filter: ImageFilter): Pro
     .orderBy('images.height')
     .limit(IMAGE_SIZES)
     .execute();
-  const histogram = [...AREA_COLUMNS, ...ASPECT_COLUMNS, ...GRID_COLUMNS];
-  // A project's whole list reads its rows by project; anything narrower, the rows of the images it finds.
-  const scope = plainScopeOf(filter);
-  let rows = db.selectFrom('image_classes');
-  if (scope && 'projectId' in scope) rows = rows.where('image_classes.project_id', '=', scope.projectId);
-  else rows = rows.where('image_classes.image_id', 'in', filteredImages(db, filter).select('images.id'));
-  const classRows = (await rows
-    .select('image_classes.class_id')
-    .select(sql<number | string>`count(*)`.as('images'))
-    .select(sql<number | string>`sum(objects)`.as('objects'))
-    .select(histogram.map((c) => sql<number | string>`sum(${sql.ref(c)})`.as(c)))
-    .groupBy('image_classes.class_id')
-    .orderBy('image_classes.class_id')
-    .execute()) as unknown as Record<string, number | string>[];
+  const classRows = await groupedClassRows(db, db.selectFrom('image_classes').where('image_classes.image_id', 'in', filteredImages(db, filter).select('images.id')));
   const objectsPerImage = new Array<number>(OBJECTS_PER_IMAGE_CAP + 1).fill(0);
   for (const r of perImageRows) objectsPerImage[n(r.bin)] = n(r.images);
   return {
     datasets: datasetRows.map((r) => ({ datasetId: r.dataset_id, images: n(r.images), objects: n(r.objects), imagesWithoutObjects: n(r.empty) })),
     objectsPerImage,
     imageSizes: sizeRows.map((r) => ({ width: r.width, height: r.height, images: n(r.images) })),
-    classes: classRows.map((r) => ({
-      classId: n(r.class_id),
-      images: n(r.images),
-      objects: n(r.objects),
-      area: AREA_COLUMNS.map((c) => n(r[c])),
-      aspect: ASPECT_COLUMNS.map((c) => n(r[c])),
-      grid: GRID_COLUMNS.map((c) => n(r[c])),
-    })),
+    classes: classRows,
+  };
+}
+
+const HISTOGRAM = [...AREA_COLUMNS, ...ASPECT_COLUMNS, ...GRID_COLUMNS];
+
+/** Per class, the sums of some image_classes rows. */
+async function groupedClassRows(db: Kysely<Database>, rows: SelectQueryBuilder<Database, 'image_classes', object>): Promise<ClassStats[]> {
+  const grouped = (await rows
+    .select('image_classes.class_id')
+    .select(sql<number | string>`count(*)`.as('images'))
+    .select(sql<number | string>`sum(objects)`.as('objects'))
+    .select(HISTOGRAM.map((c) => sql<number | string>`sum(${sql.ref(c)})`.as(c)))
+    .groupBy('image_classes.class_id')
+    .orderBy('image_classes.class_id')
+    .execute()) as unknown as Record<string, number | string>[];
+  return grouped.map(classStatsOf);
+}
+
+function classStatsOf(r: Record<string, number | string>): ClassStats {
+  return {
+    classId: n(r.class_id),
+    images: n(r.images),
+    objects: n(r.objects),
+    area: AREA_COLUMNS.map((c) => n(r[c])),
+    aspect: ASPECT_COLUMNS.map((c) => n(r[c])),
+    grid: GRID_COLUMNS.map((c) => n(r[c])),
+  };
+}
+
+/** Per class, the sums of some dataset_class_totals rows. */
+async function groupedClassTotals(rows: SelectQueryBuilder<Database, 'dataset_class_totals', object>): Promise<ClassStats[]> {
+  const grouped = (await rows
+    .select('class_id')
+    .select(sql<number | string>`sum(images)`.as('images'))
+    .select(sql<number | string>`sum(objects)`.as('objects'))
+    .select(HISTOGRAM.map((c) => sql<number | string>`sum(${sql.ref(c)})`.as(c)))
+    .where('images', '>', 0)
+    .groupBy('class_id')
+    .orderBy('class_id')
+    .execute()) as unknown as Record<string, number | string>[];
+  return grouped.map(classStatsOf);
+}
+
+/** The statistics of a whole project or dataset from the running totals: reads of a few hundred rows. */
+async function statsFromTotals(db: Kysely<Database>, scope: Scope): Promise<ImageStats> {
+  const inScope = <T extends 'dataset_image_totals' | 'dataset_size_totals' | 'dataset_class_totals'>(table: T) =>
+    'datasetId' in scope
+      ? db.selectFrom(table as 'dataset_image_totals').where('dataset_id', '=', scope.datasetId)
+      : db.selectFrom(table as 'dataset_image_totals').where('project_id', '=', scope.projectId);
+  const [binRows, sizeRows, classes] = await Promise.all([
+    inScope('dataset_image_totals').select(['dataset_id', 'objects_bin', 'images', 'objects']).where('images', '>', 0).orderBy('dataset_id').execute(),
+    (inScope('dataset_size_totals') as unknown as SelectQueryBuilder<Database, 'dataset_size_totals', object>)
+      .select(['width', 'height'])
+      .select(sql<number | string>`sum(images)`.as('images'))
+      .where('images', '>', 0)
+      .groupBy(['width', 'height'])
+      .orderBy(sql`sum(images)`, 'desc')
+      .orderBy('width')
+      .orderBy('height')
+      .limit(IMAGE_SIZES)
+      .execute(),
+    groupedClassTotals(inScope('dataset_class_totals' as 'dataset_image_totals') as unknown as SelectQueryBuilder<Database, 'dataset_class_totals', object>),
+  ]);
+  const datasets = new Map<number, DatasetCount>();
+  const objectsPerImage = new Array<number>(OBJECTS_PER_IMAGE_CAP + 1).fill(0);
+  for (const r of binRows) {
+    let d = datasets.get(r.dataset_id);
+    if (!d) datasets.set(r.dataset_id, (d = { datasetId: r.dataset_id, images: 0, objects: 0, imagesWithoutObjects: 0 }));
+    d.images += r.images;
+    d.objects += n(r.objects);
+    if (r.objects_bin === 0) d.imagesWithoutObjects += r.images;
+    objectsPerImage[r.objects_bin] = objectsPerImage[r.objects_bin]! + r.images;
+  }
+  return {
+    datasets: [...datasets.values()],
+    objectsPerImage,
+    imageSizes: sizeRows.map((r) => ({ width: r.width, height: r.height, images: n(r.images) })),
+    classes,
   };
 }

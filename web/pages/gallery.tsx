@@ -1,5 +1,6 @@
 // The images of a project or of one of its datasets: a virtualised grid of thumbnails, a sidebar that
-// counts them by dataset, class and tag and filters by any of them, and a search by name. Each tile
+// counts them by dataset, class and tag and filters by any of them (and combines classes, tags, object
+// counts, box sizes and datasets: filter-panel.tsx), and a search by name. Each tile
 // draws its objects; which classes are drawn (and how strongly) is a view setting, apart from the
 // filters. Both the filters and the view are in the URL.
 import type { ComponentChildren } from 'preact';
@@ -10,6 +11,7 @@ import { Link } from '../components/link.tsx';
 import { NotFoundPage } from './not-found.tsx';
 import { BatchBar } from '../components/batch-bar.tsx';
 import { ExportForm } from '../components/export-form.tsx';
+import { FilterPanel } from '../components/filter-panel.tsx';
 import { PastExports } from '../components/past-exports.tsx';
 import { SchemaLink } from '../components/schema-link.tsx';
 import { VirtualGrid } from '../components/virtual-grid.tsx';
@@ -313,6 +315,7 @@ function Sidebar(
           ))}
         </ul>
       </section>
+      <FilterPanel filter={filter} classes={props.classes} tags={props.tags} datasets={props.datasets} classCounts={counts?.classes} tagCounts={counts?.tags} onChange={props.onChange} />
       <section>
         <h2>Classes</h2>
         <SchemaLink projectId={props.project.id} />

@@ -1,0 +1,251 @@
+// Running totals behind a project's statistics, so the unfiltered page reads a few small tables instead
+// of scanning every image and its image_classes rows:
+// - dataset_class_totals: per dataset and class, the images holding the class, their objects and the
+//   sums of the area, aspect and centre histograms of image_classes (a project's: the sum of its
+//   datasets');
+// - dataset_image_totals: per dataset and object count (counted one by one up to the cap, then
+//   together), the images and their objects;
+// - dataset_size_totals: per dataset and image size, the images.
+// Triggers on images and image_classes keep them, in the statement (and so the transaction) of every
+// write: inserts one at a time and in bulk, annotation saves, object rewrites, moves, and the deletes
+// that cascade from a dataset, a project or a class, which no application code sees row by row.
+// SQLite runs a trigger per row; PostgreSQL one per statement over its transition tables, so a bulk
+// insert of a thousand images adds one grouped upsert, not a thousand. image_classes rows do not hold
+// their image's dataset: their triggers read it from the image, and an image's delete takes its rows
+// out of the class totals before the delete cascades to them (when the image is gone, their own
+// triggers find no dataset and change nothing). A total that reaches zero stays
+// as a row of zeros; readers skip those. A dataset's totals go with it, by a trigger rather than a
+// foreign key: PostgreSQL refuses a cascade that deletes rows a trigger of the same delete updates.
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { AREA_COLUMNS, ASPECT_COLUMNS, GRID_COLUMNS } from '../../formats/object-summary.ts';
+import { OBJECTS_PER_IMAGE_CAP } from '../../repositories/project-stats.repository.ts';
+import { isPostgres } from '../dialect.ts';
+import { notifyChangesOf } from './0006_change_notifications.ts';
+
+const HISTOGRAM = [...AREA_COLUMNS, ...ASPECT_COLUMNS, ...GRID_COLUMNS];
+/** The summed columns of dataset_class_totals, each the sum of the same column of image_classes (images: of 1). */
+const CLASS_SUMS = ['objects', ...HISTOGRAM];
+const TABLES = ['dataset_class_totals', 'dataset_image_totals', 'dataset_size_totals'];
+
+const ids = (names: readonly string[]) => sql.join(names.map((c) => sql.id(c)));
+const cap = sql.lit(OBJECTS_PER_IMAGE_CAP);
+
+async function createTables(db: Kysely<unknown>): Promise<void> {
+  let classes = db.schema
+    .createTable('dataset_class_totals')
+    .addColumn('dataset_id', 'integer', (c) => c.notNull())
+    .addColumn('project_id', 'integer', (c) => c.notNull())
+    .addColumn('class_id', 'integer', (c) => c.notNull().references('classes.id').onDelete('cascade'))
+    .addColumn('images', 'integer', (c) => c.notNull())
+    .addColumn('objects', 'bigint', (c) => c.notNull());
+  for (const column of HISTOGRAM) classes = classes.addColumn(column, 'bigint', (c) => c.notNull().defaultTo(0));
+  await classes.addPrimaryKeyConstraint('dataset_class_totals_pk', ['dataset_id', 'class_id']).execute();
+  await db.schema.createIndex('dataset_class_totals_project_idx').on('dataset_class_totals').columns(['project_id', 'class_id']).execute();
+  await db.schema.createIndex('dataset_class_totals_class_idx').on('dataset_class_totals').column('class_id').execute();
+  await db.schema
+    .createTable('dataset_image_totals')
+    .addColumn('dataset_id', 'integer', (c) => c.notNull())
+    .addColumn('project_id', 'integer', (c) => c.notNull())
+    // The object count, or the cap for every count at or above it.
+    .addColumn('objects_bin', 'integer', (c) => c.notNull())
+    .addColumn('images', 'integer', (c) => c.notNull())
+    .addColumn('objects', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('dataset_image_totals_pk', ['dataset_id', 'objects_bin'])
+    .execute();
+  await db.schema.createIndex('dataset_image_totals_project_idx').on('dataset_image_totals').column('project_id').execute();
+  await db.schema
+    .createTable('dataset_size_totals')
+    .addColumn('dataset_id', 'integer', (c) => c.notNull())
+    .addColumn('project_id', 'integer', (c) => c.notNull())
+    .addColumn('width', 'integer', (c) => c.notNull())
+    .addColumn('height', 'integer', (c) => c.notNull())
+    .addColumn('images', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('dataset_size_totals_pk', ['dataset_id', 'width', 'height'])
+    .execute();
+  await db.schema.createIndex('dataset_size_totals_project_idx').on('dataset_size_totals').column('project_id').execute();
+}
+
+/**
+ * The totals of the rows of `from` (image_classes, or a trigger's transition table of it) aliased ic,
+ * grouped by the dataset `dataset` names (of images i joined on the image, unless `join` says otherwise).
+ */
+function classTotalsOf(from: RawBuilder<unknown>, sign: '' | '-', dataset = sql`i.dataset_id`, join = sql`join images i on i.id = ic.image_id`): RawBuilder<unknown> {
+  const s = sql.raw(sign);
+  return sql`select ${dataset}, min(ic.project_id), ic.class_id, ${s}count(*), ${sql.join(CLASS_SUMS.map((c) => sql`${s}sum(ic.${sql.id(c)})`))}
+    from ${from} ic ${join} group by ${dataset}, ic.class_id`;
+}
+
+function imageTotalsOf(from: RawBuilder<unknown>, sign: '' | '-', least: string): RawBuilder<unknown> {
+  const s = sql.raw(sign);
+  const bin = sql`${sql.raw(least)}(object_count, ${cap})`;
+  return sql`select dataset_id, project_id, ${bin}, ${s}count(*), ${s}sum(object_count) from ${from} group by dataset_id, project_id, ${bin}`;
+}
+
+function sizeTotalsOf(from: RawBuilder<unknown>, sign: '' | '-'): RawBuilder<unknown> {
+  return sql`select dataset_id, project_id, width, height, ${sql.raw(sign)}count(*) from ${from} group by dataset_id, project_id, width, height`;
+}
+
+const CLASS_KEYS = ['dataset_id', 'class_id'];
+const IMAGE_KEYS = ['dataset_id', 'objects_bin'];
+const SIZE_KEYS = ['dataset_id', 'width', 'height'];
+const CLASS_COLUMNS = ['dataset_id', 'project_id', 'class_id', 'images', ...CLASS_SUMS];
+const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'objects_bin', 'images', 'objects'];
+const SIZE_COLUMNS = ['dataset_id', 'project_id', 'width', 'height', 'images'];
+
+/** Adds the rows of a select (in `columns` order) to `table`'s totals, `sums` added on a conflict of `keys`. */
+function addTo(table: string, columns: string[], keys: string[], sums: string[], rows: RawBuilder<unknown>, where = false): RawBuilder<unknown> {
+  // SQLite reads "select … on conflict" as a join's ON without a WHERE between them.
+  const w = where ? sql` where true` : sql``;
+  return sql`insert into ${sql.id(table)} (${ids(columns)}) ${rows}${w}
+    on conflict (${ids(keys)}) do update set ${sql.join(sums.map((c) => sql`${sql.id(c)} = ${sql.id(table)}.${sql.id(c)} + excluded.${sql.id(c)}`))}`;
+}
+
+async function backfill(db: Kysely<unknown>): Promise<void> {
+  const least = isPostgres(db) ? 'least' : 'min';
+  await sql`insert into dataset_class_totals (${ids(CLASS_COLUMNS)}) ${classTotalsOf(sql`image_classes`, '')}`.execute(db);
+  await sql`insert into dataset_image_totals (${ids(IMAGE_COLUMNS)}) ${imageTotalsOf(sql`images`, '', least)}`.execute(db);
+  await sql`insert into dataset_size_totals (${ids(SIZE_COLUMNS)}) ${sizeTotalsOf(sql`images`, '')}`.execute(db);
+}
+
+const classAdd = ['images', ...CLASS_SUMS];
+const subtractSet = (from: string) => sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = dataset_class_totals.${sql.id(c)} - ${sql.raw(from)}.${sql.id(c)}`));
+
+/** SQLite: one trigger per row and event. `row` is new or old. */
+function sqliteClassRow(row: 'new' | 'old'): RawBuilder<unknown> {
+  if (row === 'new') {
+    const values = sql.join([sql`i.dataset_id`, sql`new.project_id`, sql`new.class_id`, sql`1`, ...CLASS_SUMS.map((c) => sql`new.${sql.id(c)}`)]);
+    return sql`${addTo('dataset_class_totals', CLASS_COLUMNS, CLASS_KEYS, classAdd, sql`select ${values} from images i where i.id = new.image_id`)};`;
+  }
+  return sql`update dataset_class_totals set images = images - 1, ${subtractSet('old')}
+    where class_id = old.class_id and dataset_id = (select dataset_id from images where id = old.image_id);`;
+}
+
+/** SQLite: an image's class rows taken out of (sign -) or put into (+) the class totals of `dataset`. */
+function sqliteImageClasses(image: string, dataset: string, sign: '-' | '+'): RawBuilder<unknown> {
+  if (sign === '-') {
+    return sql`update dataset_class_totals set images = dataset_class_totals.images - 1, ${subtractSet('ic')}
+      from image_classes ic where ic.image_id = ${sql.raw(image)} and dataset_class_totals.dataset_id = ${sql.raw(dataset)} and dataset_class_totals.class_id = ic.class_id;`;
+  }
+  return sql`${addTo('dataset_class_totals', CLASS_COLUMNS, CLASS_KEYS, classAdd, sql`${classTotalsOf(sql`image_classes`, '', sql.raw(dataset), sql`where ic.image_id = ${sql.raw(image)}`)}`)};`;
+}
+
+function sqliteImageRow(row: 'new' | 'old'): RawBuilder<unknown> {
+  if (row === 'new') {
+    return sql`${addTo('dataset_image_totals', IMAGE_COLUMNS, IMAGE_KEYS, ['images', 'objects'], sql`values (new.dataset_id, new.project_id, min(new.object_count, ${cap}), 1, new.object_count)`)};
+      ${addTo('dataset_size_totals', SIZE_COLUMNS, SIZE_KEYS, ['images'], sql`values (new.dataset_id, new.project_id, new.width, new.height, 1)`)};`;
+  }
+  return sql`update dataset_image_totals set images = images - 1, objects = objects - old.object_count
+      where dataset_id = old.dataset_id and objects_bin = min(old.object_count, ${cap});
+    update dataset_size_totals set images = images - 1 where dataset_id = old.dataset_id and width = old.width and height = old.height;`;
+}
+
+async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
+  await sql`create trigger image_classes_totals_insert after insert on image_classes begin ${sqliteClassRow('new')} end`.execute(db);
+  await sql`create trigger image_classes_totals_delete after delete on image_classes begin ${sqliteClassRow('old')} end`.execute(db);
+  await sql`create trigger image_classes_totals_update after update on image_classes begin ${sqliteClassRow('old')} ${sqliteClassRow('new')} end`.execute(db);
+  await sql`create trigger datasets_totals_delete after delete on datasets begin
+    ${sql.join(TABLES.map((t) => sql`delete from ${sql.id(t)} where dataset_id = old.id;`), sql` `)} end`.execute(db);
+  await sql`create trigger images_totals_insert after insert on images begin ${sqliteImageRow('new')} end`.execute(db);
+  await sql`create trigger images_class_totals_delete before delete on images begin ${sqliteImageClasses('old.id', 'old.dataset_id', '-')} end`.execute(db);
+  await sql`create trigger images_class_totals_move after update of dataset_id on images when old.dataset_id <> new.dataset_id begin
+    ${sqliteImageClasses('old.id', 'old.dataset_id', '-')} ${sqliteImageClasses('new.id', 'new.dataset_id', '+')} end`.execute(db);
+  await sql`create trigger images_totals_delete after delete on images begin ${sqliteImageRow('old')} end`.execute(db);
+  await sql`create trigger images_totals_update after update of dataset_id, project_id, object_count, width, height on images begin
+    ${sqliteImageRow('old')} ${sqliteImageRow('new')} end`.execute(db);
+}
+
+/**
+ * PostgreSQL: one trigger per statement, over its transition tables (new_rows, old_rows). Rows to
+ * subtract are locked in key order first, and added in key order, so two writers of one project wait
+ * for each other rather than deadlock.
+ */
+async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
+  // Totals to subtract, a select in CLASS_COLUMNS order with negative sums.
+  const subtractClassTotals = (totals: RawBuilder<unknown>) => sql`
+    perform 1 from dataset_class_totals t where (t.dataset_id, t.class_id) in (select d.dataset_id, d.class_id from (${totals}) as d (${ids(CLASS_COLUMNS)}))
+      order by t.dataset_id, t.class_id for update;
+    update dataset_class_totals t set images = t.images + d.images, ${sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = t.${sql.id(c)} + d.${sql.id(c)}`))}
+      from (${totals}) as d (${ids(CLASS_COLUMNS)})
+      where t.dataset_id = d.dataset_id and t.class_id = d.class_id;`;
+  const addClassTotals = (totals: RawBuilder<unknown>) => sql`${addTo('dataset_class_totals', CLASS_COLUMNS, CLASS_KEYS, classAdd, sql`${totals} order by 1, 3`)};`;
+  // Rows of images gone already (a delete cascading from the image) find no image and change nothing.
+  const subtractClasses = subtractClassTotals(classTotalsOf(sql`old_rows`, '-'));
+  const addClasses = addClassTotals(classTotalsOf(sql`new_rows`, ''));
+  const moved = sql`(select o.id, o.dataset_id as from_dataset, n.dataset_id as to_dataset from old_rows o join new_rows n using (id) where o.dataset_id <> n.dataset_id) m`;
+  const moveClasses = sql`
+    ${subtractClassTotals(classTotalsOf(sql`image_classes`, '-', sql`m.from_dataset`, sql`join ${moved} on m.id = ic.image_id`))}
+    ${addClassTotals(classTotalsOf(sql`image_classes`, '', sql`m.to_dataset`, sql`join ${moved} on m.id = ic.image_id`))}`;
+  const subtractImages = sql`
+    perform 1 from dataset_image_totals t where (t.dataset_id, t.objects_bin) in (select dataset_id, least(object_count, ${cap}) from old_rows)
+      order by t.dataset_id, t.objects_bin for update;
+    update dataset_image_totals t set images = t.images + d.images, objects = t.objects + d.objects
+      from (${imageTotalsOf(sql`old_rows`, '-', 'least')}) as d (${ids(IMAGE_COLUMNS)})
+      where t.dataset_id = d.dataset_id and t.objects_bin = d.objects_bin;
+    perform 1 from dataset_size_totals t where (t.dataset_id, t.width, t.height) in (select dataset_id, width, height from old_rows)
+      order by t.dataset_id, t.width, t.height for update;
+    update dataset_size_totals t set images = t.images + d.images
+      from (${sizeTotalsOf(sql`old_rows`, '-')}) as d (${ids(SIZE_COLUMNS)})
+      where t.dataset_id = d.dataset_id and t.width = d.width and t.height = d.height;`;
+  const addImages = sql`
+    ${addTo('dataset_image_totals', IMAGE_COLUMNS, IMAGE_KEYS, ['images', 'objects'], sql`${imageTotalsOf(sql`new_rows`, '', 'least')} order by 1, 3`)};
+    ${addTo('dataset_size_totals', SIZE_COLUMNS, SIZE_KEYS, ['images'], sql`${sizeTotalsOf(sql`new_rows`, '')} order by 1, 3, 4`)};`;
+  // An update that leaves the counted columns alone (a rename, a description) changes no total.
+  const changedImages = sql`exists (select from old_rows o join new_rows n using (id)
+    where (o.dataset_id, o.project_id, o.object_count, o.width, o.height) is distinct from (n.dataset_id, n.project_id, n.object_count, n.width, n.height))`;
+  const functions: [string, RawBuilder<unknown>][] = [
+    ['annostore_class_totals_insert', addClasses],
+    ['annostore_class_totals_delete', subtractClasses],
+    ['annostore_class_totals_update', sql`${subtractClasses} ${addClasses}`],
+    ['annostore_image_totals_insert', addImages],
+    ['annostore_image_totals_delete', subtractImages],
+    ['annostore_image_totals_update', sql`if ${changedImages} then ${subtractImages} ${addImages} ${moveClasses} end if;`],
+  ];
+  for (const [name, body] of functions) {
+    await sql`create function ${sql.id(name)}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`.execute(db);
+  }
+  await sql`create function annostore_dataset_totals_delete() returns trigger language plpgsql as $$ begin
+    ${sql.join(TABLES.map((t) => sql`delete from ${sql.id(t)} where dataset_id in (select id from old_rows);`), sql` `)}
+    return null; end $$`.execute(db);
+  await sql`create trigger annostore_totals_delete after delete on datasets referencing old table as old_rows
+    for each statement execute function annostore_dataset_totals_delete()`.execute(db);
+  // Before the delete cascades to them, one image at a time (a statement trigger would see them gone).
+  await sql`create function annostore_image_class_totals_delete() returns trigger language plpgsql as $$ begin
+    update dataset_class_totals t set images = t.images - 1, ${sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = t.${sql.id(c)} - ic.${sql.id(c)}`))}
+      from image_classes ic where ic.image_id = old.id and t.dataset_id = old.dataset_id and t.class_id = ic.class_id;
+    return old; end $$`.execute(db);
+  await sql`create trigger annostore_class_totals_delete before delete on images for each row execute function annostore_image_class_totals_delete()`.execute(db);
+  const events = [
+    ['insert', sql`referencing new table as new_rows`],
+    ['delete', sql`referencing old table as old_rows`],
+    ['update', sql`referencing old table as old_rows new table as new_rows`],
+  ] as const;
+  for (const [table, kind] of [
+    ['image_classes', 'class'],
+    ['images', 'image'],
+  ] as const) {
+    for (const [event, referencing] of events) {
+      await sql`create trigger ${sql.id(`annostore_totals_${event}`)} after ${sql.raw(event)} on ${sql.id(table)} ${referencing}
+        for each statement execute function ${sql.id(`annostore_${kind}_totals_${event}`)}()`.execute(db);
+    }
+  }
+}
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await createTables(db);
+  await backfill(db);
+  if (isPostgres(db)) {
+    await postgresTriggers(db);
+    for (const table of TABLES) await notifyChangesOf(db, table);
+  } else {
+    await sqliteTriggers(db);
+  }
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  if (isPostgres(db)) {
+    for (const kind of ['class', 'image', 'image_class', 'dataset']) for (const event of ['insert', 'delete', 'update']) await sql`drop function if exists ${sql.id(`annostore_${kind}_totals_${event}`)}() cascade`.execute(db);
+  } else {
+    for (const table of ['image_classes', 'images', 'images_class', 'datasets']) for (const event of ['insert', 'delete', 'update', 'move']) await sql`drop trigger if exists ${sql.id(`${table}_totals_${event}`)}`.execute(db);
+  }
+  for (const table of [...TABLES].reverse()) await db.schema.dropTable(table).execute();
+}
