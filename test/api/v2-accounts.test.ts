@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { loadConfig } from '../../src/config.ts';
 import { hashPassword, needsRehash, verifyPassword } from '../../src/services/passwords.ts';
 import { captureLog } from '../helpers/captured-log.ts';
 import { dialects } from '../helpers/dialects.ts';
@@ -38,7 +39,7 @@ for (const dialect of dialects) {
     let t: TestApp;
     const log = captureLog();
     before(async () => {
-      t = await startTestApp(dialect, { accounts: { ...dialect.freshConfig().accounts, scryptCost: TEST_COST } }, { logger: log.logger });
+      t = await startTestApp(dialect, { accounts: { ...loadConfig({}).accounts, scryptCost: TEST_COST } }, { logger: log.logger });
     });
     after(async () => t?.close());
 
