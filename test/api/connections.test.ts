@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ConnectionSettings } from '../../src/config.ts';
+import { type ConnectionSettings, loadConfig } from '../../src/config.ts';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../../src/repositories/teams.repository.ts';
 import { dialects } from '../helpers/dialects.ts';
@@ -47,7 +47,7 @@ interface SlowRoute {
 }
 
 async function startWith(settings: Partial<ConnectionSettings>, slowRoute?: SlowRoute): Promise<{ t: TestApp; port: number }> {
-  const defaults = sqlite.freshConfig().connections;
+  const defaults = loadConfig({}).connections;
   const t = await startTestApp(sqlite, { connections: { ...defaults, ...settings } }, {
     onRoute: (route) => {
       if (!slowRoute || route.method !== slowRoute.method || route.url !== slowRoute.url) return;

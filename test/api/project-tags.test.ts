@@ -36,11 +36,14 @@ interface AnnotationBody {
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const TRIANGLE: [number, number][] = [[1, 1], [9, 1], [5, 8]];
 
-/** Resolves once some session of the server waits for a row lock, so the next step races nothing. */
+/**
+ * Resolves once some session of the server waits for a lock `client` holds, so the next step races
+ * nothing (only such a session: other tests' sessions on the same PostgreSQL wait for locks of their own).
+ */
 async function waitForLockWait(client: pg.Client): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const { rows } = await client.query<{ n: string }>(
-      "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid()",
+      'select count(*) as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))',
     );
     if (Number(rows[0]?.n) > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 25));

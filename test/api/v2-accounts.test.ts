@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { loadConfig } from '../../src/config.ts';
 import { hashPassword, needsRehash, verifyPassword } from '../../src/services/passwords.ts';
 import { captureLog } from '../helpers/captured-log.ts';
 import { dialects } from '../helpers/dialects.ts';
@@ -38,7 +39,11 @@ for (const dialect of dialects) {
     let t: TestApp;
     const log = captureLog();
     before(async () => {
-      t = await startTestApp(dialect, { accounts: { ...dialect.freshConfig().accounts, scryptCost: TEST_COST } }, { logger: log.logger });
+      const defaults = loadConfig({});
+      // Failed sign-ins refill at 10 an hour rather than a minute: a busy machine's eleven failures, each
+      // through scrypt, could otherwise take long enough for one to be given back.
+      const signInFailures = { ...defaults.rateLimits.signInFailures!, perSecond: 10 / 3600 };
+      t = await startTestApp(dialect, { accounts: { ...defaults.accounts, scryptCost: TEST_COST }, rateLimits: { ...defaults.rateLimits, signInFailures } }, { logger: log.logger });
     });
     after(async () => t?.close());
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { loadConfig } from '../../src/config.ts';
 import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { type TestApp, startTestApp } from '../helpers/test-app.ts';
@@ -31,7 +32,7 @@ describe('accounts in the web interface', { skip: chromiumSkip }, () => {
   let base: string;
   let browser: Browser;
   before(async () => {
-    t = await startTestApp(dialects[0]!, { accounts: { ...dialects[0]!.freshConfig().accounts, scryptCost: { logN: 14, r: 8, p: 1 } } });
+    t = await startTestApp(dialects[0]!, { accounts: { ...loadConfig({}).accounts, scryptCost: { logN: 14, r: 8, p: 1 } } });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
   });

@@ -1,11 +1,16 @@
 // Every database test runs on each dialect: SQLite in a fresh folder, PostgreSQL in a fresh schema.
 // Without a reachable PostgreSQL the PostgreSQL runs are skipped with one line that says so.
+//
+// A fresh database starts migrated: running the migrations anew for every test took seconds a test on
+// PostgreSQL. They run once per version of the migrations (see migrated-templates.ts), and each fresh
+// database is a copy of that result; the migrations' own tests start from an empty one (emptyConfig).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { type Config, loadConfig } from '../../src/config.ts';
+import { copySqliteTemplate, makePostgresTemplate, makeSqliteTemplate, restorePostgresTemplate } from './migrated-templates.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -35,25 +40,39 @@ export const postgresSkipReason = notChosen('postgres') ?? (await probePostgres(
 if (postgresSkipReason) console.log(`# ${postgresSkipReason}`);
 const sqliteSkipReason = notChosen('sqlite');
 
+export function tempDir(label: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `annostore-${label}-`));
+}
+
+const sqliteTemplate = sqliteSkipReason ? null : await makeSqliteTemplate(tempDir);
+const postgresTemplate = postgresSkipReason ? null : await makePostgresTemplate(TEST_DATABASE_URL, tempDir);
+const newSchemaName = () => `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+
 export interface DialectCase {
   name: 'sqlite' | 'postgres';
   /** A skip reason for node:test, or false. */
   skip: string | false;
-  /** A fresh, empty configuration: its own data folder and, on PostgreSQL, its own schema. */
+  /**
+   * A fresh configuration: its own data folder and, on PostgreSQL, its own schema, holding a database
+   * with every migration applied and nothing else (as the first start leaves it).
+   */
   freshConfig(overrides?: Partial<Config>): Config;
-  /** Removes what freshConfig made. */
+  /** A fresh configuration whose database is empty, no migration applied (for the migrations' tests). */
+  emptyConfig(overrides?: Partial<Config>): Config;
+  /** Removes what freshConfig or emptyConfig made. */
   cleanup(config: Config): Promise<void>;
-}
-
-export function tempDir(label: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `annostore-${label}-`));
 }
 
 export const dialects: DialectCase[] = [
   {
     name: 'sqlite',
     skip: sqliteSkipReason ?? false,
-    freshConfig: (overrides = {}) => loadConfig({}, { dataDir: tempDir('sqlite'), ...overrides }),
+    freshConfig(overrides = {}) {
+      const dataDir = tempDir('sqlite');
+      if (sqliteTemplate) copySqliteTemplate(sqliteTemplate, dataDir);
+      return loadConfig({}, { dataDir, ...overrides });
+    },
+    emptyConfig: (overrides = {}) => loadConfig({}, { dataDir: tempDir('sqlite'), ...overrides }),
     async cleanup(config) {
       fs.rmSync(config.dataDir, { recursive: true, force: true });
     },
@@ -61,16 +80,13 @@ export const dialects: DialectCase[] = [
   {
     name: 'postgres',
     skip: postgresSkipReason ?? false,
-    freshConfig: (overrides = {}) =>
-      loadConfig(
-        {},
-        {
-          dataDir: tempDir('pg'),
-          databaseUrl: TEST_DATABASE_URL,
-          databaseSchema: `t_${process.pid}_${randomBytes(4).toString('hex')}`,
-          ...overrides,
-        },
-      ),
+    freshConfig(overrides = {}) {
+      const databaseSchema = newSchemaName();
+      if (postgresTemplate) restorePostgresTemplate(postgresTemplate, TEST_DATABASE_URL, databaseSchema);
+      return loadConfig({}, { dataDir: tempDir('pg'), databaseUrl: TEST_DATABASE_URL, databaseSchema, ...overrides });
+    },
+    emptyConfig: (overrides = {}) =>
+      loadConfig({}, { dataDir: tempDir('pg'), databaseUrl: TEST_DATABASE_URL, databaseSchema: newSchemaName(), ...overrides }),
     async cleanup(config) {
       fs.rmSync(config.dataDir, { recursive: true, force: true });
       const client = new pg.Client({ connectionString: TEST_DATABASE_URL });

@@ -44,7 +44,7 @@ export async function startServerProcess(env: Record<string, string>, args = ['s
     }
   };
   if (args[0] === 'serve') {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 120_000; // a busy machine starts Node and the app's modules slowly
     for (;;) {
       if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
       try {

@@ -18,7 +18,7 @@ describe('PostgreSQL binary COPY and snapshots', { skip: postgres.skip }, () => 
   let other: Db;
 
   before(async () => {
-    config = postgres.freshConfig();
+    config = postgres.emptyConfig();
     db = await createDb(config);
     other = await createDb(config);
     await sql`create table t (id integer primary key, body text)`.execute(db.kysely);

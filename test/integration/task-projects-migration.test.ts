@@ -15,7 +15,7 @@ for (const dialect of dialects) {
     let db: Db;
 
     beforeEach(async () => {
-      config = dialect.freshConfig();
+      config = dialect.emptyConfig();
       db = await createDb(config);
     });
 
