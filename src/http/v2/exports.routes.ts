@@ -46,7 +46,7 @@ export const exportRoutes =
     app.get(
       '/exports/:id',
       {
-        config: { access: needs('manager', ['task', 'params.id']) },
+        config: { access: needs('viewer', ['task', 'params.id']) },
         schema: {
           tags: ['exports'],
           summary: 'An export task and, once it has finished, its archive’s size',
@@ -60,7 +60,7 @@ export const exportRoutes =
     app.get(
       '/exports/:id/archive',
       {
-        config: { access: needs('manager', ['task', 'params.id']) },
+        config: { access: needs('viewer', ['task', 'params.id']) },
         schema: {
           tags: ['exports'],
           summary: 'The archive of a finished export, whole or one byte range',
