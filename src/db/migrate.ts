@@ -1,6 +1,6 @@
 // Runs the migrations in src/db/migrations in order. The list is static so it works without a
 // file-system scan (and inside a bundled build).
-import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
+import { type DatabaseIntrospector, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator, type TableMetadata, sql } from 'kysely';
 import type { Db } from './create-db.ts';
 import * as initial from './migrations/0001_initial.ts';
 import * as importItems from './migrations/0002_import_items.ts';
@@ -76,9 +76,43 @@ const migrations = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
+/**
+ * On PostgreSQL, the migrator's look for its own tables reads this schema alone. Kysely's introspector
+ * reads every table of every schema of the database, and fails ("schema … does not exist") when
+ * another user of the same database drops a schema meanwhile.
+ */
+function ownSchemaIntrospector(kysely: Kysely<unknown>, schema: string | undefined): DatabaseIntrospector {
+  const name = schema === undefined ? sql<string>`current_schema()` : sql<string>`${schema}`;
+  const getTables = async (): Promise<TableMetadata[]> => {
+    const { rows } = await sql<{ name: string; schema: string }>`
+      select table_name as name, table_schema as schema from information_schema.tables where table_schema = ${name}`.execute(kysely);
+    return rows.map((row) => ({ name: row.name, schema: row.schema, isView: false, columns: [] }));
+  };
+  return {
+    getSchemas: async () => (await sql<{ name: string }>`select nspname as name from pg_namespace where nspname = ${name}`.execute(kysely)).rows,
+    getTables,
+    getMetadata: async () => ({ tables: await getTables() }),
+  };
+}
+
+/** The database as the migrator sees it: on PostgreSQL, with the introspector of its own schema. */
+function migratorDb(db: Db): Kysely<unknown> {
+  if (db.dialect !== 'postgres') return db.kysely as Kysely<unknown>;
+  const kysely = db.kysely as Kysely<unknown>;
+  const introspection = ownSchemaIntrospector(kysely, db.schema);
+  return new Proxy(kysely, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      // Kysely's methods read private fields: they must run on the instance itself, not the proxy.
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 function migratorOf(db: Db): Migrator {
   // Name the schema: the migrator's table check would otherwise see another schema's tables.
-  return new Migrator({ db: db.kysely, provider, ...(db.schema ? { migrationTableSchema: db.schema } : {}) });
+  return new Migrator({ db: migratorDb(db), provider, ...(db.schema ? { migrationTableSchema: db.schema } : {}) });
 }
 
 function applied({ error, results }: MigrationResultSet): string[] {

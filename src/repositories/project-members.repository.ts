@@ -166,7 +166,15 @@ export async function projectIdsOf(db: Kysely<Database>, teamId: number, kind: R
         .execute();
       break;
     case 'task':
-      rows = await db.selectFrom('tasks').select('project_id as projectId').where('team_id', '=', teamId).where('id', 'in', unique).execute();
+      // A task keeps its project's id after the project is deleted (no foreign key): such a task names
+      // no project, and is left to the team's rules, so its owner can still read how it ended.
+      rows = await db
+        .selectFrom('tasks as k')
+        .innerJoin('projects as p', 'p.id', 'k.project_id')
+        .select('k.project_id as projectId')
+        .where('k.team_id', '=', teamId)
+        .where('k.id', 'in', unique)
+        .execute();
       break;
     case 'job':
       rows = await db.selectFrom('jobs').select('project_id as projectId').where('team_id', '=', teamId).where('id', 'in', unique).execute();

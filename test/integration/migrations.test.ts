@@ -183,7 +183,7 @@ for (const dialect of dialects) {
     });
 
     test("0036 names each image's annotation and each version's copy by the hash of its snapshot, reads the same, and gives the copies back when undone", async () => {
-      await migrateTo(db, '0031_annotation_revisions');
+      await migrateTo(db, '0034_jobs');
       const k = db.kysely;
       const now = new Date().toISOString();
       const objects = '[{"classTitle":"car","description":"","tags":[],"bitmap":null,"points":{"exterior":[[1,2]],"interior":[]}}]';

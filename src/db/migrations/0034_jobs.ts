@@ -10,9 +10,11 @@
 // - review_issues: what a rejection says is wrong, pinned to a point (x, y) or to an object id of the
 //   image; open until the assignee resolves it. review_comments: the thread of each issue, its first
 //   comment the reviewer's.
-// No cache of the app reads these tables, so none is named to notifyChangesOf.
+// Each table notifies its changes on PostgreSQL, as every table of the schema does, so that what the
+// app keeps over the database (role checks, lists) is dropped when another process changes them.
 import type { Kysely } from 'kysely';
-import { notNull, withIdColumn } from '../dialect.ts';
+import { isPostgres, notNull, withIdColumn } from '../dialect.ts';
+import { notifyChangesOf } from './0006_change_notifications.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   const schema = db.schema;
@@ -67,6 +69,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', notNull)
     .execute();
   await schema.createIndex('review_comments_issue_idx').on('review_comments').columns(['issue_id', 'id']).execute();
+  if (isPostgres(db)) for (const table of ['jobs', 'job_images', 'review_issues', 'review_comments']) await notifyChangesOf(db, table);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -206,14 +206,15 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
   await sql`create function annostore_dataset_totals_delete() returns trigger language plpgsql as $$ begin
     ${sql.join(TABLES.map((t) => sql`delete from ${sql.id(t)} where dataset_id in (select id from old_rows);`), sql` `)}
     return null; end $$`.execute(db);
-  await sql`create trigger annostore_totals_delete after delete on datasets referencing old table as old_rows
+  // Named outside `annostore_*`, which names the change notices every table has (src/db/pg-changes.ts).
+  await sql`create trigger stats_totals_delete after delete on datasets referencing old table as old_rows
     for each statement execute function annostore_dataset_totals_delete()`.execute(db);
   // Before the delete cascades to them, one image at a time (a statement trigger would see them gone).
   await sql`create function annostore_image_class_totals_delete() returns trigger language plpgsql as $$ begin
     update dataset_class_totals t set images = t.images - 1, ${sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = t.${sql.id(c)} - ic.${sql.id(c)}`))}
       from image_classes ic where ic.image_id = old.id and t.dataset_id = old.dataset_id and t.class_id = ic.class_id;
     return old; end $$`.execute(db);
-  await sql`create trigger annostore_class_totals_delete before delete on images for each row execute function annostore_image_class_totals_delete()`.execute(db);
+  await sql`create trigger stats_class_totals_delete before delete on images for each row execute function annostore_image_class_totals_delete()`.execute(db);
   const events = [
     ['insert', sql`referencing new table as new_rows`],
     ['delete', sql`referencing old table as old_rows`],
@@ -224,7 +225,7 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
     ['images', 'image'],
   ] as const) {
     for (const [event, referencing] of events) {
-      await sql`create trigger ${sql.id(`annostore_totals_${event}`)} after ${sql.raw(event)} on ${sql.id(table)} ${referencing}
+      await sql`create trigger ${sql.id(`stats_totals_${event}`)} after ${sql.raw(event)} on ${sql.id(table)} ${referencing}
         for each statement execute function ${sql.id(`annostore_${kind}_totals_${event}`)}()`.execute(db);
     }
   }
