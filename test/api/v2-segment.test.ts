@@ -124,6 +124,10 @@ for (const dialect of dialects) {
       const iou = maskIoU(third, truth);
       assert.ok(iou >= 0.95, `IoU ${iou.toFixed(3)} (after one click ${maskIoU(first, truth).toFixed(3)}, two ${maskIoU(second, truth).toFixed(3)})`);
       assert.equal(refinement.depth, 3);
+      // The same two clicks sent together, with no mask to refine, keep less of the ring.
+      const together = (await decodePrompt({ points: [band, hole], box: null, inputScale, width: WIDTH, height: HEIGHT }, embedding, tensor, run)).mask;
+      console.log(`# ring: IoU ${maskIoU(first, truth).toFixed(3)}, ${maskIoU(second, truth).toFixed(3)}, ${iou.toFixed(3)} click by click; ${maskIoU(together, truth).toFixed(3)} from the first two together`);
+      assert.ok(maskIoU(second, truth) > maskIoU(together, truth));
       // The polygon keeps the hole: drawn back, still at least 0.95.
       const polygons = maskToPolygons({ width: WIDTH, height: HEIGHT, pixels: third }, { tolerance: 1, minArea: 16 });
       assert.equal(polygons.length, 1);
