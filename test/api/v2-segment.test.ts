@@ -1,6 +1,6 @@
 // The segment tool's routes: the model and its decoder, and an image's embedding made once per image
-// and model, cached for good, readable by the decoder (which segments a generated disc from it), and
-// another team's image as missing as one that does not exist. On both dialects; the encoder is loaded
+// and model, cached for good, readable by the decoder (which segments a generated disc from it, and a
+// generated ring through the editor's own refining decode sequence), and another team's image as missing as one that does not exist. On both dialects; the encoder is loaded
 // once per app.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +11,10 @@ import { sweepBlobs } from '../../src/services/blob-sweep.service.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { startTaskRunner } from '../../src/tasks/runner.ts';
 import { float16ToFloat32 } from '../../src/services/float16.ts';
+import { maskToPolygons } from '../../src/formats/mask-polygons.ts';
+import { fillPolygon, newRaster } from '../../src/formats/raster.ts';
+import { MaskRefinement, type TensorLike, decodePrompt } from '../../web/editor/segment-decode.ts';
+import type { PromptPoint } from '../../web/editor/segment-messages.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject } from '../helpers/factories.ts';
 import { waitForTask } from '../helpers/importing.ts';
@@ -21,6 +25,7 @@ const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const WIDTH = 480;
 const HEIGHT = 360;
 const DISC = disc(200, 170, 90);
+const RING = ring(240, 180, 160, 75);
 
 interface ModelAnswer {
   model: string;
@@ -95,6 +100,49 @@ for (const dialect of dialects) {
       const mask = Uint8Array.from(logits.subarray(0, WIDTH * HEIGHT), (v) => (v > 0 ? 1 : 0));
       const iou = maskIoU(mask, shapeMask(WIDTH, HEIGHT, DISC));
       assert.ok(iou >= 0.95, `IoU ${iou}`);
+    });
+
+    test('the editor’s decoding refines each prompt’s mask: a ring from band, hole excluded, band again, IoU at least 0.95 with its hole; undo gives back the mask before', async () => {
+      const datasetId = await newDataset(t.ctx, await newProject(t.ctx, { title: 'ring' }));
+      const ringImage = await newImage(t.ctx, datasetId, { name: 'ring.png', bytes: await shapePicture(WIDTH, HEIGHT, RING), width: WIDTH, height: HEIGHT });
+      const bytes = (await get(`/v2/images/${ringImage.id}/embedding?model=${model.model}`)).rawPayload;
+      const embedding = new ort.Tensor('float32', float16ToFloat32(new Uint16Array(bytes.buffer.slice(bytes.byteOffset + 16, bytes.byteOffset + bytes.length))), [1, 256, 64, 64]);
+      const session = await ort.InferenceSession.create((await get(model.decoder)).rawPayload);
+      // The worker's own decoding (web/editor/segment-decode.ts), run here with onnxruntime-node.
+      const tensor = (data: Float32Array, dims: number[]) => new ort.Tensor('float32', data, dims);
+      const run = (feeds: Record<string, TensorLike>) => session.run(feeds as Record<string, ort.Tensor>);
+      const refinement = new MaskRefinement();
+      const inputScale = model.inputSize / Math.max(WIDTH, HEIGHT);
+      const truth = shapeMask(WIDTH, HEIGHT, RING);
+      const decode = async (points: PromptPoint[]) => (await decodePrompt({ points, box: null, inputScale, width: WIDTH, height: HEIGHT }, embedding, tensor, run, refinement)).mask;
+      const band: PromptPoint = [240, 180 - 118, true];
+      const hole: PromptPoint = [240, 180, false];
+      const otherSide: PromptPoint = [240, 180 + 118, true];
+      const first = await decode([band]);
+      const second = await decode([band, hole]);
+      const third = await decode([band, hole, otherSide]);
+      const iou = maskIoU(third, truth);
+      assert.ok(iou >= 0.95, `IoU ${iou.toFixed(3)} (after one click ${maskIoU(first, truth).toFixed(3)}, two ${maskIoU(second, truth).toFixed(3)})`);
+      assert.equal(refinement.depth, 3);
+      // The same two clicks sent together, with no mask to refine, keep less of the ring.
+      const together = (await decodePrompt({ points: [band, hole], box: null, inputScale, width: WIDTH, height: HEIGHT }, embedding, tensor, run)).mask;
+      console.log(`# ring: IoU ${maskIoU(first, truth).toFixed(3)}, ${maskIoU(second, truth).toFixed(3)}, ${iou.toFixed(3)} click by click; ${maskIoU(together, truth).toFixed(3)} from the first two together`);
+      assert.ok(maskIoU(second, truth) > maskIoU(together, truth));
+      // The polygon keeps the hole: drawn back, still at least 0.95.
+      const polygons = maskToPolygons({ width: WIDTH, height: HEIGHT, pixels: third }, { tolerance: 1, minArea: 16 });
+      assert.equal(polygons.length, 1);
+      assert.equal(polygons[0]!.interior.length, 1);
+      const drawn = newRaster(WIDTH, HEIGHT);
+      fillPolygon(drawn, [polygons[0]!.exterior, ...polygons[0]!.interior], 1);
+      assert.ok(maskIoU(drawn.pixels, truth) >= 0.95);
+      // Undo of the last click: the mask shown before it, exactly; then the click again refines it as before.
+      assert.deepEqual(await decode([band, hole]), second);
+      assert.equal(refinement.depth, 2);
+      assert.deepEqual(await decode([band, hole, otherSide]), third);
+      // Reset (the prompts cleared): the next click starts afresh, the first mask again.
+      refinement.reset();
+      assert.equal(refinement.depth, 0);
+      assert.deepEqual(await decode([band]), first);
     });
 
     test('another team’s image, and a missing one, are 404 alike; another model is 404; no key is 401', async () => {

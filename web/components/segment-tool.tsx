@@ -90,6 +90,7 @@ export function useSegmentTool(props: SegmentToolProps): SegmentTool {
     setBox(null);
     setDrag(null);
     showMask(null);
+    client.current?.reset();
   };
 
   const showMask = (next: SegmentMask | null) => {
@@ -115,7 +116,10 @@ export function useSegmentTool(props: SegmentToolProps): SegmentTool {
     latest.current = { points: nextPoints, box: nextBox };
     setPoints(nextPoints);
     setBox(nextBox);
-    if (nextPoints.length === 0 && !nextBox) return showMask(null);
+    if (nextPoints.length === 0 && !nextBox) {
+      client.current?.reset();
+      return showMask(null);
+    }
     ensureClient()
       .decode(props.imageId, props.size, nextPoints, nextBox)
       .then(

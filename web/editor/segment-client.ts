@@ -1,6 +1,7 @@
 // The page's side of the segment tool: starts the decoder worker (segment-worker.ts) on first use,
 // tells it which image's embedding to fetch, and asks it for masks. Only the latest prompt's mask is
-// wanted: an answer to an earlier one that arrives after it is dropped.
+// wanted: an answer to an earlier one that arrives after it is dropped. The worker refines each mask
+// from the one before until reset() says the prompts are gone.
 import { type SegmentModel, embeddingUrl, getSegmentModel } from '../api.ts';
 import type { PromptPoint, SegmentReply, SegmentRequest } from './segment-messages.ts';
 
@@ -114,6 +115,11 @@ export class SegmentClient {
       this.waiting.set(id, { resolve, reject, scale });
       this.post({ type: 'decode', id, points, box, inputScale, width: Math.round(size.width * scale), height: Math.round(size.height * scale) });
     });
+  }
+
+  /** The prompts are gone: the next prompt starts a new mask instead of refining the last one. */
+  reset(): void {
+    if (this.worker) this.post({ type: 'reset' });
   }
 
   dispose(): void {

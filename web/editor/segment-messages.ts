@@ -6,6 +6,8 @@ export type PromptPoint = [number, number, boolean];
 export type SegmentRequest =
   | { type: 'load'; decoder: string; wasm: string }
   | { type: 'embedding'; url: string }
+  /** The prompts are gone (cleared, undone back to none): the next one starts a new mask. */
+  | { type: 'reset' }
   | {
       type: 'decode';
       id: number;
