@@ -138,6 +138,7 @@ export class EmbeddingMaker {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.encoder.close(), ...[...this.others.values()].map((e) => e.close())]);
+    // One after the other: ONNX Runtime's sessions are best not torn down in two threads at once.
+    for (const encoder of [this.encoder, ...this.others.values()]) await encoder.close();
   }
 }

@@ -52,7 +52,16 @@ async function encode({ rgb, width, height }: EncodeRequest): Promise<{ embeddin
   return { embedding: float32ToFloat16(output.data as Float32Array), dims: [...output.dims] };
 }
 
-parentPort!.on('message', (request: EncodeRequest) => {
+parentPort!.on('message', (request: EncodeRequest | { close: true }) => {
+  if ('close' in request) {
+    // The session is released here, in its own thread, before the thread is stopped: an ONNX Runtime
+    // session still alive while its thread is torn down can abort the whole process.
+    void session
+      .then((encoder) => encoder.release())
+      .catch(() => undefined)
+      .finally(() => parentPort!.postMessage({ closed: true }));
+    return;
+  }
   encode(request).then(
     ({ embedding, dims }) => parentPort!.postMessage({ id: request.id, embedding, dims } satisfies EncodeReply, [embedding.buffer as ArrayBuffer]),
     (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies EncodeReply),

@@ -100,6 +100,23 @@ export class SegmentEncoder {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
-    if (worker) await worker.terminate();
+    if (!worker) return;
+    // Let the thread release its ONNX Runtime session first (segment-encoder-thread.ts), for at most 10 s.
+    worker.ref();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 10_000);
+      worker.on('message', (reply: { closed?: true }) => {
+        if (reply.closed) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      worker.on('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      worker.postMessage({ close: true });
+    });
+    await worker.terminate();
   }
 }
