@@ -1,8 +1,8 @@
 // Jobs, their images and the review's issues and comments (0034_jobs.ts): every query of them.
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { planNameSearch } from '../db/name-search.ts';
 import { isPostgres } from '../db/dialect.ts';
-import type { Database } from '../db/types.ts';
+import type { Database, ReviewIssuesTable } from '../db/types.ts';
 import { type ImageFilter, filteredImages } from './image-metadata.repository.ts';
 
 export type JobStage = 'annotate' | 'review' | 'done';
@@ -360,19 +360,7 @@ export async function countComments(db: Kysely<Database>, issueId: number): Prom
   return Number(row.n);
 }
 
-interface IssueRow {
-  id: number;
-  job_id: number;
-  image_id: number;
-  x: number | null;
-  y: number | null;
-  object_id: number | null;
-  status: string;
-  created_by: number | null;
-  created_at: string;
-  resolved_by: number | null;
-  resolved_at: string | null;
-}
+type IssueRow = Selectable<ReviewIssuesTable>;
 
 const toIssue = (r: IssueRow): IssueRecord => ({
   id: r.id,
