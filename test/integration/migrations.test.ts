@@ -182,6 +182,20 @@ for (const dialect of dialects) {
       assert.equal(rows.length, 4);
     });
 
+    test('0033 leaves every existing project to the team as managers, and undone, the column goes', async () => {
+      await migrateTo(db, '0032_user_identities');
+      const k = db.kysely;
+      const now = new Date().toISOString();
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('roles', ${now}) returning id`.execute(k);
+      await sql`insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'before roles', 0, ${now}, ${now})`.execute(k);
+      assert.deepEqual(await migrateTo(db, '0033_project_members'), ['0033_project_members']);
+      const { rows } = await sql<{ role: string | null }>`select member_default_role as role from projects where title = 'before roles'`.execute(k);
+      assert.deepEqual(rows, [{ role: 'manager' }]);
+      await migrateTo(db, '0032_user_identities');
+      const { rows: after } = await sql<Record<string, unknown>>`select * from projects where title = 'before roles'`.execute(k);
+      assert.ok(!('member_default_role' in after[0]!));
+    });
+
     test("0036 names each image's annotation and each version's copy by the hash of its snapshot, reads the same, and gives the copies back when undone", async () => {
       await migrateTo(db, '0034_jobs');
       const k = db.kysely;
