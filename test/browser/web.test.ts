@@ -171,7 +171,7 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     await checkAccessibility(page, 'the gallery');
     await shoot(page, 'gallery');
 
-    await page.getByRole('button', { name: /car/ }).click();
+    await page.getByRole('button', { name: /^car\b/ }).click();
     await page.waitForURL(/class=\d+/);
     await page.getByRole('status').filter({ hasText: '6 images' }).waitFor();
     const names = await page.locator('.tile .caption').allTextContents();
@@ -179,7 +179,7 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     // The filter is in the URL: a reload shows the same view.
     await page.reload();
     await page.getByRole('status').filter({ hasText: '6 images' }).waitFor();
-    assert.equal(await page.getByRole('button', { name: /car/ }).getAttribute('aria-pressed'), 'true');
+    assert.equal(await page.getByRole('button', { name: /^car\b/ }).getAttribute('aria-pressed'), 'true');
     await page.locator('.tile img').first().waitFor();
     await shoot(page, 'gallery-class-filter');
 
@@ -434,7 +434,7 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
   test('the gallery selects several images, tags them at once and deletes them', async () => {
     await page.goto(`${base}/projects/${projectId}/images?dataset=${cityId}`);
     await page.getByRole('status').filter({ hasText: '12 images' }).waitFor();
-    const rainy = page.getByRole('button', { name: /rainy/ }).locator('.facet-count');
+    const rainy = page.getByRole('button', { name: /^rainy\b/ }).locator('.facet-count');
     await rainy.filter({ hasText: /^5$/ }).waitFor();
     await page.getByRole('checkbox', { name: 'Select city_001.png' }).check();
     await page.getByRole('checkbox', { name: 'Select city_003.png' }).check();
@@ -487,7 +487,7 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     assert.deepEqual(await shapes(), { car: 0, person: 1, lane: 1, puddle: 1 });
     // A view setting, not a filter: the same images, the car filter not engaged.
     await page.getByRole('status').filter({ hasText: '11 images' }).waitFor();
-    assert.equal(await page.getByRole('button', { name: /car/ }).getAttribute('aria-pressed'), 'false');
+    assert.equal(await page.getByRole('button', { name: /^car\b/ }).getAttribute('aria-pressed'), 'false');
     assert.equal(await page.getByRole('checkbox', { name: 'Draw person on tiles' }).isChecked(), true);
     await checkAccessibility(page, 'the gallery with a class hidden');
     await shoot(page, 'gallery-class-hidden');
@@ -502,7 +502,7 @@ describe('the web interface in Chromium', { skip: chromiumSkip }, () => {
     assert.deepEqual(await shapes(), { car: 0, person: 1, lane: 1, puddle: 1 });
 
     // A filter chosen now keeps the view; drawing the class again brings its shapes back.
-    await page.getByRole('button', { name: /person/ }).click();
+    await page.getByRole('button', { name: /^person\b/ }).click();
     await page.waitForURL(/class=\d+/);
     assert.match(page.url(), new RegExp(`[?&]hide=${carId}(&|$)`));
     await page.getByRole('checkbox', { name: 'Draw car on tiles' }).check();
@@ -819,13 +819,13 @@ for (const dialect of dialects.filter((d) => d.name !== 'sqlite')) {
 
       await page.getByRole('link', { name: 'Street scenes' }).click();
       await page.getByRole('status').filter({ hasText: '4 images' }).waitFor();
-      await page.getByRole('button', { name: /car/ }).locator('.facet-count').filter({ hasText: /^2$/ }).waitFor();
+      await page.getByRole('button', { name: /^car\b/ }).locator('.facet-count').filter({ hasText: /^2$/ }).waitFor();
       const tile = page.locator('.tile-link', { hasText: 'city_0.png' }).locator('svg.tile-objects');
       await tile.locator('path.object').waitFor({ state: 'attached' });
       await page.getByRole('checkbox', { name: 'Draw car on tiles' }).uncheck();
       await tile.locator('path.object').waitFor({ state: 'detached' });
       assert.equal(await tile.locator('rect.object').count(), 1);
-      await page.getByRole('button', { name: /car/ }).click();
+      await page.getByRole('button', { name: /^car\b/ }).click();
       await page.getByRole('status').filter({ hasText: '2 images' }).waitFor();
       assert.deepEqual(await page.locator('.tile .caption').allTextContents(), ['city_0.png', 'city_2.png']);
       await checkAccessibility(page, `the gallery on ${dialect.name}`);
