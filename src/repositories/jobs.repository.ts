@@ -2,7 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { planNameSearch } from '../db/name-search.ts';
 import { isPostgres } from '../db/dialect.ts';
-import type { Database, ReviewIssuesTable } from '../db/types.ts';
+import type { Database, JobsTable, ReviewIssuesTable } from '../db/types.ts';
 import { type ImageFilter, filteredImages } from './image-metadata.repository.ts';
 
 export type JobStage = 'annotate' | 'review' | 'done';
@@ -46,18 +46,7 @@ const JOB_COLUMNS = [
   'jobs.updated_at',
 ] as const;
 
-interface JobRow {
-  id: number;
-  team_id: number;
-  project_id: number;
-  title: string;
-  stage: string;
-  assignee_id: number;
-  reviewer_id: number | null;
-  created_by: number | null;
-  created_at: string;
-  updated_at: string;
-}
+type JobRow = Selectable<JobsTable>;
 
 const toJob = (r: JobRow): JobRecord => ({
   id: r.id,
