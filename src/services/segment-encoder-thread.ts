@@ -52,17 +52,25 @@ async function encode({ rgb, width, height }: EncodeRequest): Promise<{ embeddin
   return { embedding: float32ToFloat16(output.data as Float32Array), dims: [...output.dims] };
 }
 
+/** The encodings under way: the session is not released while one still runs. */
+const running = new Set<Promise<unknown>>();
+
 parentPort!.on('message', (request: EncodeRequest | { close: true }) => {
   if ('close' in request) {
-    // The session is released here, in its own thread, before the thread is stopped: an ONNX Runtime
-    // session still alive while its thread is torn down can abort the whole process.
-    void session
+    // The session is released here, in its own thread, before the thread is stopped, and only once no
+    // encoding runs on it: an ONNX Runtime session released mid-run, or still alive while its thread
+    // is torn down, aborts the whole process.
+    void Promise.allSettled(running)
+      .then(() => session)
       .then((encoder) => encoder.release())
       .catch(() => undefined)
       .finally(() => parentPort!.postMessage({ closed: true }));
     return;
   }
-  encode(request).then(
+  const encoding = encode(request);
+  running.add(encoding);
+  void encoding.catch(() => undefined).finally(() => running.delete(encoding));
+  encoding.then(
     ({ embedding, dims }) => parentPort!.postMessage({ id: request.id, embedding, dims } satisfies EncodeReply, [embedding.buffer as ArrayBuffer]),
     (error: unknown) => parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies EncodeReply),
   );

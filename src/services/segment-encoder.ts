@@ -101,10 +101,11 @@ export class SegmentEncoder {
     const worker = this.worker;
     this.worker = undefined;
     if (!worker) return;
-    // Let the thread release its ONNX Runtime session first (segment-encoder-thread.ts), for at most 10 s.
+    // Let the thread finish the encoding under way and release its ONNX Runtime session first
+    // (segment-encoder-thread.ts), for at most a minute: one encoding takes seconds, more on a busy machine.
     worker.ref();
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 10_000);
+      const timer = setTimeout(resolve, 60_000);
       worker.on('message', (reply: { closed?: true }) => {
         if (reply.closed) {
           clearTimeout(timer);
