@@ -14,7 +14,7 @@ const PAGES = ['/', '/sign-in', '/projects/:projectId', '/projects/:projectId/im
 const NOT_PAGES = /^\/(v1|v2|assets|docs|openapi\.json|healthz?|readyz|livez|metrics)(\/|$)/;
 
 // The page may load only this server's own script, styles and images; nothing inline runs.
-const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+export const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * Every page is cross-origin isolated, so that the segment tool's decoder may run on several
@@ -22,7 +22,7 @@ const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data: blob:;
  * pages are one document (moving between them loads no page), so all of them send it. The scripts
  * send the embedder policy too, which the decoder's worker and its threads take from their script.
  */
-const ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+export const ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
 
 function send(request: FastifyRequest, reply: FastifyReply, asset: WebAsset): FastifyReply {
   void reply.header('content-type', asset.contentType).header('etag', asset.etag).header('cache-control', 'no-cache');

@@ -264,6 +264,36 @@ for (const dialect of dialects) {
         assert.equal((await browser.fetch(callback.href)).status, 401, 'a code works once');
       });
 
+      test('a browser gets a refusal as a page: the same status, the reason in words, a link back to sign in', async () => {
+        r.provider.accounts.set('outsider', { email: 'outsider@example.com', email_verified: true });
+        const browser = new CookieBrowser();
+        const callback = await throughProvider(r, browser, 'outsider');
+        const res = await browser.fetch(callback, { headers: { accept: 'text/html,application/xhtml+xml' } });
+        assert.equal(res.status, 403);
+        assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+        assert.equal(res.headers.get('cache-control'), 'no-store');
+        assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+        assert.ok(!res.headers.getSetCookie().some((c) => c.startsWith('annostore_session=')));
+        const page = await res.text();
+        assert.match(page, /<h1 id="failure-title">Single sign-on did not complete<\/h1>/);
+        assert.match(page, /no user of the team is linked to this account or has its email/);
+        assert.match(page, /<a class="single-sign-on" href="\/sign-in">Back to sign in<\/a>/);
+        assert.doesNotMatch(page, /<script/);
+
+        // The provider's words (here markup a hostile link could carry) reach the page only as text.
+        const genuine = new URL(await throughProvider(r, browser, 'outsider'));
+        const refused = new URL(`${r.base}${CALLBACK}`);
+        refused.searchParams.set('error', 'access_denied');
+        refused.searchParams.set('error_description', '<img src=x onerror=alert(1)>');
+        refused.searchParams.set('state', genuine.searchParams.get('state')!);
+        if (genuine.searchParams.has('iss')) refused.searchParams.set('iss', genuine.searchParams.get('iss')!);
+        const other = await browser.fetch(refused.href, { headers: { accept: 'text/html' } });
+        assert.equal(other.status, 401);
+        const otherPage = await other.text();
+        assert.match(otherPage, /the provider answered access_denied \(&lt;img src=x onerror=alert\(1\)&gt;\)/);
+        assert.doesNotMatch(otherPage, /<img/);
+      });
+
       test('the provider’s refusal (the user cancelled) is a 401 that says so', async () => {
         const browser = new CookieBrowser();
         await browser.fetch(`${r.base}/v2/session/oidc/start`);

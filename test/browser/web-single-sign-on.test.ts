@@ -2,7 +2,8 @@
 // the sign-in page offers "Sign in with <label>"; clicking it goes to a
 // real OpenID Connect provider (oidc-provider on loopback, another site: 127.0.0.1 against the app's
 // localhost), whose login and consent pages are filled in, and the browser comes back signed in as the
-// invited user of that email. The sign-in page is checked with axe and shot at 1440×900 and 390×844.
+// invited user of that email; an account linked to nobody comes back to a page that says why. The pages
+// are checked with axe and shot at 1440×900 and 390×844.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -89,5 +90,28 @@ describe('single sign-on in the web interface', { skip: chromiumSkip }, () => {
     // The admin's list now shows olga active: linked, with no password.
     await admin.reload();
     await admin.locator('tr[data-login="olga"]').getByText('active').waitFor();
+  });
+
+  test('an account no user is linked to comes back to a page that says why, with a way back to sign in', { timeout: 120_000 }, async () => {
+    provider.accounts.set('stranger-at-provider', { email: 'stranger@example.com', email_verified: true });
+    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true })).newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${base}/sign-in`);
+    await page.getByRole('link', { name: 'Sign in with Example ID' }).click();
+    await page.waitForURL((url) => url.href.startsWith(provider.issuer));
+    await page.locator('input[name="login"]').fill('stranger-at-provider');
+    await page.locator('input[name="password"]').fill('any password');
+    await page.locator('button[type="submit"]').click();
+    await page.locator('input[name="prompt"][value="consent"]').waitFor({ state: 'attached' });
+    const callback = page.waitForResponse((response) => response.url().startsWith(`${base}/v2/session/oidc/callback`));
+    await page.locator('button[type="submit"]').click();
+    assert.equal((await callback).status(), 403);
+
+    await page.getByRole('heading', { name: 'Single sign-on did not complete', level: 1 }).waitFor();
+    assert.match(await page.getByRole('alert').innerText(), /no user of the team is linked to this account or has its email/);
+    await shoot(page, 'single-sign-on-refused');
+    await page.getByRole('link', { name: 'Back to sign in' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Annostore', level: 1 }).waitFor();
+    assert.equal((await page.evaluate('fetch("/v2/session").then((r) => r.status)')) as number, 401);
   });
 });

@@ -11,6 +11,7 @@ import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { OidcProvider, type SignInAttempt, admitAccount } from '../../services/single-sign-on.service.ts';
 import { publicOrigin } from '../account-links.ts';
+import { sendSignOnFailurePage, wantsPage } from '../sign-on-failure-page.ts';
 import { SingleSignOn, SingleSignOnCallbackQuery } from '../schemas/v2-session.ts';
 import { problemResponses } from '../schemas/v2.ts';
 import { clearedSignInAttemptCookie, signInAttemptCookie, signInAttemptOf } from '../session-cookie.ts';
@@ -88,7 +89,7 @@ const providerRoutes =
           tags: ['session'],
           summary: 'Where the provider sends the browser back: the code is exchanged, the ID token verified, and a session opened (the same cookie as a password sign-in)',
           description:
-            'The state must be the one this browser left with, and the ID token must carry its nonce. The account signs in as the user it is linked to; an account not linked yet is linked by its verified email to the team’s user with that email, or becomes a new member when its email’s domain is one of OIDC_AUTO_CREATE_DOMAINS (docs/accounts.md). A refusal is a 401 (the provider’s answer did not check out) or a 403 (no user may be signed in for this account), and counts as a failed sign-in.',
+            'The state must be the one this browser left with, and the ID token must carry its nonce. The account signs in as the user it is linked to; an account not linked yet is linked by its verified email to the team’s user with that email, or becomes a new member when its email’s domain is one of OIDC_AUTO_CREATE_DOMAINS (docs/accounts.md). A refusal is a 401 (the provider’s answer did not check out) or a 403 (no user may be signed in for this account), and counts as a failed sign-in; a browser (Accept: text/html) gets it as a page with the reason and a link back to the sign-in page, with the same status.',
           querystring: SingleSignOnCallbackQuery,
           response: { 303: Type.Null({ description: 'to the web interface, signed in' }), 409: problemResponses[403], ...problemResponses },
         },
@@ -96,11 +97,18 @@ const providerRoutes =
       async (request, reply) => {
         // Used or not, the attempt ends here.
         void reply.header('set-cookie', clearedSignInAttemptCookie(request)).header('cache-control', 'no-store');
-        const attempt = attemptOf(request);
-        const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-        const account = await provider.accountOf(query, attempt, redirectUri(request));
-        const signedIn = await admitAccount(db, settings, account);
-        const { cookies } = await openBrowserSession(ctx, request, signedIn.keyId, 'oidc');
+        let cookies: string[];
+        try {
+          const attempt = attemptOf(request);
+          const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+          const account = await provider.accountOf(query, attempt, redirectUri(request));
+          const signedIn = await admitAccount(db, settings, account);
+          ({ cookies } = await openBrowserSession(ctx, request, signedIn.keyId, 'oidc'));
+        } catch (error) {
+          // A browser reads the refusal as a page with a way back; a program gets the problem JSON.
+          if (error instanceof AppError && error.status < 500 && wantsPage(request)) return sendSignOnFailurePage(reply, error.status, error.message);
+          throw error;
+        }
         return reply
           .code(303)
           .header('set-cookie', [...cookies, clearedSignInAttemptCookie(request)])
