@@ -159,6 +159,10 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
     await page.getByText('You are an annotator in this project: its managers make exports; you can download those made.').waitFor();
     await page.getByRole('checkbox', { name: 'Select h0.png' }).check();
     assert.deepEqual(await buttons(page, '.batch-bar'), ['Add tag', 'Clear selection']);
+    await page.getByRole('button', { name: 'Add tag' }).click();
+    await page.getByText('Tagging “sunny”: done for 1 image.').waitFor();
+    const tagged = await t.request({ method: 'GET', url: `/v2/images/${imageId}/annotation`, key: t.key });
+    assert.deepEqual(json<{ tags: string[] }>(tagged).tags, ['sunny']);
 
     await page.goto(`${base}/projects/${projectId}/settings`);
     await page.getByText('You are an annotator in this project: only its managers change its settings, classes, datasets and members.').waitFor();
