@@ -86,6 +86,9 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
 
   test('a viewer sees the image read-only, no edit tool, and no way to change the project', async () => {
     const page = await as(keys.vwr);
+    // The projects page links to the settings as a place to read.
+    await page.getByRole('link', { name: 'Datasets and classes' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Settings: datasets and classes' }).count(), 0);
     await page.goto(`${base}/images/${imageId}?project=${projectId}`);
     await page.getByText('You are a viewer in this project: the annotation is read-only here.').waitFor();
     await page.getByRole('list', { name: 'Objects' }).or(page.getByRole('heading', { name: 'Objects (1)' })).first().waitFor();
@@ -177,6 +180,7 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
 
   test('a manager has every tool, and gives roles in the members panel', async () => {
     const page = await as(keys.mgr);
+    await page.getByRole('link', { name: 'Settings: datasets and classes' }).waitFor();
     await page.goto(`${base}/images/${imageId}?project=${projectId}`);
     const toolbar = page.getByRole('toolbar', { name: 'Editing tools' });
     await toolbar.waitFor();
