@@ -18,6 +18,7 @@ import type { TeamKey as TeamKeySchema } from '../src/http/schemas/v2-keys.ts';
 import type { Account as AccountSchema, InvitedUser as InvitedUserSchema, LinkInfo as LinkInfoSchema, SessionListing, UserV2 } from '../src/http/schemas/v2-users.ts';
 import type { HashCheckAnswer, TaskAnswer, TaskView, UploadAnswer } from '../src/http/schemas/v2-tasks.ts';
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
+import type { CallerRole as CallerRoleSchema, ProjectMember as ProjectMemberSchema, ProjectMembers as ProjectMembersSchema } from '../src/http/schemas/v2-project-members.ts';
 import type { AssigneeFigures as AssigneeFiguresSchema, IssueWithComments, Job as JobSchema, JobImage as JobImageSchema, NextImage as NextImageSchema } from '../src/http/schemas/v2-jobs.ts';
 
 export type Session = Static<typeof SessionSchema>;
@@ -478,3 +479,16 @@ export const rejectJobImage = (jobId: number, imageId: number, issues: { x?: num
 export const imageIssues = async (jobId: number, imageId: number): Promise<Issue[]> => (await call<{ items: Issue[] }>('GET', `/v2/jobs/${jobId}/images/${imageId}/issues`)).items;
 export const commentOnIssue = (issueId: number, body: string): Promise<unknown> => call('POST', `/v2/issues/${issueId}/comments`, { body });
 export const resolveIssue = (issueId: number, comment?: string): Promise<unknown> => call('POST', `/v2/issues/${issueId}/resolve`, comment ? { comment } : {});
+
+// Project roles (docs/accounts.md#project-roles): the caller's, and a project's members for its managers.
+export type ProjectRole = Static<typeof CallerRoleSchema>['role'];
+export type ProjectMembers = Static<typeof ProjectMembersSchema>;
+export type ProjectMember = Static<typeof ProjectMemberSchema>;
+/** The caller's role in the project, as this session's key may use it. */
+export const getProjectRole = async (projectId: number): Promise<ProjectRole> => (await call<Static<typeof CallerRoleSchema>>('GET', `/v2/projects/${projectId}/role`)).role;
+export const listProjectMembers = (projectId: number): Promise<ProjectMembers> => call('GET', `/v2/projects/${projectId}/members`);
+/** The role of the team's members without one of their own here; null hides the project from them. */
+export const setMemberDefaultRole = (projectId: number, memberDefaultRole: ProjectRole | null): Promise<ProjectMembers> =>
+  call('PATCH', `/v2/projects/${projectId}/members`, { memberDefaultRole });
+export const putProjectMember = (projectId: number, userId: number, role: ProjectRole): Promise<ProjectMember> => call('PUT', `/v2/projects/${projectId}/members/${userId}`, { role });
+export const removeProjectMember = (projectId: number, userId: number): Promise<void> => call('DELETE', `/v2/projects/${projectId}/members/${userId}`);

@@ -1,11 +1,15 @@
-// What can be done to the images selected in the gallery at once: add an image tag, delete them.
+// What can be done to the images selected in the gallery at once: add an image tag (an annotator's),
+// delete them (a manager's). Only what the caller's role in the project allows is offered.
 import { useState } from 'preact/hooks';
 import { type Tag, addImageTag, deleteImage, eachOf } from '../api.ts';
 
 interface Props {
   selected: Set<number>;
   tags: Tag[];
-  readOnly: boolean;
+  /** Adding a tag writes each image's annotation: an annotator's or above. */
+  canTag: boolean;
+  /** Deleting images is a manager's. */
+  canDelete: boolean;
   onClear: () => void;
   /** Told when the images changed, with what was done: the gallery reads them again and says it until dismissed. */
   onChanged: (result: string) => void;
@@ -35,7 +39,7 @@ export function BatchBar(props: Props) {
   return (
     <div class="batch-bar" role="region" aria-label="Selected images">
       <strong>{count} selected</strong>
-      {props.tags.length > 0 && (
+      {props.canTag && props.tags.length > 0 && (
         <>
           <label for="batch-tag">Tag</label>
           <select id="batch-tag" value={tagId} onChange={(e) => setTagId(Number((e.currentTarget as HTMLSelectElement).value))}>
@@ -45,14 +49,16 @@ export function BatchBar(props: Props) {
               </option>
             ))}
           </select>
-          <button type="button" disabled={props.readOnly} onClick={tag}>
+          <button type="button" onClick={tag}>
             Add tag
           </button>
         </>
       )}
-      <button type="button" class="danger" disabled={props.readOnly} onClick={remove}>
-        Delete
-      </button>
+      {props.canDelete && (
+        <button type="button" class="danger" onClick={remove}>
+          Delete
+        </button>
+      )}
       <button type="button" class="quiet" onClick={props.onClear}>
         Clear selection
       </button>

@@ -68,7 +68,7 @@ export function DetailsEditor(props: Props) {
       <label for="description">Description</label>
       <textarea id="description" rows={3} maxLength={10_000} value={description} disabled={props.readOnly || state.busy} onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)} />
       {props.readOnly ? (
-        <p class="quiet-text">This key may only read.</p>
+        <p class="quiet-text">Read-only.</p>
       ) : (
         <button type="submit" disabled={!changed || state.busy}>
           {state.busy ? 'Saving…' : 'Save'}

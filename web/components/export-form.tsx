@@ -14,8 +14,8 @@ const FORMAT_NAMES: Record<ExportFormat, string> = {
 };
 
 /** `classTitles`: the project's classes, for the class subset. */
-/** With `version`, that version of the project is exported. */
-export function ExportForm(props: { projectId: number; datasetId?: number; version?: number; name: string; readOnly: boolean; classTitles: string[] }) {
+/** With `version`, that version of the project is exported. Shown to the project's managers only: the API's POST /v2/exports is theirs. */
+export function ExportForm(props: { projectId: number; datasetId?: number; version?: number; name: string; classTitles: string[] }) {
   const [format, setFormat] = useState<ExportFormat>('coco');
   const [choices, setChoices] = useState<ExportChoices>(DEFAULT_CHOICES);
   const [task, setTask] = useState<Task | null>(null);
@@ -55,7 +55,7 @@ export function ExportForm(props: { projectId: number; datasetId?: number; versi
         ))}
       </select>
       <ExportOptions format={format} choices={choices} onChange={setChoices} classTitles={props.classTitles} disabled={running} />
-      <button type="submit" disabled={running || props.readOnly}>
+      <button type="submit" disabled={running}>
         Export {props.name}
       </button>
       {error && (

@@ -7,6 +7,7 @@ import {
   type Issue,
   type Job,
   type JobImage,
+  type ProjectRole,
   type Session,
   acceptJobImage,
   commentOnIssue,
@@ -20,6 +21,7 @@ import {
   submitJob,
   submitJobImage,
 } from '../api.ts';
+import { allows } from '../project-role.ts';
 import { navigate } from '../router.ts';
 
 interface Pin {
@@ -41,7 +43,8 @@ export interface JobReview {
 const imageHref = (jobId: number, imageId: number) => `/images/${imageId}?job=${jobId}`;
 const minutes = (ms: number) => `${Math.round(ms / 60000)} min`;
 
-export function useJobReview(jobId: number | undefined, imageId: number, session: Session): JobReview {
+/** `role`: the caller's in the job's project; the API asks an annotator's role of the assignee, a reviewer's of the reviewer. */
+export function useJobReview(jobId: number | undefined, imageId: number, session: Session, role: ProjectRole): JobReview {
   const [job, setJob] = useState<Job | null>(null);
   const [state, setState] = useState<JobImage | null>(null);
   const [issues, setIssues] = useState<Issue[]>([]);
@@ -87,9 +90,9 @@ export function useJobReview(jobId: number | undefined, imageId: number, session
 
   if (!jobId) return { bar: null, layer: () => null, pinning: false, pin };
 
-  const isAssignee = job?.assignee.id === session.user.id;
-  const isReviewer = job?.reviewer?.id === session.user.id;
-  const manager = session.user.role !== 'member';
+  const isAssignee = job?.assignee.id === session.user.id && allows(role, 'annotator');
+  const isReviewer = job?.reviewer?.id === session.user.id && allows(role, 'reviewer');
+  const manager = allows(role, 'manager');
   const queue = isReviewer && !isAssignee ? 'review' : 'annotate';
   const goNext = async () => {
     const next = await nextJobImage(jobId, { queue, after: imageId });

@@ -11,6 +11,8 @@ interface Props {
   tool: string;
   projectId: number;
   classes: ImageClass[];
+  /** Creating a class is the project's managers': anyone else is told so. */
+  mayCreate: boolean;
   onCreated: (created: ImageClass) => void;
   onClose: () => void;
 }
@@ -22,10 +24,21 @@ export function NewClassDialog(props: Props) {
       {props.shape && (
         <>
           <h2 id="class-dialog-title">New {props.shape} class</h2>
-          <p>
-            The {props.tool} tool draws objects of a {props.shape} class, and this project has none yet. Create one (it is added to the project for everyone):
-          </p>
-          <NewClassForm key={props.shape} projectId={props.projectId} classes={props.classes} shape={props.shape} idPrefix="editor-class" onCreated={props.onCreated} onCancel={props.onClose} />
+          {props.mayCreate ? (
+            <>
+              <p>
+                The {props.tool} tool draws objects of a {props.shape} class, and this project has none yet. Create one (it is added to the project for everyone):
+              </p>
+              <NewClassForm key={props.shape} projectId={props.projectId} classes={props.classes} shape={props.shape} idPrefix="editor-class" onCreated={props.onCreated} onCancel={props.onClose} />
+            </>
+          ) : (
+            <>
+              <p>The {props.tool} tool draws objects of a {props.shape} class, and this project has none yet. Only a manager of the project adds classes: ask one.</p>
+              <button type="button" onClick={props.onClose}>
+                Close
+              </button>
+            </>
+          )}
         </>
       )}
     </dialog>

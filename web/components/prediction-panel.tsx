@@ -12,6 +12,8 @@ export interface PredictionPanelProps {
   shown: readonly Prediction[];
   classes: Map<string, ImageClass>;
   canWrite: boolean;
+  /** Rejecting stores the model's predictions again: a manager's. */
+  canReject: boolean;
   busy: boolean;
   onAccept: (predictions: readonly Prediction[]) => void;
   onReject: (prediction: Prediction) => void;
@@ -70,9 +72,11 @@ export function PredictionPanel(props: PredictionPanelProps) {
                 <button type="button" onClick={() => props.onAccept([p])} disabled={props.busy} aria-label={`Accept ${p.classTitle} ${p.score.toFixed(2)}`}>
                   Accept
                 </button>
-                <button type="button" onClick={() => props.onReject(p)} disabled={props.busy} aria-label={`Reject ${p.classTitle} ${p.score.toFixed(2)}`}>
-                  Reject
-                </button>
+                {props.canReject && (
+                  <button type="button" onClick={() => props.onReject(p)} disabled={props.busy} aria-label={`Reject ${p.classTitle} ${p.score.toFixed(2)}`}>
+                    Reject
+                  </button>
+                )}
               </span>
             )}
           </li>

@@ -5,7 +5,8 @@ import { ACTIVE_STATUSES, errorOf, formatName, progressOf } from '../task-text.t
 import { Link } from './link.tsx';
 import { TaskWarnings } from './task-warnings.tsx';
 
-export function TaskRow(props: { task: Task; onStop: (id: number) => void; downloadable: boolean }) {
+/** Without `onStop`, no Stop is offered: the task's project is not the caller's to manage. */
+export function TaskRow(props: { task: Task; onStop?: ((id: number) => void) | undefined; downloadable: boolean }) {
   const { task } = props;
   const progress = progressOf(task);
   const failure = errorOf(task);
@@ -32,8 +33,8 @@ export function TaskRow(props: { task: Task; onStop: (id: number) => void; downl
         <span class="task-when">{new Date(task.finishedAt ?? task.startedAt ?? task.createdAt).toLocaleString('en')}</span>
       )}
       <span class="task-action">
-        {ACTIVE_STATUSES.has(task.status) && task.status !== 'terminating' && (
-          <button type="button" class="quiet" onClick={() => props.onStop(task.id)} aria-label={`Stop task ${task.id}`}>
+        {props.onStop && ACTIVE_STATUSES.has(task.status) && task.status !== 'terminating' && (
+          <button type="button" class="quiet" onClick={() => props.onStop!(task.id)} aria-label={`Stop task ${task.id}`}>
             Stop
           </button>
         )}

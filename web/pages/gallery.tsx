@@ -19,6 +19,7 @@ import { DISAGREE_IOUS, filterFromUrl, filterKey, filterParams, filterQuery, nar
 import { forgetImageLists, imageListOf } from '../image-list.ts';
 import { placeOf, rememberScroll } from '../gallery-place.ts';
 import { type OverlayView, overlayFromUrl, withClassShown, writeOverlay } from '../overlay-view.ts';
+import { allows, roleCaption, useProjectRole } from '../project-role.ts';
 import { type Location, navigate } from '../router.ts';
 
 interface Catalogue {
@@ -92,6 +93,7 @@ export function GalleryPage(props: Props) {
 function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; overlay: OverlayView; onRecount: () => void }) {
   const { project, datasets, classes } = props.catalogue;
   const { filter, overlay } = props;
+  const role = useProjectRole(project.id);
   const [generation, setGeneration] = useState(0);
   const list = useMemo(() => imageListOf(filter), [filterKey(filter), generation]);
   // Read once, when the gallery opens: back from an image, it opens where it was left. A filter
@@ -145,7 +147,11 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
         <Sidebar {...props.catalogue} filter={filter} onChange={change} overlay={overlay} onView={view} generation={generation} ready={total !== null}>
           <section>
             <h2>Export</h2>
-            <ExportForm projectId={project.id} datasetId={dataset?.id} name={dataset ? dataset.title : project.title} readOnly={props.session.key.scope === 'read'} classTitles={props.catalogue.classes.map((c) => c.title)} />
+            {allows(role, 'manager') ? (
+              <ExportForm projectId={project.id} datasetId={dataset?.id} name={dataset ? dataset.title : project.title} classTitles={props.catalogue.classes.map((c) => c.title)} />
+            ) : (
+              role !== undefined && <p class="role-note quiet-text">{roleCaption(role, 'its managers make exports; you can download those made.')}</p>
+            )}
             <PastExports projectId={project.id} />
           </section>
         </Sidebar>
@@ -195,7 +201,8 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
             <BatchBar
               selected={selected}
               tags={props.catalogue.tags}
-              readOnly={props.session.key.scope === 'read'}
+              canTag={allows(role, 'annotator')}
+              canDelete={allows(role, 'manager')}
               onClear={() => setSelected(new Set())}
               onChanged={(result) => {
                 setBatchResult(result);
@@ -211,7 +218,8 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
               </button>
             </div>
           )}
-          {total === 0 && <EmptyGallery filter={filter} dataset={dataset !== undefined} onClear={() => navigate(galleryUrl(project.id, filter.datasetId ? { datasetId: filter.datasetId } : { projectId: project.id }, overlay))} />}
+          {selected.size > 0 && role !== undefined && !allows(role, 'annotator') && <p class="role-note quiet-text">{roleCaption(role, 'selected images can be looked at, not changed.')}</p>}
+          {total === 0 && <EmptyGallery filter={filter} dataset={dataset !== undefined} mayImport={allows(role, 'manager')} onClear={() => navigate(galleryUrl(project.id, filter.datasetId ? { datasetId: filter.datasetId } : { projectId: project.id }, overlay))} />}
           <VirtualGrid place={place} onScrolled={(top) => rememberScroll(filterKey(filter), top)} list={list} colors={colors} selected={selected} onSelect={select} overlay={overlay.show ? { classes: classByTitle, opacity, hidden: hiddenTitles } : null} hrefOf={(image) => `/images/${image.id}${filterQuery({ ...filter, projectId: project.id }, { withProject: true })}`} />
         </main>
       </div>
@@ -220,7 +228,7 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
 }
 
 /** No image: none chosen by the filters, or none at all yet (which filters would not change). */
-function EmptyGallery(props: { filter: ImageFilter; dataset: boolean; onClear: () => void }) {
+function EmptyGallery(props: { filter: ImageFilter; dataset: boolean; mayImport: boolean; onClear: () => void }) {
   if (narrows(props.filter)) {
     return (
       <p class="empty">
@@ -231,9 +239,12 @@ function EmptyGallery(props: { filter: ImageFilter; dataset: boolean; onClear: (
       </p>
     );
   }
+  const none = props.dataset ? 'This dataset has no images yet.' : 'This project has no images yet.';
+  // Importing into a project is its managers'.
+  if (!props.mayImport) return <p class="empty">{none}</p>;
   return (
     <p class="empty">
-      {props.dataset ? 'This dataset has no images yet.' : 'This project has no images yet.'} Import a folder into it from the <Link href="/">Projects</Link> page, or with{' '}
+      {none} Import a folder into it from the <Link href="/">Projects</Link> page, or with{' '}
       <code>annostore import</code>.
     </p>
   );

@@ -1,9 +1,10 @@
 // One image with its objects: zoom at the cursor, pan, fit; hovering an object highlights its row in
 // the list and the other way round; classes can be hidden; ←/→ (or D/F) step through the images of
-// the gallery's filters, which the URL carries; `?` lists the shortcuts. A key that may write also
-// edits the annotation here (tools, selection, undo, save under If-Match); a read-only key only looks.
+// the gallery's filters, which the URL carries; `?` lists the shortcuts. An annotator of the project
+// (or above) also edits the annotation here (tools, selection, undo, save under If-Match); a viewer
+// only looks. New classes and rejected predictions are the project's managers' (docs/web.md#roles).
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { type Annotation, ApiError, type Image, type ImageClass, type Project, type Session, type Tag, type SegmentModelChoice, type Tagged, getAnnotation, getImage, getProject, imageFileUrl, listClasses, listImageTags, listObjectTags, listSegmentModels } from '../api.ts';
+import { type Annotation, ApiError, type Image, type ImageClass, type Project, type ProjectRole, type Session, type Tag, type SegmentModelChoice, type Tagged, getAnnotation, getImage, getProject, getProjectRole, imageFileUrl, listClasses, listImageTags, listObjectTags, listSegmentModels } from '../api.ts';
 import { AnnotationLayer } from '../components/annotation-layer.tsx';
 import { ConflictDialog } from '../components/conflict-dialog.tsx';
 import { DetailsEditor } from '../components/details-editor.tsx';
@@ -29,6 +30,7 @@ import type { Box, Shape } from '../editor/geometry.ts';
 import { filterFromUrl, filterKey, filterQuery, positive } from '../filters.ts';
 import { rememberSeen } from '../gallery-place.ts';
 import { imageListOf, knownProjectOf } from '../image-list.ts';
+import { allows, roleCaption } from '../project-role.ts';
 import { type Location, navigate, setLeaveCheck } from '../router.ts';
 
 interface Loaded {
@@ -38,14 +40,16 @@ interface Loaded {
   classes: ImageClass[];
   tags: Tag[];
   objectTags: Tag[];
+  /** The caller's role in the image's project. */
+  role: ProjectRole;
 }
 
 /** What the view needs of the image's project. */
-type ProjectParts = Pick<Loaded, 'project' | 'classes' | 'tags' | 'objectTags'>;
-const projectPartsOf = ({ project, classes, tags, objectTags }: Loaded): ProjectParts => ({ project, classes, tags, objectTags });
+type ProjectParts = Pick<Loaded, 'project' | 'classes' | 'tags' | 'objectTags' | 'role'>;
+const projectPartsOf = ({ project, classes, tags, objectTags, role }: Loaded): ProjectParts => ({ project, classes, tags, objectTags, role });
 async function projectParts(projectId: number): Promise<ProjectParts> {
-  const [project, classes, tags, objectTags] = await Promise.all([getProject(projectId), listClasses(projectId), listImageTags(projectId), listObjectTags(projectId)]);
-  return { project, classes, tags, objectTags };
+  const [project, classes, tags, objectTags, role] = await Promise.all([getProject(projectId), listClasses(projectId), listImageTags(projectId), listObjectTags(projectId), getProjectRole(projectId)]);
+  return { project, classes, tags, objectTags, role };
 }
 
 interface Props {
@@ -75,10 +79,10 @@ export function ImagePage(props: Props) {
       const early = guess === undefined ? undefined : loaded?.project.id === guess ? Promise.resolve(projectPartsOf(loaded)) : projectParts(guess);
       early?.catch(() => undefined); // awaited only when the guess was right
       const [image, tagged] = await Promise.all([getImage(props.imageId), getAnnotation(props.imageId)]);
-      const { project, classes, tags, objectTags } = await (guess === image.projectId && early ? early : projectParts(image.projectId));
+      const { project, classes, tags, objectTags, role } = await (guess === image.projectId && early ? early : projectParts(image.projectId));
       if (!live) return;
       document.title = `${image.name} · ${project.title} · Annostore`;
-      setLoaded({ image, tagged, project, classes, tags, objectTags });
+      setLoaded({ image, tagged, project, classes, tags, objectTags, role });
     })().catch((failure: Error) => live && (failure instanceof ApiError && failure.status === 404 ? setMissing(true) : setError(failure.message)));
     return () => void (live = false);
   }, [props.imageId]);
@@ -128,7 +132,9 @@ function cullBox(view: View, frame: { width: number; height: number }): Box {
 
 function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) => void; onClassCreated: (created: ImageClass) => void }) {
   const { image, project, classes } = props;
-  const canWrite = props.session.key.scope !== 'read';
+  // The role of the key in use decides: a read key is a viewer at most.
+  const canWrite = allows(props.role, 'annotator');
+  const canManage = allows(props.role, 'manager');
   const editor = useAnnotationEditor(image.id, props.tagged, props.onSaved);
   const annotation = props.tagged.value;
   // A revision previewed from the history is drawn instead, read-only, until closed.
@@ -213,7 +219,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
   const overlayKeys = useRef<(key: string) => boolean>(() => false);
   const [frameSize, setFrameSize] = useState({ width: 0, height: 0 });
   const { view, setView, handlers } = useZoomPan({ scale: 1, x: 0, y: 0 });
-  const review = useJobReview(positive(props.location.params.get('job')), image.id, props.session);
+  const review = useJobReview(positive(props.location.params.get('job')), image.id, props.session, props.role);
   // A click on the image pins an issue while a rejection is written: the click's point in image pixels.
   const pinAt = (event: MouseEvent) => {
     const matrix = group.current?.getScreenCTM();
@@ -440,6 +446,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               </button>
             </div>
           </div>
+          {!canWrite && <p class="role-note quiet-text">{roleCaption(props.role, 'the annotation is read-only here.')}</p>}
           {canWrite && (
             <EditorToolbar
               tool={tool}
@@ -539,6 +546,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
               shown={predictions.shown}
               classes={classByTitle}
               canWrite={canWrite}
+              canReject={canManage}
               busy={predictions.busy}
               onAccept={predictions.accept}
               onReject={predictions.reject}
@@ -593,6 +601,7 @@ function Viewer(props: Props & Loaded & { onSaved: (tagged: Tagged<Annotation>) 
           tool={missing?.label ?? ''}
           projectId={project.id}
           classes={classes}
+          mayCreate={canManage}
           onClose={() => setMissing(null)}
           onCreated={(created) => {
             props.onClassCreated(created);

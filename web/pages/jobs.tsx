@@ -20,6 +20,7 @@ import {
 import { Header } from '../components/header.tsx';
 import { Link } from '../components/link.tsx';
 import { filterFromUrl, filterQuery, narrows } from '../filters.ts';
+import { allows, roleCaption, useProjectRole } from '../project-role.ts';
 import type { Location } from '../router.ts';
 
 const minutes = (ms: number) => `${Math.round(ms / 60000).toLocaleString('en')} min`;
@@ -32,7 +33,8 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
   const [users, setUsers] = useState<User[]>([]);
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
-  const manager = props.session.user.role !== 'member';
+  const role = useProjectRole(props.projectId);
+  const manager = allows(role, 'manager');
   const filter = filterFromUrl(props.location.params, props.projectId);
   const fromGallery = narrows(filter);
 
@@ -54,16 +56,19 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
         const loaded = await getProject(props.projectId);
         setProject(loaded);
         document.title = `Jobs · ${loaded.title} · Annostore`;
-        const [loadedDatasets, loadedUsers] = await Promise.all([listDatasets(props.projectId), manager ? listUsers() : Promise.resolve([])]);
+        const loadedDatasets = await listDatasets(props.projectId);
         setDatasets(loadedDatasets);
         setDatasetId(loadedDatasets[0]?.id ?? 0);
-        setUsers(loadedUsers.filter((u) => u.disabledAt === null));
         await load();
       } catch (failure) {
         setError((failure as Error).message);
       }
     })();
   }, [props.projectId]);
+  // The team's users, to assign: read once the caller is known to manage the project.
+  useEffect(() => {
+    if (manager) listUsers().then((loaded) => setUsers(loaded.filter((u) => u.disabledAt === null)), (failure: Error) => setError(failure.message));
+  }, [manager]);
 
   const act = (action: () => Promise<string>) => async (event: Event) => {
     event.preventDefault();
@@ -103,6 +108,7 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
           </p>
         )}
         {notice && <p role="status">{notice}</p>}
+        {role !== undefined && !manager && <p class="role-note quiet-text">{roleCaption(role, 'only its managers make jobs. Your own jobs are under My work.')}</p>}
         {manager && (
           <div class="job-forms">
             <form class="job-form" aria-label="Split a dataset" onSubmit={act(async () => {

@@ -8,6 +8,7 @@ import { type NearDuplicateReport, type Project, type Session, type Tag, getProj
 import { BatchBar } from '../components/batch-bar.tsx';
 import { Header } from '../components/header.tsx';
 import { Link } from '../components/link.tsx';
+import { allows, useProjectRole } from '../project-role.ts';
 import { type Location, navigate } from '../router.ts';
 
 /** Groups asked for at a time. */
@@ -30,7 +31,7 @@ const distanceOf = (params: URLSearchParams): number => {
 export function NearDuplicatesPage(props: Props) {
   const distance = distanceOf(props.location.params);
   const crossDataset = props.location.params.get('cross') === '1';
-  const readOnly = props.session.key.scope === 'read';
+  const role = useProjectRole(props.projectId);
   const [project, setProject] = useState<Project | null>(null);
   const [tags, setTags] = useState<Tag[]>([]);
   const [report, setReport] = useState<NearDuplicateReport | null>(null);
@@ -127,7 +128,7 @@ export function NearDuplicatesPage(props: Props) {
             </label>
           </div>
         </div>
-        {selected.size > 0 && <BatchBar selected={selected} tags={tags} readOnly={readOnly} onClear={() => setSelected(new Set())} onChanged={() => setGeneration(generation + 1)} />}
+        {selected.size > 0 && <BatchBar selected={selected} tags={tags} canTag={allows(role, 'annotator')} canDelete={allows(role, 'manager')} onClear={() => setSelected(new Set())} onChanged={() => setGeneration(generation + 1)} />}
         <div class="near-body">
           {error && (
             <p class="error" role="alert">
@@ -137,9 +138,12 @@ export function NearDuplicatesPage(props: Props) {
           {report && report.pending > 0 && (
             <p class="notice">
               {report.pending.toLocaleString('en')} of {report.images.toLocaleString('en')} images have no perceptual hashes yet and are left out.{' '}
-              <button type="button" class="quiet" disabled={readOnly} onClick={() => void hash()}>
-                Hash them
-              </button>{' '}
+              {/* Hashing is queued work on the project: its managers'. */}
+              {allows(role, 'manager') && (
+                <button type="button" class="quiet" onClick={() => void hash()}>
+                  Hash them
+                </button>
+              )}{' '}
               <span role="status">{hashing}</span>
             </p>
           )}

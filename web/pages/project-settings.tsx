@@ -1,11 +1,14 @@
 // A project's settings: its title and description, its datasets and its classes (the project's
-// schema), each created, renamed or deleted here; a delete says first what goes with it.
+// schema), each created, renamed or deleted here; a delete says first what goes with it. All of it is
+// the project's managers', who also give its members their roles; anyone else only reads.
 import { useEffect, useState } from 'preact/hooks';
 import { type Dataset, type ImageClass, type Project, type Session, type Tagged, listClasses, listDatasets, readProject } from '../api.ts';
 import { ClassSettings } from '../components/class-settings.tsx';
 import { DatasetSettings } from '../components/dataset-settings.tsx';
 import { Header } from '../components/header.tsx';
 import { ProjectDetails } from '../components/project-details.tsx';
+import { ProjectMembersPanel } from '../components/project-members.tsx';
+import { allows, roleCaption, useProjectRole } from '../project-role.ts';
 import '../schema.css';
 
 interface Loaded {
@@ -33,14 +36,15 @@ export function ProjectSettingsPage(props: { session: Session; onSignOut: () => 
     return () => void (live = false);
   }, [props.projectId, generation]);
 
-  const readOnly = props.session.key.scope === 'read';
+  const role = useProjectRole(props.projectId);
+  const readOnly = !allows(role, 'manager');
   const title = loaded?.project.value.title ?? '…';
   return (
     <>
       <Header session={props.session} onSignOut={props.onSignOut} trail={[{ label: title, href: `/projects/${props.projectId}/images` }, { label: 'Settings' }]} />
       <main class="project-settings">
         <h1>Settings of {title}</h1>
-        {readOnly && <p class="quiet-text">This key may only read: nothing can be changed here.</p>}
+        {role !== undefined && readOnly && <p class="role-note quiet-text">{roleCaption(role, 'only its managers change its settings, classes, datasets and members.')}</p>}
         {error && (
           <p class="error" role="alert">
             {error}
@@ -62,6 +66,7 @@ export function ProjectSettingsPage(props: { session: Session; onSignOut: () => 
             />
             <ClassSettings projectId={props.projectId} classes={loaded.classes} readOnly={readOnly} onChanged={reload} />
             <DatasetSettings projectId={props.projectId} datasets={loaded.datasets} readOnly={readOnly} onChanged={reload} />
+            {!readOnly && <ProjectMembersPanel projectId={props.projectId} />}
           </>
         )}
       </main>

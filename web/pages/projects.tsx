@@ -6,6 +6,7 @@ import { Header } from '../components/header.tsx';
 import { ImportForm } from '../components/import-form.tsx';
 import { Link } from '../components/link.tsx';
 import { NewProjectForm } from '../components/new-project-form.tsx';
+import { allows, useProjectRoles } from '../project-role.ts';
 
 const count = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
@@ -14,6 +15,9 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
   const [error, setError] = useState('');
   const [creating, setCreating] = useState(false);
   const readOnly = props.session.key.scope === 'read';
+  // Importing into a project, and its settings, are its managers': other projects are not offered.
+  const roles = useProjectRoles((projects ?? []).map((p) => p.id));
+  const managed = (projects ?? []).filter((p) => allows(roles.get(p.id), 'manager'));
 
   const load = () => listProjects().then(setProjects, (failure: Error) => setError(failure.message));
   useEffect(() => {
@@ -61,13 +65,13 @@ export function ProjectsPage(props: { session: Session; onSignOut: () => void })
                 ))}
               </ul>
               <p class="card-links">
-                <Link href={`/projects/${project.id}/settings`}>{readOnly ? 'Datasets and classes' : 'Settings: datasets and classes'}</Link>
+                <Link href={`/projects/${project.id}/settings`}>{allows(roles.get(project.id), 'manager') ? 'Settings: datasets and classes' : 'Datasets and classes'}</Link>
                 <Link href={`/projects/${project.id}/versions`}>Versions</Link>
               </p>
             </li>
           ))}
         </ul>
-        <ImportForm onImported={() => void load()} readOnly={readOnly} projects={projects ?? []} />
+        <ImportForm onImported={() => void load()} readOnly={readOnly} projects={managed} />
       </main>
     </>
   );

@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Project, type Session, type Tag, type TagDefinition, changeTag, createTag, deleteTag, getProject, getTag, listTags, tagUsage } from '../api.ts';
 import { Header } from '../components/header.tsx';
 import { TagForm, VALUE_TYPE_LABELS } from '../components/tag-form.tsx';
+import { allows, roleCaption, useProjectRole } from '../project-role.ts';
 
 const count = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
@@ -33,7 +34,9 @@ export function TagsPage(props: { session: Session; onSignOut: () => void; proje
   const [deleting, setDeleting] = useState<PendingDelete | null>(null);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
-  const readOnly = props.session.key.scope === 'read';
+  // A project's tags are its managers' to define; everyone sees them.
+  const role = useProjectRole(props.projectId);
+  const readOnly = !allows(role, 'manager');
 
   const load = () => listTags(props.projectId).then(setTags, (failure: Error) => setMessage({ text: failure.message, error: true }));
   useEffect(() => {
@@ -85,6 +88,7 @@ export function TagsPage(props: { session: Session; onSignOut: () => void; proje
       <Header session={props.session} onSignOut={props.onSignOut} trail={[...(project ? [{ label: project.title, href: `/projects/${project.id}/images` }] : []), { label: 'Tags' }]} />
       <main class="tags-page">
         <h1>Tags{project ? ` of ${project.title}` : ''}</h1>
+        {role !== undefined && readOnly && <p class="role-note quiet-text">{roleCaption(role, 'only its managers add, change or delete tags.')}</p>}
         {message && (
           <p class={message.error ? 'error' : 'quiet-text'} role={message.error ? 'alert' : 'status'}>
             {message.text}

@@ -9,6 +9,7 @@ import { TaskRow } from '../components/task-row.tsx';
 import { type Location, navigate } from '../router.ts';
 import { watchTasks } from '../task-stream.ts';
 import { ACTIVE_STATUSES, HOUSEKEEPING_TYPES, hasArchive, plural, progressOf } from '../task-text.ts';
+import { allows, useProjectRoles } from '../project-role.ts';
 
 /** Tasks asked for a page. */
 const PAGE = 50;
@@ -66,6 +67,9 @@ export function TasksPage(props: { session: Session; onSignOut: () => void; loca
   /** The last state the stream told of each task: a list read that crossed it must not undo it. */
   const heard = useRef(new Map<number, Task>());
   const tasks = listed?.tasks ?? null;
+  // Stopping a task of a project is its managers'; a task of no project keeps the team's rules.
+  const roles = useProjectRoles((tasks ?? []).flatMap((t) => (t.project ? [t.project.id] : [])));
+  const mayStop = (task: Task) => !task.project || allows(roles.get(task.project.id), 'manager');
 
   const setFilter = (change: Partial<Record<'type' | 'project' | 'status' | 'housekeeping', string>>) => {
     const params = new URLSearchParams(props.location.params);
@@ -222,7 +226,7 @@ export function TasksPage(props: { session: Session; onSignOut: () => void; loca
         {tasks?.length === 0 && <p>No tasks{filterKey === JSON.stringify({ housekeeping: false }) ? ' yet' : ' match these filters'}.</p>}
         <ul class="task-list">
           {tasks?.map((task) => (
-            <TaskRow key={task.id} task={task} onStop={(id) => void stop(id)} downloadable={hasArchive(task)} />
+            <TaskRow key={task.id} task={task} onStop={mayStop(task) ? (id) => void stop(id) : undefined} downloadable={hasArchive(task)} />
           ))}
         </ul>
         {listed && listed.tasks.length > 0 && (

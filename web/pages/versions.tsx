@@ -19,6 +19,7 @@ import {
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ExportForm } from '../components/export-form.tsx';
 import { Header } from '../components/header.tsx';
+import { allows, roleCaption, useProjectRole } from '../project-role.ts';
 import '../schema.css';
 
 type Method = 'none' | 'random' | 'stratified' | 'datasets';
@@ -238,8 +239,12 @@ function VersionDetails(props: { version: Version; others: Version[]; readOnly: 
           )}
         </div>
       )}
-      <h3>Export</h3>
-      <ExportForm projectId={v.projectId} version={v.id} name={`version ${v.name}`} readOnly={props.readOnly} classTitles={v.classes.map((c) => c.title)} />
+      {!props.readOnly && (
+        <>
+          <h3>Export</h3>
+          <ExportForm projectId={v.projectId} version={v.id} name={`version ${v.name}`} classTitles={v.classes.map((c) => c.title)} />
+        </>
+      )}
       {!props.readOnly && (
         <button type="button" class="danger" onClick={() => setAsking(true)}>
           Delete version {v.name}
@@ -294,13 +299,16 @@ export function VersionsPage(props: { session: Session; onSignOut: () => void; p
     return () => void (live = false);
   }, [props.projectId, generation]);
 
-  const readOnly = props.session.key.scope === 'read';
+  // Making, exporting and deleting versions is the project's managers'; everyone compares them.
+  const role = useProjectRole(props.projectId);
+  const readOnly = !allows(role, 'manager');
   const current = versions?.find((v) => v.id === shown) ?? null;
   return (
     <>
       <Header session={props.session} onSignOut={props.onSignOut} trail={[{ label: title, href: `/projects/${props.projectId}/images` }, { label: 'Versions' }]} />
       <main class="versions">
         <h1>Versions of {title}</h1>
+        {role !== undefined && readOnly && <p class="role-note quiet-text">{roleCaption(role, 'only its managers make, export or delete versions.')}</p>}
         {error && (
           <p class="error" role="alert">
             {error}

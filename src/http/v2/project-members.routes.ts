@@ -6,30 +6,8 @@ import type { Context } from '../../context.ts';
 import { projectRoleOf } from '../../services/project-access.ts';
 import * as projectMembers from '../../services/project-members.service.ts';
 import { needs } from '../plugins/project-access.ts';
+import { CallerRole, MemberParams, ProjectMember, ProjectMembers, ProjectRole } from '../schemas/v2-project-members.ts';
 import { IdParams, problemResponses } from '../schemas/v2.ts';
-
-const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
-const ProjectRole = Type.Union(
-  [Type.Literal('viewer'), Type.Literal('annotator'), Type.Literal('reviewer'), Type.Literal('manager')],
-  { description: 'viewer reads; annotator also edits images’ annotations and tags; reviewer also reviews; manager does everything in the project' },
-);
-const MemberParams = Type.Object({ id: Id, userId: Id });
-const ProjectMember = Type.Object({
-  userId: Type.Integer(),
-  login: Type.String(),
-  teamRole: Type.String({ description: 'owner, admin or member: an owner or admin manages every project whatever their role here' }),
-  role: ProjectRole,
-  createdAt: Type.String(),
-});
-const ProjectMembers = Type.Object({
-  projectId: Type.Integer(),
-  memberDefaultRole: Type.Union([ProjectRole, Type.Null()], { description: 'the role of the team’s members who have none of their own here; null: none, the project is hidden from them' }),
-  items: Type.Array(ProjectMember, { description: `the members with a role of their own, in user id order (at most ${projectMembers.MAX_LISTED_MEMBERS})` }),
-});
-const CallerRole = Type.Object({
-  projectId: Type.Integer(),
-  role: ProjectRole,
-});
 
 export const projectMemberRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
