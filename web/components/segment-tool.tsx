@@ -93,22 +93,12 @@ export function useSegmentTool(props: SegmentToolProps): SegmentTool {
     client.current?.reset();
   };
 
+  // The worker's picture of the mask (a PNG it made: nothing to encode here) shown as it is.
   const showMask = (next: SegmentMask | null) => {
+    const url = next ? URL.createObjectURL(new Blob([next.picture as Uint8Array<ArrayBuffer>], { type: 'image/png' })) : null;
     setMask((old) => {
       if (old) URL.revokeObjectURL(old.url);
-      return null;
-    });
-    if (!next) return;
-    const canvas = new OffscreenCanvas(next.width, next.height);
-    const image = new ImageData(next.width, next.height);
-    for (let i = 0; i < next.pixels.length; i++) if (next.pixels[i]) image.data.set([30, 144, 255, 150], i * 4);
-    canvas.getContext('2d')!.putImageData(image, 0, 0);
-    void canvas.convertToBlob({ type: 'image/png' }).then((blob) => {
-      const url = URL.createObjectURL(blob);
-      setMask((old) => {
-        if (old) URL.revokeObjectURL(old.url);
-        return { mask: next, url };
-      });
+      return next && url ? { mask: next, url } : null;
     });
   };
 

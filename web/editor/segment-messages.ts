@@ -24,5 +24,17 @@ export type SegmentRequest =
 export type SegmentReply =
   | { type: 'loaded'; threads: number }
   | { type: 'ready'; url: string }
-  | { type: 'mask'; id: number; mask: Uint8Array; width: number; height: number; ms: number }
+  | {
+      type: 'mask';
+      id: number;
+      mask: Uint8Array;
+      /** The mask as a picture to show (mask-picture.ts). */
+      picture: Uint8Array;
+      width: number;
+      height: number;
+      /** The decoder's time: its run and the mask scaled up from its low-resolution answer. */
+      ms: number;
+      /** Where the worker's time went, in ms: the decoder's run, the mask's upscaling, the picture. */
+      stages: { run: number; upscale: number; picture: number };
+    }
   | { type: 'error'; id: number; message: string };

@@ -4,11 +4,15 @@
 // prompt refines the mask of the one before (segment-decode.ts) until the page resets the prompts.
 import * as ort from 'onnxruntime-web/wasm';
 import { float16ToFloat32 } from '../../src/services/float16.ts';
+import { MASK_RGBA, maskPicture } from './mask-picture.ts';
 import { MaskRefinement, type TensorLike, decodePrompt } from './segment-decode.ts';
 import type { SegmentReply, SegmentRequest } from './segment-messages.ts';
 
 /** Bytes before an embedding's fp16 values: its shape as 4 little-endian uint32 (embeddings.service.ts). */
 const HEAD_BYTES = 16;
+
+/** The warm-up's mask: the largest the tool asks for, the encoder's input frame. */
+const WARM_SIDE = 1024;
 
 let decoder: Promise<ort.InferenceSession> | undefined;
 let embedding: { url: string; tensor: Promise<ort.Tensor> } | undefined;
@@ -51,10 +55,19 @@ async function decode(request: Extract<SegmentRequest, { type: 'decode' }>, refi
   const session = await decoder!;
   const image = await embedding!.tensor;
   const started = performance.now();
+  let runMs = 0;
   const tensor = (data: Float32Array, dims: number[]) => new ort.Tensor('float32', data, dims);
-  const run = (feeds: Record<string, TensorLike>) => session.run(feeds as Record<string, ort.Tensor>);
+  const run = async (feeds: Record<string, TensorLike>, outputs: string[]) => {
+    const at = performance.now();
+    const answer = await session.run(feeds as Record<string, ort.Tensor>, outputs);
+    runMs = performance.now() - at;
+    return answer;
+  };
   const { mask, width, height } = await decodePrompt(request, image, tensor, run, refine ? refinement : undefined);
-  return { type: 'mask', id: request.id, mask, width, height, ms: performance.now() - started };
+  const decoded = performance.now();
+  const picture = maskPicture(mask, width, height, MASK_RGBA);
+  const ms = decoded - started;
+  return { type: 'mask', id: request.id, mask, picture, width, height, ms, stages: { run: runMs, upscale: ms - runMs, picture: performance.now() - decoded } };
 }
 
 // onnxruntime-web starts its threads as workers of this same script, named em-pthread: those are its own.
@@ -69,14 +82,15 @@ if (!self.name.startsWith('em-pthread')) self.onmessage = (event: MessageEvent<S
       embedding = { url: request.url, tensor: loadEmbedding(request.url) };
       void enqueue(() => refinement.reset());
     }
-    // A first run of the decoder pays for its allocations: it is made here, before the first click.
+    // A first run of the decoder pays for its allocations, and the first upscale and picture of a
+    // full-size mask for their compilation: both are made here, before the first click.
     const tensor = embedding.tensor;
-    const warm = enqueue(() => tensor.then(() => decode({ type: 'decode', id: 0, points: [[8, 8, true]], box: null, inputScale: 1, width: 64, height: 64 }, false)));
+    const warm = enqueue(() => tensor.then(() => decode({ type: 'decode', id: 0, points: [[8, 8, true]], box: null, inputScale: 1, width: WARM_SIDE, height: WARM_SIDE }, false)));
     warm.then(() => self.postMessage({ type: 'ready', url: request.url } satisfies SegmentReply), fail);
   } else if (request.type === 'reset') {
     void enqueue(() => refinement.reset());
   } else {
     const answer = enqueue(() => decode(request, true));
-    answer.then((reply) => self.postMessage(reply, { transfer: reply.type === 'mask' ? [reply.mask.buffer] : [] }), fail);
+    answer.then((reply) => self.postMessage(reply, { transfer: reply.type === 'mask' ? [reply.mask.buffer, reply.picture.buffer] : [] }), fail);
   }
 };
