@@ -350,15 +350,14 @@ export interface TaskFilter {
 }
 
 /**
- * The tasks a plain member may see: those of a project they have a role in, those of no single
- * project, and those of a deleted project that they started themselves. A project's tasks name its
- * datasets and progress: a member the project is hidden from sees none of it.
+ * The tasks a plain member may see: those of a project they have a role in, and those they started
+ * themselves of no project that exists (a DTL graph, an upload's thumbnails, a project deleted since).
+ * A task names its projects, datasets and progress: a member a project is hidden from sees none of it.
  */
 const readableBy =
   (teamId: number, userId: number) =>
   (eb: ExpressionBuilder<Database, 'tasks'>) =>
     eb.or([
-      eb('tasks.project_id', 'is', null),
       eb(
         'tasks.project_id',
         'in',

@@ -350,26 +350,27 @@ for (const dialect of dialects) {
       assert.deepEqual(failures, []);
     });
 
-    test('task lists (v1, v1 by id, v2) show a member the tasks of projects they have a role in, of no project, and of a deleted project they started', async () => {
+    test('task lists (v1, v1 by id, v2) show a member the tasks of projects they have a role in, and those of no project or a deleted one that they started', async () => {
       const db = t.ctx.db.kysely;
       const teamId = (await db.selectFrom('projects').select('team_id').where('id', '=', ids.p).executeTakeFirstOrThrow()).team_id;
       const gone = await newProject(t.ctx, { title: `gone-${Math.random()}` });
       const made = {
         roled: ids.k,
         noProject: await tasks.createTask(db, { teamId, userId: null, type: 'export', size: 0, meta: {}, input: {}, projectId: null }),
+        noProjectByAnnotator: await tasks.createTask(db, { teamId, userId: await userId(t.ctx, 'alpha', 'ann'), type: 'dtl', size: 0, meta: {}, input: {}, projectId: null }),
         goneByNone: await tasks.createTask(db, { teamId, userId: await userId(t.ctx, 'alpha', 'none'), type: 'export', size: 0, meta: {}, input: {}, projectId: gone }),
         goneByViewer: await tasks.createTask(db, { teamId, userId: await userId(t.ctx, 'alpha', 'vwr'), type: 'export', size: 0, meta: {}, input: {}, projectId: gone }),
       };
       await db.deleteFrom('projects').where('id', '=', gone).execute();
       const ours = new Set<number>(Object.values(made));
       const expected: Record<string, number[]> = {
-        alice: [made.roled, made.noProject, made.goneByNone, made.goneByViewer],
-        owner: [made.roled, made.noProject, made.goneByNone, made.goneByViewer],
-        mgr: [made.roled, made.noProject],
-        rev: [made.roled, made.noProject],
-        ann: [made.roled, made.noProject],
-        vwr: [made.roled, made.noProject, made.goneByViewer],
-        none: [made.noProject, made.goneByNone],
+        alice: [made.roled, made.noProject, made.noProjectByAnnotator, made.goneByNone, made.goneByViewer],
+        owner: [made.roled, made.noProject, made.noProjectByAnnotator, made.goneByNone, made.goneByViewer],
+        mgr: [made.roled],
+        rev: [made.roled],
+        ann: [made.roled, made.noProjectByAnnotator],
+        vwr: [made.roled, made.goneByViewer],
+        none: [made.goneByNone],
       };
       const failures: string[] = [];
       for (const caller of CALLERS) {
