@@ -46,6 +46,77 @@ export async function insertRevisions(db: Kysely<Database>, revisions: readonly 
   }
 }
 
+/** Images read at once by annotationStates, and trimmed at once by overfullImages. */
+const STATES_PER_READ = 500;
+
+/** An image's annotation columns and its tags (title, value), in tag id order, as a snapshot holds them. */
+export interface AnnotationStateRow {
+  id: number;
+  description: string;
+  objectsJson: string;
+  objectIds: string | null;
+  nextObjectId: number | null;
+  objectTagValues: string | null;
+  tags: { title: string; value: string | null }[];
+}
+
+/** The annotations of those of these images that lie in projects of the team, two statements a page. */
+export async function annotationStates(db: Kysely<Database>, teamId: number, imageIds: readonly number[]): Promise<AnnotationStateRow[]> {
+  const out: AnnotationStateRow[] = [];
+  for (let i = 0; i < imageIds.length; i += STATES_PER_READ) {
+    const page = imageIds.slice(i, i + STATES_PER_READ);
+    const rows = await db
+      .selectFrom('images')
+      .innerJoin('projects', 'projects.id', 'images.project_id')
+      .select(['images.id', 'images.description', 'images.objects_json', 'images.object_ids', 'images.next_object_id', 'images.object_tag_values'])
+      .where('images.id', 'in', page)
+      .where('projects.team_id', '=', teamId)
+      .execute();
+    const tags = await db
+      .selectFrom('image_tags')
+      .innerJoin('project_tags', 'project_tags.id', 'image_tags.tag_id')
+      .select(['image_tags.image_id', 'project_tags.title', 'image_tags.value'])
+      .where('image_tags.image_id', 'in', page)
+      .orderBy('image_tags.image_id')
+      .orderBy('project_tags.id')
+      .execute();
+    const tagsOf = new Map<number, { title: string; value: string | null }[]>();
+    for (const t of tags) {
+      let list = tagsOf.get(t.image_id);
+      if (!list) tagsOf.set(t.image_id, (list = []));
+      list.push({ title: t.title, value: t.value });
+    }
+    for (const r of rows) {
+      out.push({
+        id: r.id,
+        description: r.description,
+        objectsJson: r.objects_json,
+        objectIds: r.object_ids,
+        nextObjectId: r.next_object_id,
+        objectTagValues: r.object_tag_values,
+        tags: tagsOf.get(r.id) ?? [],
+      });
+    }
+  }
+  return out;
+}
+
+/** Those of these images that have more than `keep` revisions. */
+export async function overfullImages(db: Kysely<Database>, imageIds: readonly number[], keep: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < imageIds.length; i += STATES_PER_READ) {
+    const rows = await db
+      .selectFrom('annotation_revisions')
+      .select('image_id')
+      .where('image_id', 'in', imageIds.slice(i, i + STATES_PER_READ))
+      .groupBy('image_id')
+      .having((eb) => eb.fn.countAll(), '>', keep)
+      .execute();
+    out.push(...rows.map((r) => r.image_id));
+  }
+  return out;
+}
+
 /** The image's revisions newest first, those older than `beforeId` when given. */
 export async function listRevisions(db: Kysely<Database>, imageId: number, page: { beforeId: number | null; limit: number }): Promise<RevisionRow[]> {
   let query = db.selectFrom('annotation_revisions').selectAll().where('image_id', '=', imageId);

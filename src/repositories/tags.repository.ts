@@ -183,6 +183,15 @@ export async function imagesCarryingTag(db: Kysely<Database>, tagId: number, lim
   return rows.map((r) => r.image_id);
 }
 
+/** Every image that uses the tag: carries it (an image tag), or has objects that do (a figure tag); by id. */
+export async function imagesUsingTag(db: Kysely<Database>, tagId: number, scope: TagScope): Promise<number[]> {
+  const rows =
+    scope === 'images'
+      ? await db.selectFrom('image_tags').select('image_id').where('tag_id', '=', tagId).orderBy('image_id').execute()
+      : await db.selectFrom('object_tag_refs').select('image_id').where('tag_id', '=', tagId).orderBy('image_id').execute();
+  return rows.map((r) => r.image_id);
+}
+
 /**
  * Renames the figure tag `from` to `to` in the stored object tag values of the images whose objects
  * use the tag (so the values follow the rename the objects' titles get). Call inside the rename's

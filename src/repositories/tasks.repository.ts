@@ -1,10 +1,11 @@
 // The tasks table is the queue and the API resource at once. Every change a worker makes is
 // conditional on holding the lease, so a worker that lost its task can no longer write to it.
-import { type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import type { Database, TaskRow } from '../db/types.ts';
 import { ENDED_STATUSES, type TaskStatus } from '../tasks/statuses.ts';
+import { visibleToMember } from './project-members.repository.ts';
 
 export { ENDED_STATUSES, type TaskStatus };
 
@@ -267,12 +268,13 @@ export async function requestStop(
 }
 
 /** The team's tasks (or only task `id`), oldest first, leaving out tasks of the types `exceptTypes`. */
-export async function listTasks(db: Kysely<Database>, teamId: number, id?: number, exceptTypes: readonly string[] = []): Promise<TaskRecord[]> {
+export async function listTasks(db: Kysely<Database>, teamId: number, id?: number, exceptTypes: readonly string[] = [], readerId?: number): Promise<TaskRecord[]> {
   let query = db
     .selectFrom('tasks')
     .select(['id', 'type', 'size', 'status', 'meta', 'started_at', 'finished_at'])
     .where('team_id', '=', teamId);
   if (id !== undefined) query = query.where('id', '=', id);
+  if (readerId !== undefined) query = query.where(readableBy(teamId, readerId));
   if (exceptTypes.length > 0) query = query.where('type', 'not in', [...exceptTypes]);
   const rows = await query.orderBy('id').execute();
   return rows.map(toRecord);
@@ -343,7 +345,30 @@ export interface TaskFilter {
   projectId?: number;
   /** Types left out (housekeeping the caller does not want to see). */
   exceptTypes?: readonly string[];
+  /** A plain member's user id: only the tasks they may see (readableBy); none for an owner or admin, who sees all. */
+  readerId?: number;
 }
+
+/**
+ * The tasks a plain member may see: those of a project they have a role in, and those they started
+ * themselves of no project that exists (a DTL graph, an upload's thumbnails, a project deleted since).
+ * A task names its projects, datasets and progress: a member a project is hidden from sees none of it.
+ */
+const readableBy =
+  (teamId: number, userId: number) =>
+  (eb: ExpressionBuilder<Database, 'tasks'>) =>
+    eb.or([
+      eb(
+        'tasks.project_id',
+        'in',
+        eb
+          .selectFrom('projects as p')
+          .select('p.id')
+          .where('p.team_id', '=', teamId)
+          .where((pe) => visibleToMember(pe, userId, 'p.id', 'p.member_default_role')),
+      ),
+      eb.and([eb('tasks.created_by', '=', userId), eb.not(eb.exists(eb.selectFrom('projects as d').select('d.id').whereRef('d.id', '=', 'tasks.project_id')))]),
+    ]);
 
 export interface TaskPageQuery extends TaskFilter {
   /** Only tasks with a smaller id: the last id of the page before (pages go newest first). */
@@ -379,18 +404,19 @@ function selectEntries(db: Kysely<Database>, teamId: number) {
     .where('tasks.team_id', '=', teamId);
 }
 
-function filtered(select: ReturnType<typeof selectEntries>, filter: TaskFilter): ReturnType<typeof selectEntries> {
+function filtered(select: ReturnType<typeof selectEntries>, teamId: number, filter: TaskFilter): ReturnType<typeof selectEntries> {
   let q = select;
   if (filter.type !== undefined) q = q.where('tasks.type', '=', filter.type);
   if (filter.status !== undefined) q = q.where('tasks.status', '=', filter.status);
   if (filter.projectId !== undefined) q = q.where('tasks.project_id', '=', filter.projectId);
   if (filter.exceptTypes?.length) q = q.where('tasks.type', 'not in', [...filter.exceptTypes]);
+  if (filter.readerId !== undefined) q = q.where(readableBy(teamId, filter.readerId));
   return q;
 }
 
 /** The team's tasks, newest first, a page at a time by keyset on the id (never an offset). */
 export async function listTaskPage(db: Kysely<Database>, teamId: number, query: TaskPageQuery): Promise<TaskEntry[]> {
-  let select = filtered(selectEntries(db, teamId), query);
+  let select = filtered(selectEntries(db, teamId), teamId, query);
   if (query.beforeId !== undefined) select = select.where('tasks.id', '<', query.beforeId);
   const rows = await select.orderBy('tasks.id', 'desc').limit(query.limit).execute();
   return rows.map(toEntry);
@@ -403,6 +429,7 @@ export async function countTasks(db: Kysely<Database>, teamId: number, filter: T
   if (filter.status !== undefined) select = select.where('tasks.status', '=', filter.status);
   if (filter.projectId !== undefined) select = select.where('tasks.project_id', '=', filter.projectId);
   if (filter.exceptTypes?.length) select = select.where('tasks.type', 'not in', [...filter.exceptTypes]);
+  if (filter.readerId !== undefined) select = select.where(readableBy(teamId, filter.readerId));
   return Number((await select.executeTakeFirstOrThrow()).n);
 }
 
@@ -426,9 +453,9 @@ export async function findTaskEntry(db: Kysely<Database>, teamId: number, id: nu
 export async function listWatchedTasks(
   db: Kysely<Database>,
   teamId: number,
-  query: { afterId: number; ids: readonly number[]; endedSince?: string; exceptTypes?: readonly string[]; limit: number },
+  query: { afterId: number; ids: readonly number[]; endedSince?: string; exceptTypes?: readonly string[]; readerId?: number; limit: number },
 ): Promise<TaskEntry[]> {
-  const rows = await filtered(selectEntries(db, teamId), { exceptTypes: query.exceptTypes })
+  const rows = await filtered(selectEntries(db, teamId), teamId, { exceptTypes: query.exceptTypes, readerId: query.readerId })
     .where((eb) =>
       eb.or([
         eb('tasks.status', 'not in', [...ENDED_STATUSES]),

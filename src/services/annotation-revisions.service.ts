@@ -10,8 +10,9 @@ import type { Context } from '../context.ts';
 import type { Database } from '../db/types.ts';
 import { notFound } from '../errors.ts';
 import * as revisions from '../repositories/annotation-revisions.repository.ts';
+import { saveSnapshots } from '../repositories/annotation-contents.repository.ts';
 import { findAnnotation } from '../repositories/image-annotation.repository.ts';
-import { type AnnotationSnapshot, EMPTY_SNAPSHOT, decodeSnapshot, encodeSnapshot, objectChanges } from './annotation-snapshots.ts';
+import { type AnnotationSnapshot, EMPTY_SNAPSHOT, type EncodedSnapshot, type ObjectChanges, decodeSnapshot, encodeSnapshot, objectChanges } from './annotation-snapshots.ts';
 import { annotationJson, objectStarts } from './annotation-text.ts';
 import { imageTagValuesText } from './annotation-tag-values.ts';
 import { objectIdsOf } from './object-ids.ts';
@@ -34,8 +35,14 @@ export const keyAuthor = (principal: Pick<Principal, 'teamId' | 'keyId' | 'userI
   taskId: null,
 });
 
-/** What a request's rewrite of many images (a class renamed or deleted) records of each: its caller as author. */
-export const rewriteRevisionsOf = (ctx: Context, principal: Pick<Principal, 'teamId' | 'keyId' | 'userId'>): { author: RevisionAuthor; keep: number } => ({
+/** Who a change's revisions name, and how many revisions an image keeps. */
+export interface RevisionPolicy {
+  author: RevisionAuthor;
+  keep: number;
+}
+
+/** What a request's change of one image or many (a class or tag renamed or deleted) records of each: its caller as author. */
+export const rewriteRevisionsOf = (ctx: Context, principal: Pick<Principal, 'teamId' | 'keyId' | 'userId'>): RevisionPolicy => ({
   author: keyAuthor(principal),
   keep: ctx.config.operations.revisionsPerImage,
 });
@@ -64,11 +71,53 @@ export async function recordRevision(
   before: AnnotationSnapshot,
   after: Pick<AnnotationSnapshot, 'objectsJson' | 'objectIds' | 'objectTagValues'>,
 ): Promise<void> {
-  const snapshot = encodeSnapshot(before);
-  await revisions.saveSnapshot(trx, snapshot);
-  await revisions.insertRevisions(trx, [{ imageId, ...author, createdAt: isoNow(), beforeHash: snapshot.hash, ...objectChanges(before, after) }]);
+  await recordEncodedRevision(trx, keep, author, imageId, encodeSnapshot(before), objectChanges(before, after));
+}
+
+async function recordEncodedRevision(trx: Kysely<Database>, keep: number, author: RevisionAuthor, imageId: number, before: EncodedSnapshot, changes: ObjectChanges): Promise<void> {
+  await revisions.saveSnapshot(trx, before);
+  await revisions.insertRevisions(trx, [{ imageId, ...author, createdAt: isoNow(), beforeHash: before.hash, ...changes }]);
   const gone = await revisions.trimImageRevisions(trx, imageId, keep);
   if (gone.length > 0) await revisions.deleteUnnamedSnapshots(trx, gone);
+}
+
+/**
+ * The states of these images' annotations before a change, read in the change's transaction, for
+ * recordChangedStates to compare with after it. Kept encoded (deflated), so a change of a project's
+ * every image (a tag renamed) holds compressed states only; another team's image is left out.
+ */
+export async function statesBefore(trx: Kysely<Database>, teamId: number, imageIds: Iterable<number>): Promise<Map<number, EncodedSnapshot>> {
+  const states = new Map<number, EncodedSnapshot>();
+  for (const row of await revisions.annotationStates(trx, teamId, [...new Set(imageIds)])) states.set(row.id, encodeSnapshot(snapshotOf(row)));
+  return states;
+}
+
+/**
+ * Records a revision of each image whose annotation the change altered (its state now is another
+ * than the one read before it), in the change's transaction; answers the ids of those images. A
+ * change that left an image's annotation as it was (a rename of the image, a tag attached twice)
+ * records none for it. Reads, snapshots and revision rows go a page of images a statement, so a
+ * rename across a project costs a few statements per 500 images, not several per image.
+ */
+export async function recordChangedStates(trx: Kysely<Database>, policy: RevisionPolicy, before: ReadonlyMap<number, EncodedSnapshot>): Promise<number[]> {
+  const createdAt = isoNow();
+  const changed: number[] = [];
+  const snapshots: EncodedSnapshot[] = [];
+  const rows: revisions.NewRevision[] = [];
+  for (const row of await revisions.annotationStates(trx, policy.author.teamId, [...before.keys()])) {
+    const was = before.get(row.id)!;
+    const now = snapshotOf(row);
+    if (encodeSnapshot(now).hash === was.hash) continue;
+    snapshots.push(was);
+    rows.push({ imageId: row.id, ...policy.author, createdAt, beforeHash: was.hash, ...objectChanges(decodeSnapshot(was.body), now) });
+    changed.push(row.id);
+  }
+  await saveSnapshots(trx, snapshots);
+  await revisions.insertRevisions(trx, rows);
+  const gone: string[] = [];
+  for (const imageId of await revisions.overfullImages(trx, changed, policy.keep)) gone.push(...(await revisions.trimImageRevisions(trx, imageId, policy.keep)));
+  if (gone.length > 0) await revisions.deleteUnnamedSnapshots(trx, gone);
+  return changed;
 }
 
 /** Records the first revision of new images (an import's, a DTL output's): one row each, no state before. */

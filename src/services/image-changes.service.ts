@@ -16,6 +16,7 @@ import { type ImageMetadata, findImageMetadata } from '../repositories/image-met
 import { findDataset } from '../repositories/datasets.repository.ts';
 import { findImageByName } from '../repositories/images.repository.ts';
 import { annotationTagOf, recordAnnotationChanged } from './annotation-edits.service.ts';
+import { type RevisionPolicy, recordChangedStates, recordNewImages, statesBefore } from './annotation-revisions.service.ts';
 import { isValidImageName } from './identifiers.ts';
 import { checkIfMatch } from './preconditions.ts';
 
@@ -104,6 +105,7 @@ export async function changeImage(
   imageId: number,
   change: ImageChange,
   ifMatch: string | undefined,
+  revisions: RevisionPolicy,
 ): Promise<ImageMetadata> {
   if (change.name !== undefined) checkName(change.name);
   return translatingNameRace(() =>
@@ -111,6 +113,8 @@ export async function changeImage(
       const image = await lockChecked(trx, teamId, imageId, ifMatch);
       // The annotation's representation carries the image's name and description: webhooks hear of it.
       const annotationBefore = await annotationTagOf(trx, teamId, imageId);
+      // A description is part of the annotation, and so are the image tags a move re-attaches.
+      const states = await statesBefore(trx, teamId, [imageId]);
       const name = change.name ?? image.name;
       const datasetId = change.datasetId ?? image.dataset_id;
       if (datasetId !== image.dataset_id) {
@@ -121,6 +125,7 @@ export async function changeImage(
       }
       const fields = { ...(name !== image.name ? { name } : {}), ...(change.description !== undefined ? { description: change.description } : {}) };
       if (Object.keys(fields).length > 0) await changes.updateImageFields(trx, image.id, fields);
+      await recordChangedStates(trx, revisions, states);
       await recordAnnotationChanged(trx, teamId, imageId, annotationBefore);
       return describeImage(trx, teamId, imageId);
     }),
@@ -128,7 +133,7 @@ export async function changeImage(
 }
 
 /** A copy in the dataset `datasetId` (the same bytes: no blob is copied); answers its metadata. */
-export async function copyImage(db: Kysely<Database>, teamId: number, imageId: number, request: CopyRequest): Promise<ImageMetadata> {
+export async function copyImage(db: Kysely<Database>, teamId: number, imageId: number, request: CopyRequest, revisions: RevisionPolicy): Promise<ImageMetadata> {
   if (request.name !== undefined) checkName(request.name);
   return translatingNameRace(() =>
     db.transaction().execute(async (trx) => {
@@ -136,6 +141,8 @@ export async function copyImage(db: Kysely<Database>, teamId: number, imageId: n
       if (!image) throw notFound('image', { imageId });
       const target = await placeFor(trx, teamId, request.datasetId, request.name ?? image.name);
       const copyId = await changes.copyImage(trx, image, target, await tagsIn(trx, image, target.projectId));
+      // The copy is a new image: its first revision, as an import's, names no state before.
+      await recordNewImages(trx, revisions.author, [{ imageId: copyId, objectsJson: image.objects_json }]);
       return describeImage(trx, teamId, copyId);
     }),
   );

@@ -1,7 +1,7 @@
 // POST /v2/datasets/:datasetId/images: images uploaded straight into a dataset. The files go through
 // the v1 upload's checks and storage (completeUpload: decoded header, pixel limit, size limit, one
 // blob per content however often it is sent); the images are then made in one transaction, all of
-// them or, when any file or name is refused, none.
+// them or, when any file or name is refused, none, each with its first revision naming the caller.
 import type { Context } from '../context.ts';
 import { type DatasetRow } from '../db/types.ts';
 import { isUniqueViolation } from '../db/dialect.ts';
@@ -10,6 +10,7 @@ import { findDataset } from '../repositories/datasets.repository.ts';
 import { type ImageMetadata, imageMetadataOf } from '../repositories/image-metadata.repository.ts';
 import { findImageByName, insertImages } from '../repositories/images.repository.ts';
 import { blobsByHash } from '../repositories/staging.repository.ts';
+import { keyAuthor, recordNewImages } from './annotation-revisions.service.ts';
 import type { ReceivedFile } from '../storage/staging.ts';
 import { isValidImageName } from './identifiers.ts';
 import type { Principal } from './keys.service.ts';
@@ -75,7 +76,7 @@ export async function uploadImages(ctx: Context, principal: Principal, datasetId
         }
       }
       const facts = await blobsByHash(trx, [...new Set(parts.map((p) => p.file.hash))]);
-      return insertImages(
+      const made = await insertImages(
         trx,
         parts.map((part) => {
           const blob = facts.get(part.file.hash)!;
@@ -90,6 +91,9 @@ export async function uploadImages(ctx: Context, principal: Principal, datasetId
           };
         }),
       );
+      // Each image's history starts with who uploaded it, as an import's starts with its task.
+      await recordNewImages(trx, keyAuthor(principal), made.map((imageId) => ({ imageId, objectsJson: '[]' })));
+      return made;
     });
     return await imageMetadataOf(db, ids);
   } catch (error) {

@@ -1,11 +1,12 @@
 // Image rules: finding the image a request names, its tags (scope `images`) and its description. A change
-// that alters the image's annotation records annotation.updated in its transaction.
+// that alters the image's annotation records annotation.updated and a revision in its transaction.
 import type { Kysely } from 'kysely';
 import type { Database, ImageRow } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
 import * as imageTags from '../repositories/image-tags.repository.ts';
 import * as images from '../repositories/images.repository.ts';
 import { annotationTagOf, recordAnnotationChanged } from './annotation-edits.service.ts';
+import { type RevisionPolicy, recordChangedStates, statesBefore } from './annotation-revisions.service.ts';
 import { type TagRef, resolveExistingTags, resolveTag } from './tags.service.ts';
 
 /** How a request names an image: by id, or by name inside a dataset. */
@@ -58,13 +59,16 @@ export async function attachTag(
   caller: { teamId: number; userId: number },
   ref: ImageRef,
   choice: TagChoice & { create?: boolean },
+  revisions: RevisionPolicy,
 ): Promise<void> {
   const tagRef = toTagRef(choice);
   await db.transaction().execute(async (trx) => {
     const image = await requireImage(trx, caller.teamId, ref);
     const tagId = await resolveTag(trx, image.project_id, 'images', tagRef, choice.create ? caller.userId : undefined);
     const before = await annotationTagOf(trx, caller.teamId, image.id);
+    const states = await statesBefore(trx, caller.teamId, [image.id]);
     await imageTags.attachTag(trx, image.id, tagId);
+    await recordChangedStates(trx, revisions, states);
     await recordAnnotationChanged(trx, caller.teamId, image.id, before);
   });
 }
@@ -73,22 +77,26 @@ export async function attachTag(
  * Detaches every tag named. Tags that exist but are not attached are fine; a tag that does not exist
  * in the project is a 404 and then nothing is detached.
  */
-export async function detachTags(db: Kysely<Database>, teamId: number, ref: ImageRef, choices: TagChoice[]): Promise<void> {
+export async function detachTags(db: Kysely<Database>, teamId: number, ref: ImageRef, choices: TagChoice[], revisions: RevisionPolicy): Promise<void> {
   const tagRefs = choices.map((choice, index) => toTagRef(choice, `[${index}]`));
   await db.transaction().execute(async (trx) => {
     const image = await requireImage(trx, teamId, ref);
     const tagIds = await resolveExistingTags(trx, image.project_id, 'images', tagRefs);
     const before = await annotationTagOf(trx, teamId, image.id);
+    const states = await statesBefore(trx, teamId, [image.id]);
     await imageTags.detachTags(trx, image.id, [...new Set(tagIds)]);
+    await recordChangedStates(trx, revisions, states);
     await recordAnnotationChanged(trx, teamId, image.id, before);
   });
 }
 
-export async function setDescription(db: Kysely<Database>, teamId: number, ref: ImageRef, value: string): Promise<void> {
+export async function setDescription(db: Kysely<Database>, teamId: number, ref: ImageRef, value: string, revisions: RevisionPolicy): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const image = await requireImage(trx, teamId, ref);
     const before = await annotationTagOf(trx, teamId, image.id);
+    const states = await statesBefore(trx, teamId, [image.id]);
     await images.setDescription(trx, image.id, value);
+    await recordChangedStates(trx, revisions, states);
     await recordAnnotationChanged(trx, teamId, image.id, before);
   });
 }

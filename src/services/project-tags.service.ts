@@ -7,6 +7,7 @@ import { notFound } from '../errors.ts';
 import type { TagValueType } from '../formats/canonical.ts';
 import * as tagRows from '../repositories/tags.repository.ts';
 import type { TagResource, TagScope } from '../repositories/tags.repository.ts';
+import type { RevisionPolicy } from './annotation-revisions.service.ts';
 import { type Page, type PageRequest, pageOfRows } from './paging.ts';
 import { checkIfMatch } from './preconditions.ts';
 import { requireProject } from './projects.service.ts';
@@ -52,17 +53,18 @@ export async function changeProjectTag(
   tagId: number,
   change: tags.TagChange,
   ifMatch: string | undefined,
+  revisions: RevisionPolicy,
 ): Promise<TagResource> {
   const tag = await requireTag(db, teamId, tagId);
-  const changed = await tags.changeTag(db, teamId, tag.project_id, tagId, tag.scope as TagScope, change, (current) =>
+  const changed = await tags.changeTag(db, teamId, tag.project_id, tagId, tag.scope as TagScope, change, revisions, (current) =>
     checkIfMatch(tagRows.toTagResource(current), ifMatch),
   );
   return tagRows.toTagResource(changed);
 }
 
-export async function removeProjectTag(db: Kysely<Database>, teamId: number, tagId: number, ifMatch: string | undefined): Promise<void> {
+export async function removeProjectTag(db: Kysely<Database>, teamId: number, tagId: number, ifMatch: string | undefined, revisions: RevisionPolicy): Promise<void> {
   const tag = await requireTag(db, teamId, tagId);
-  await tags.deleteTag(db, teamId, tag.project_id, tagId, tag.scope as TagScope, (current) => checkIfMatch(tagRows.toTagResource(current), ifMatch));
+  await tags.deleteTag(db, teamId, tag.project_id, tagId, tag.scope as TagScope, revisions, (current) => checkIfMatch(tagRows.toTagResource(current), ifMatch));
 }
 
 /** The tag, or a 404 that reads the same whether it is missing or another team's. */

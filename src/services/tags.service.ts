@@ -10,6 +10,8 @@ import * as projects from '../repositories/projects.repository.ts';
 import * as tags from '../repositories/tags.repository.ts';
 import type { TagScope } from '../repositories/tags.repository.ts';
 import { MAX_REWRITE_EVENTS, recordAnnotationsRewritten } from './annotation-edits.service.ts';
+import { type RevisionPolicy, recordChangedStates, statesBefore } from './annotation-revisions.service.ts';
+import type { EncodedSnapshot } from './annotation-snapshots.ts';
 import { rewriteImageObjects } from './object-rewrite.ts';
 import { requireProject } from './projects.service.ts';
 import { type ValueRule, checkPossibleValues, possibleValuesOf, valueProblem } from './tag-value-rules.ts';
@@ -79,9 +81,10 @@ export async function updateTag(
   projectId: number,
   tagId: number,
   input: TagInput,
+  revisions: RevisionPolicy,
 ): Promise<void> {
   checkTitle(input.title);
-  await changeTag(db, teamId, projectId, tagId, input.scope, { title: input.title, hotkey: input.hotkey });
+  await changeTag(db, teamId, projectId, tagId, input.scope, { title: input.title, hotkey: input.hotkey }, revisions);
 }
 
 /** What a change of a tag sets; a member not given keeps its value. */
@@ -108,6 +111,7 @@ export async function changeTag(
   tagId: number,
   scope: TagScope,
   change: TagChange,
+  revisions: RevisionPolicy,
   precondition?: TagPrecondition,
 ): Promise<ProjectTagRow> {
   if (change.title !== undefined) checkTitle(change.title);
@@ -119,6 +123,8 @@ export async function changeTag(
       precondition?.(tag);
       const title = change.title ?? tag.title;
       const rule = await nextValueRule(trx, tag, change);
+      // A title is part of the annotation of every image that uses the tag: each gets a revision.
+      const states = tag.title !== title ? await statesBefore(trx, teamId, await tags.imagesUsingTag(trx, tagId, scope)) : new Map<number, EncodedSnapshot>();
       await tags.updateTag(trx, tagId, { title, hotkey: change.hotkey ?? tag.hotkey, valueType: rule.valueType, values: rule.values });
       if (scope === 'figures' && tag.title !== title) {
         await recordAnnotationsRewritten(trx, teamId, await rewriteFigureTag(trx, tagId, (titles) => titles.map((t) => (t === tag.title ? title : t))));
@@ -126,6 +132,7 @@ export async function changeTag(
       }
       // An image tag's title is part of the annotation of every image it is attached to.
       if (scope === 'images' && tag.title !== title) await recordAnnotationsRewritten(trx, teamId, await tags.imagesCarryingTag(trx, tagId, MAX_REWRITE_EVENTS));
+      await recordChangedStates(trx, revisions, states);
       await projects.touchProject(trx, projectId);
       return (await tags.findTag(trx, projectId, scope, tagId))!;
     });
@@ -142,6 +149,7 @@ export async function deleteTag(
   projectId: number,
   tagId: number,
   scope: TagScope,
+  revisions: RevisionPolicy,
   precondition?: TagPrecondition,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -149,6 +157,7 @@ export async function deleteTag(
     const tag = await tags.findTag(trx, projectId, scope, tagId, { lock: true });
     if (!tag) throw notFound('tag', { projectId, tagId, type: scope });
     precondition?.(tag);
+    const states = await statesBefore(trx, teamId, await tags.imagesUsingTag(trx, tagId, scope));
     if (scope === 'figures') {
       await recordAnnotationsRewritten(trx, teamId, await rewriteFigureTag(trx, tagId, (titles) => titles.filter((t) => t !== tag.title)));
       await tags.removeObjectTagValues(trx, tagId, tag.title);
@@ -156,6 +165,7 @@ export async function deleteTag(
     // Read before the delete takes the attachments away; the events carry the ETags after it.
     const carrying = scope === 'images' ? await tags.imagesCarryingTag(trx, tagId, MAX_REWRITE_EVENTS) : [];
     await tags.deleteTag(trx, tagId);
+    await recordChangedStates(trx, revisions, states);
     await recordAnnotationsRewritten(trx, teamId, carrying);
     await projects.touchProject(trx, projectId);
   });

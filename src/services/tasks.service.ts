@@ -20,7 +20,8 @@ export { type TaskView, toTaskView };
  */
 const NOT_IN_V1: readonly string[] = [THUMBNAILS_TASK];
 
-export const listTasks = (db: Kysely<Database>, teamId: number, id?: number) => tasks.listTasks(db, teamId, id, NOT_IN_V1);
+/** v1's task list (one task with `id`); `readerId`, a plain member's user id, narrows it to the tasks they may see. */
+export const listTasks = (db: Kysely<Database>, teamId: number, id?: number, readerId?: number) => tasks.listTasks(db, teamId, id, NOT_IN_V1, readerId);
 
 /**
  * Asks a queued or started task to stop: a queued one is `stopped` when this returns, a started one
@@ -61,12 +62,14 @@ export interface TaskPageRequest {
   afterId?: number;
   limit: number;
   count?: boolean;
+  /** A plain member's user id: only the tasks they may see; none for an owner or admin. */
+  readerId?: number;
 }
 
 /** A page of the team's tasks, newest first; `nextId` continues after it, null on the last page. */
 export async function listTaskPage(db: Kysely<Database>, teamId: number, request: TaskPageRequest): Promise<{ items: TaskView[]; nextId: number | null; total?: number }> {
   const hidden = request.housekeeping === false && request.type === undefined ? HOUSEKEEPING_TYPES : [];
-  const filter = { type: request.type, status: request.status, projectId: request.projectId, exceptTypes: hidden };
+  const filter = { type: request.type, status: request.status, projectId: request.projectId, exceptTypes: hidden, readerId: request.readerId };
   // One more than asked tells whether a next page exists without a count.
   const rows = await tasks.listTaskPage(db, teamId, { ...filter, beforeId: request.afterId, limit: request.limit + 1 });
   const items = rows.slice(0, request.limit).map(toTaskView);

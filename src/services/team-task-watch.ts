@@ -31,6 +31,8 @@ export interface TeamWatchOptions {
   since?: string;
   /** Task types whose events are left out. */
   exceptTypes?: readonly string[];
+  /** A plain member's user id: only the tasks they may see (tasks.repository.ts readableBy). */
+  readerId?: number;
   signal: AbortSignal;
 }
 
@@ -38,13 +40,13 @@ const RUNNING = (task: TaskView) => !tasks.ENDED_STATUSES.includes(task.status);
 
 /** The team's tasks as a snapshot, then each change, until `signal` aborts. */
 export async function* watchTeamTasks(db: Db, teamId: number, options: TeamWatchOptions): AsyncGenerator<TeamTaskEvent> {
-  const { signal, exceptTypes = [] } = options;
+  const { signal, exceptTypes = [], readerId } = options;
   let stamp = db.changeStamp();
   let at = new Date().toISOString();
   // Read before the snapshot: a task made in between is newer than this and sent as a change.
   let afterId = await tasks.lastTaskId(db.kysely, teamId);
   const endedSince = options.since === undefined ? undefined : new Date(Date.parse(options.since) - RESUME_MARGIN_MS).toISOString();
-  const first = await tasks.listWatchedTasks(db.kysely, teamId, { afterId, ids: [], exceptTypes, limit: MAX_WATCHED_TASKS, ...(endedSince ? { endedSince } : {}) });
+  const first = await tasks.listWatchedTasks(db.kysely, teamId, { afterId, ids: [], exceptTypes, readerId, limit: MAX_WATCHED_TASKS, ...(endedSince ? { endedSince } : {}) });
   const snapshot = first.map(toTaskView).filter((t) => t.id <= afterId && (RUNNING(t) || endedSince !== undefined));
   /** What was last sent of each task still followed, as JSON text. */
   const sent = new Map(snapshot.map((t) => [t.id, JSON.stringify(t)]));
@@ -56,7 +58,7 @@ export async function* watchTeamTasks(db: Db, teamId: number, options: TeamWatch
     // Taken before the read: a change during the read moves it again and is read next time.
     stamp = db.changeStamp();
     at = new Date().toISOString();
-    const rows = (await tasks.listWatchedTasks(db.kysely, teamId, { afterId, ids: running, exceptTypes, limit: MAX_WATCHED_TASKS })).map(toTaskView);
+    const rows = (await tasks.listWatchedTasks(db.kysely, teamId, { afterId, ids: running, exceptTypes, readerId, limit: MAX_WATCHED_TASKS })).map(toTaskView);
     const read = new Set(rows.map((t) => t.id));
     // A read cut at the limit may leave out a task that is still there.
     for (const id of rows.length < MAX_WATCHED_TASKS ? running : []) {

@@ -349,5 +349,51 @@ for (const dialect of dialects) {
       }
       assert.deepEqual(failures, []);
     });
+
+    test('task lists (v1, v1 by id, v2) show a member the tasks of projects they have a role in, and those of no project or a deleted one that they started', async () => {
+      const db = t.ctx.db.kysely;
+      const teamId = (await db.selectFrom('projects').select('team_id').where('id', '=', ids.p).executeTakeFirstOrThrow()).team_id;
+      const gone = await newProject(t.ctx, { title: `gone-${Math.random()}` });
+      const made = {
+        roled: ids.k,
+        noProject: await tasks.createTask(db, { teamId, userId: null, type: 'export', size: 0, meta: {}, input: {}, projectId: null }),
+        noProjectByAnnotator: await tasks.createTask(db, { teamId, userId: await userId(t.ctx, 'alpha', 'ann'), type: 'dtl', size: 0, meta: {}, input: {}, projectId: null }),
+        goneByNone: await tasks.createTask(db, { teamId, userId: await userId(t.ctx, 'alpha', 'none'), type: 'export', size: 0, meta: {}, input: {}, projectId: gone }),
+        goneByViewer: await tasks.createTask(db, { teamId, userId: await userId(t.ctx, 'alpha', 'vwr'), type: 'export', size: 0, meta: {}, input: {}, projectId: gone }),
+      };
+      await db.deleteFrom('projects').where('id', '=', gone).execute();
+      const ours = new Set<number>(Object.values(made));
+      const expected: Record<string, number[]> = {
+        alice: [made.roled, made.noProject, made.noProjectByAnnotator, made.goneByNone, made.goneByViewer],
+        owner: [made.roled, made.noProject, made.noProjectByAnnotator, made.goneByNone, made.goneByViewer],
+        mgr: [made.roled],
+        rev: [made.roled],
+        ann: [made.roled, made.noProjectByAnnotator],
+        vwr: [made.roled, made.goneByViewer],
+        none: [made.goneByNone],
+      };
+      const failures: string[] = [];
+      for (const caller of CALLERS) {
+        const key = keys.get(caller.login)!;
+        const want = [...expected[caller.login]!].sort((a, b) => a - b);
+        const v1 = await t.request({ method: 'GET', url: '/v1/tasks', key });
+        assert.equal(v1.statusCode, 200, v1.body);
+        const v1Ids = json<{ id: number }[]>(v1).map((k) => k.id).filter((id) => ours.has(id));
+        if (JSON.stringify(v1Ids) !== JSON.stringify(want)) failures.push(`${caller.name} GET /v1/tasks: ${JSON.stringify(v1Ids)}, not ${JSON.stringify(want)}`);
+        for (const id of ours) {
+          const one = await t.request({ method: 'GET', url: `/v1/tasks?id=${id}`, key });
+          assert.equal(one.statusCode, 200, one.body);
+          const seen = json<{ id: number }[]>(one).map((k) => k.id);
+          if (JSON.stringify(seen) !== JSON.stringify(want.includes(id) ? [id] : [])) failures.push(`${caller.name} GET /v1/tasks?id=${id}: ${JSON.stringify(seen)}`);
+        }
+        const v2 = await t.request({ method: 'GET', url: '/v2/tasks?limit=1000&count=true', key });
+        assert.equal(v2.statusCode, 200, v2.body);
+        const page = json<{ items: { id: number }[]; total: number }>(v2);
+        const v2Ids = page.items.map((k) => k.id).filter((id) => ours.has(id)).sort((a, b) => a - b);
+        if (JSON.stringify(v2Ids) !== JSON.stringify(want)) failures.push(`${caller.name} GET /v2/tasks: ${JSON.stringify(v2Ids)}, not ${JSON.stringify(want)}`);
+        if (page.total !== page.items.length) failures.push(`${caller.name} GET /v2/tasks: total ${page.total} of ${page.items.length} listed`);
+      }
+      assert.deepEqual(failures, []);
+    });
   });
 }

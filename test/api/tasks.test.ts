@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
 import { ensureTeam } from '../../src/repositories/teams.repository.ts';
 import { dialects } from '../helpers/dialects.ts';
+import { newProject } from '../helpers/factories.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 
 interface TaskBody {
@@ -162,7 +163,9 @@ for (const dialect of dialects) {
     });
 
     test('a read-only key may list but not stop', async () => {
-      const id = await newTask(alpha);
+      // A task of a project its user has a role in (a member sees no task of no project but their own).
+      const projectId = await newProject(t.ctx);
+      const id = await tasks.createTask(t.ctx.db.kysely, { teamId: alpha, userId: null, type: 'import', size: 0, meta: {}, input: {}, projectId });
       assert.equal((await list(`?id=${id}`, t.readOnlyKey)).length, 1);
       const res = await stop(id, t.readOnlyKey);
       assert.equal(res.statusCode, 403);

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { type Context, createContext } from '../../src/context.ts';
+import * as members from '../../src/repositories/project-members.repository.ts';
 import * as tasks from '../../src/repositories/tasks.repository.ts';
+import { createKey } from '../../src/services/keys.service.ts';
 import { ensureTeam } from '../../src/repositories/teams.repository.ts';
 import { MAX_STREAMS_PER_TEAM, STREAM_RETRY_AFTER_SECONDS } from '../../src/http/v2/tasks.routes.ts';
 import { dialects } from '../helpers/dialects.ts';
@@ -154,6 +156,29 @@ for (const dialect of dialects) {
         other.close();
       }
       assert.equal((await t.request({ method: 'GET', url: '/v2/tasks/events', key: null })).statusCode, 401);
+    });
+
+    test('a member’s stream leaves out the tasks of projects they have no role in', async () => {
+      const memberKey = await createKey(t.ctx.db.kysely, { team: 'alpha', user: 'streamer' });
+      const hidden = await newProject(t.ctx, { title: 'hidden from members' });
+      await members.setDefaultRole(t.ctx.db.kysely, hidden, null);
+      const shown = await newProject(t.ctx, { title: 'shown to members' });
+      const before = await newTask(alpha, 'import', hidden);
+      await start(before);
+      const stream = await openStream({ key: memberKey });
+      const admin = await openStream();
+      try {
+        const secret = await newTask(alpha, 'import', hidden);
+        const visible = await newTask(alpha, 'import', shown);
+        await waitFor('the visible task', () => taskEvents(stream, visible).length === 1);
+        await waitFor('the hidden one on an owner’s stream', () => taskEvents(admin, secret).length === 1);
+        const seen = stream.events().flatMap((e) => (e.event === 'snapshot' ? (JSON.parse(e.data) as { tasks: TaskView[] }).tasks : e.event === 'task' ? [JSON.parse(e.data) as TaskView] : []));
+        assert.deepEqual(seen.filter((x) => x.id === before || x.id === secret), [], 'no task of the hidden project');
+        for (const id of [before, secret, visible]) await tasks.requestStop(worker.db.kysely, alpha, id);
+      } finally {
+        stream.close();
+        admin.close();
+      }
     });
 
     test('a stream resumed with Last-Event-ID gets the tasks that ended while it was away', async () => {

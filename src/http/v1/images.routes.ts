@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
+import { rewriteRevisionsOf } from '../../services/annotation-revisions.service.ts';
 import * as images from '../../services/images.service.ts';
 import { SUCCESS, Success, errorResponses } from '../schemas/common.ts';
 import { AttachTagBody, DetachTagsBody, ImageQuery, descriptionBody } from '../schemas/requests.ts';
@@ -41,7 +42,7 @@ export const imageRoutes =
         },
       },
       async (request) => {
-        await images.attachTag(db, request.principal, request.query, request.body);
+        await images.attachTag(db, request.principal, request.query, request.body, rewriteRevisionsOf(ctx, request.principal));
         return SUCCESS;
       },
     );
@@ -59,7 +60,7 @@ export const imageRoutes =
         },
       },
       async (request) => {
-        await images.detachTags(db, request.principal.teamId, request.query, request.body);
+        await images.detachTags(db, request.principal.teamId, request.query, request.body, rewriteRevisionsOf(ctx, request.principal));
         return SUCCESS;
       },
     );
@@ -77,7 +78,7 @@ export const imageRoutes =
         },
       },
       async (request) => {
-        await images.setDescription(db, request.principal.teamId, request.query, request.body.value);
+        await images.setDescription(db, request.principal.teamId, request.query, request.body.value, rewriteRevisionsOf(ctx, request.principal));
         return SUCCESS;
       },
     );

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
+import { rewriteRevisionsOf } from '../../services/annotation-revisions.service.ts';
 import * as tags from '../../services/tags.service.ts';
 import { ErrorBody, SUCCESS, Success, errorResponses } from '../schemas/common.ts';
 import { CreatedId, ProjectIdParams, ProjectTagBody, ProjectTagParams, TagScopeQuery } from '../schemas/requests.ts';
@@ -63,7 +64,7 @@ export const projectTagRoutes =
       async (request) => {
         const { type, title, hotkey } = request.body;
         const { projectId, id } = request.params;
-        await tags.updateTag(db, request.principal.teamId, projectId, id, { scope: type, title, hotkey });
+        await tags.updateTag(db, request.principal.teamId, projectId, id, { scope: type, title, hotkey }, rewriteRevisionsOf(ctx, request.principal));
         return SUCCESS;
       },
     );
@@ -82,7 +83,7 @@ export const projectTagRoutes =
       },
       async (request) => {
         const { projectId, id } = request.params;
-        await tags.deleteTag(db, request.principal.teamId, projectId, id, request.query.type);
+        await tags.deleteTag(db, request.principal.teamId, projectId, id, request.query.type, rewriteRevisionsOf(ctx, request.principal));
         return SUCCESS;
       },
     );

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
+import { narrowedTo } from '../../services/project-access.ts';
 import * as tasks from '../../services/tasks.service.ts';
 import { ErrorBody, errorResponses } from '../schemas/common.ts';
 import { StopAnswer, TaskParams, TasksQuery } from '../schemas/requests.ts';
@@ -24,7 +25,8 @@ export const taskRoutes =
           response: { 200: Type.Array(Task), ...errorResponses },
         },
       },
-      async (request) => tasks.listTasks(db, request.principal.teamId, request.query.id),
+      // A plain member sees the tasks of the projects they have a role in (docs/accounts.md).
+      async (request) => tasks.listTasks(db, request.principal.teamId, request.query.id, narrowedTo(request.principal)),
     );
 
     app.post(

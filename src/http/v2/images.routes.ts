@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
+import { rewriteRevisionsOf } from '../../services/annotation-revisions.service.ts';
 import { changeImage, copyImage, deleteImage, describeImage } from '../../services/image-changes.service.ts';
 import { ImageListPages, type SentPage } from '../../services/image-list.service.ts';
 import { type ImageFilePart, RefusedFiles, requireUploadDataset, uploadImages } from '../../services/image-upload.service.ts';
@@ -162,7 +163,7 @@ export const imageRoutes =
         },
       },
       async (request, reply) => {
-        const image = await changeImage(db, request.principal.teamId, request.params.id, request.body, ifMatchOf(request));
+        const image = await changeImage(db, request.principal.teamId, request.params.id, request.body, ifMatchOf(request), rewriteRevisionsOf(ctx, request.principal));
         return sendTagged(request, reply, image);
       },
     );
@@ -181,7 +182,7 @@ export const imageRoutes =
         },
       },
       async (request, reply) => {
-        const copy = await copyImage(db, request.principal.teamId, request.params.id, request.body);
+        const copy = await copyImage(db, request.principal.teamId, request.params.id, request.body, rewriteRevisionsOf(ctx, request.principal));
         return sendTagged(request, reply, copy, 201);
       },
     );

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as projectTags from '../../services/project-tags.service.ts';
+import { rewriteRevisionsOf } from '../../services/annotation-revisions.service.ts';
 import { NewTagBody, ProjectIdParams, TagChangeBody, TagUsageV2, TagV2, TagsQuery } from '../schemas/catalog.ts';
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
@@ -85,7 +86,7 @@ export const projectTagRoutes =
         },
       },
       async (request, reply) => {
-        const tag = await projectTags.changeProjectTag(db, request.principal.teamId, request.params.id, request.body, ifMatchOf(request));
+        const tag = await projectTags.changeProjectTag(db, request.principal.teamId, request.params.id, request.body, ifMatchOf(request), rewriteRevisionsOf(ctx, request.principal));
         return sendTagged(request, reply, tag);
       },
     );
@@ -103,7 +104,7 @@ export const projectTagRoutes =
         },
       },
       async (request, reply) => {
-        await projectTags.removeProjectTag(db, request.principal.teamId, request.params.id, ifMatchOf(request));
+        await projectTags.removeProjectTag(db, request.principal.teamId, request.params.id, ifMatchOf(request), rewriteRevisionsOf(ctx, request.principal));
         return reply.code(204).send(null);
       },
     );

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
+import { narrowedTo } from '../../services/project-access.ts';
 import { type TaskUpdate, watchTask } from '../../services/task-watch.ts';
 import * as tasks from '../../services/tasks.service.ts';
 import { type TeamTaskEvent, watchTeamTasks } from '../../services/team-task-watch.ts';
@@ -73,7 +74,16 @@ export const taskRoutes =
       },
       async (request, reply) => {
         const { limit = 100, cursor, count, type, status, projectId, housekeeping } = request.query;
-        const page = await tasks.listTaskPage(db, request.principal.teamId, { type, status, projectId, housekeeping, limit, count, afterId: decodeCursor(cursor, isIdKey) });
+        const page = await tasks.listTaskPage(db, request.principal.teamId, {
+          type,
+          status,
+          projectId,
+          housekeeping,
+          limit,
+          count,
+          afterId: decodeCursor(cursor, isIdKey),
+          readerId: narrowedTo(request.principal),
+        });
         const { nextId, ...rest } = page;
         return sendList(request, reply, { ...rest, nextCursor: nextId === null ? null : encodeCursor(nextId) });
       },
@@ -103,7 +113,7 @@ export const taskRoutes =
         const teamId = request.principal.teamId;
         const release = takeStream(reply, teamId);
         try {
-          return await streamTeamEvents(request, reply, teamId, request.query.housekeeping !== false, release);
+          return await streamTeamEvents(request, reply, teamId, request.query.housekeeping !== false, narrowedTo(request.principal), release);
         } catch (error) {
           release();
           throw error;
@@ -122,14 +132,14 @@ export const taskRoutes =
     }
 
     /** Answers the team's event stream; `release` is called once it has ended. */
-    async function streamTeamEvents(request: FastifyRequest, reply: FastifyReply, teamId: number, housekeeping: boolean, release: () => void): Promise<FastifyReply> {
+    async function streamTeamEvents(request: FastifyRequest, reply: FastifyReply, teamId: number, housekeeping: boolean, readerId: number | undefined, release: () => void): Promise<FastifyReply> {
       const abandoned = new AbortController();
       const leave = () => abandoned.abort();
       reply.raw.once('close', leave);
       if (clientGone(request, reply)) leave();
       const since = resumedFrom(request.headers['last-event-id']);
       const exceptTypes = housekeeping ? [] : tasks.HOUSEKEEPING_TYPES;
-      const updates = watchTeamTasks(ctx.db, teamId, { signal: abandoned.signal, exceptTypes, ...(since ? { since } : {}) });
+      const updates = watchTeamTasks(ctx.db, teamId, { signal: abandoned.signal, exceptTypes, readerId, ...(since ? { since } : {}) });
       const first = await updates.next();
       reply.raw.off('close', leave);
       if (abandoned.signal.aborted || clientGone(request, reply) || first.done) {
