@@ -127,7 +127,9 @@ for (const dialect of dialects) {
     test('a manager marks images as ground truth, lists and unmarks them; others get 403', async () => {
       const url = `/v2/projects/${projectId}/ground-truth`;
       assertProblem(await request('PUT', url, ann1, { imageIds: gt }), 403, 'PROJECT_ROLE_REQUIRED');
-      assertProblem(await request('PUT', url, t.adminKey, { imageIds: [gt[0], 2_000_000] }), 404, 'NOT_FOUND');
+      const missing = assertProblem(await request('PUT', url, t.adminKey, { imageIds: [gt[0], 2_000_000] }), 404, 'NOT_FOUND');
+      assert.deepEqual((missing as unknown as { imageIds: number[] }).imageIds, [2_000_000]);
+      assert.deepEqual((await get<List<unknown>>(url)).items, []);
       assert.equal((await request('PUT', url, t.adminKey, { imageIds: gt })).statusCode, 204);
       const list = await get<List<{ imageId: number; name: string; datasetId: number; objects: number }>>(url);
       assert.deepEqual(list.items.map((i) => [i.imageId, i.name, i.datasetId, i.objects]), [[gt[0], 'g1.png', gtDataset, 4], [gt[1], 'g2.png', gtDataset, 1]]);
@@ -179,7 +181,9 @@ for (const dialect of dialects) {
       const image = await get<Record<string, unknown>>(`/v2/images/${honeypot}`, ann1);
       const ordinary = await get<Record<string, unknown>>(`/v2/images/${normal.imageId as number}`, ann1);
       assert.deepEqual(Object.keys(image).sort(), Object.keys(ordinary).sort());
-      assert.deepEqual([image.name, image.projectId, image.objectCount, image.width, image.height], ['g1.png', projectId, 0, 100, 100]);
+      const source = await get<Record<string, unknown>>(`/v2/images/${gt[0]}`);
+      assert.deepEqual([image.name, image.projectId, image.objectCount, image.width, image.height, image.size, image.hash], ['g1.png', projectId, 0, 100, 100, source.size, source.hash]);
+      assert.deepEqual(image.tags, []);
       const annotation = await get<{ objects: unknown[] }>(`/v2/images/${honeypot}/annotation`, ann1);
       assert.deepEqual(annotation.objects, []);
       // The quality routes are the managers'.
@@ -194,6 +198,12 @@ for (const dialect of dialects) {
       assert.deepEqual(gallery.items.map((i) => i.id).sort((a, b) => a - b), visible);
       const named = await get<List<{ id: number }>>(`/v2/images?projectId=${projectId}&namePrefix=g`);
       assert.deepEqual(named.items.map((i) => i.id), gt);
+      // A job made from a filter never takes a honeypot.
+      const filtered = await request('POST', `/v2/projects/${projectId}/jobs`, t.adminKey, { title: 'g', assigneeId: ids.ann2, filter: { namePrefix: 'g' } });
+      assert.equal(filtered.statusCode, 201, filtered.body);
+      const filteredJob = json<{ id: number }>(filtered).id;
+      assert.deepEqual((await get<List<{ imageId: number }>>(`/v2/jobs/${filteredJob}/images`)).items.map((i) => i.imageId), gt);
+      assert.equal((await request('DELETE', `/v2/jobs/${filteredJob}`, t.adminKey)).statusCode, 204);
       const datasets = await get<List<{ id: number }>>(`/v2/datasets?projectId=${projectId}`);
       assert.deepEqual(datasets.items.map((d) => d.id), [gtDataset, workDataset]);
       // A honeypot's dataset is reached only through its job.
@@ -208,6 +218,14 @@ for (const dialect of dialects) {
       const project = await get<{ size: number }>(`/v2/projects/${projectId}`);
       const bytes = await t.ctx.db.kysely.selectFrom('images').select('size').where('id', 'in', visible).execute();
       assert.equal(Number(project.size), bytes.reduce((n, r) => n + Number(r.size), 0));
+
+      const v1 = await request('GET', `/v1/annotations?projectId=${projectId}&perPage=100`, t.adminKey);
+      assert.equal(v1.statusCode, 200, v1.body);
+      assert.equal(json<unknown[]>(v1).length, visible.length);
+      const oneDataset = await request('GET', `/v1/annotations?projectId=${projectId}&datasetIds=${gtDataset}`, t.adminKey);
+      assert.equal(json<unknown[]>(oneDataset).length, gt.length);
+      const nearDuplicates = await get<{ pending: number; groups: unknown[] }>(`/v2/projects/${projectId}/near-duplicates`);
+      assert.equal(nearDuplicates.pending, visible.length);
 
       const version = await request('POST', `/v2/projects/${projectId}/versions`, t.adminKey, { name: 'v1' });
       assert.equal(version.statusCode, 201, version.body);
@@ -245,6 +263,8 @@ for (const dialect of dialects) {
       const [job1, job2] = jobIds as [number, number];
       const h1 = honeypots[0]!.get(gt[0]!)!;
       const h2 = honeypots[0]!.get(gt[1]!)!;
+      // Unmarked now, the second ground-truth image stays the truth of the honeypots made of it.
+      assert.equal((await request('DELETE', `/v2/projects/${projectId}/ground-truth`, t.adminKey, { imageIds: [gt[1]] })).statusCode, 204);
       const put = (imageId: number, key: string, objects: AnnotationObject[]) => request('PUT', `/v2/images/${imageId}/annotation`, key, { objects });
       // On the first honeypot: a car 10 × 8 inside the 10 × 10 one (box IoU 80/100) drawn after an
       // extra car far from any, the second car missed, the road 20 × 15 of its 20 × 20 (mask IoU
@@ -288,6 +308,13 @@ for (const dialect of dialects) {
       assert.equal((await request('POST', `/v2/jobs/${job1}/images/${h2}/submit`, ann1)).statusCode, 200);
       const again = (await get<Report>(`/v2/projects/${projectId}/quality`)).annotators[0]!;
       assertFigures(again, { truths: 5, answers: 5, matched: 4, precision: 4 / 5, recall: 4 / 5, meanIou: (0.8 + 1 + 0.75 + 0.6) / 4 }, 'ann1 after resubmitting');
+
+      // A deleted job's honeypots stay hidden and their results stay in the report.
+      assert.equal((await request('DELETE', `/v2/jobs/${job2}`, t.adminKey)).statusCode, 204);
+      const kept = (await get<Report>(`/v2/projects/${projectId}/quality`)).annotators[1]!;
+      assert.deepEqual([kept.login, kept.honeypots, kept.items.map((i) => i.jobId)], ['ann2', 2, [null, null]]);
+      const gallery = await get<List<{ id: number }>>(`/v2/images?projectId=${projectId}&limit=100`);
+      assert.deepEqual(gallery.items.map((i) => i.id).sort((a, b) => a - b), [...gt, ...work]);
     });
   });
 }
