@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
+import { AnnostoreClient } from '../../src/client/index.ts';
 import { encodeMask } from '../../src/dtl/transform.ts';
 import type { AnnotationObject } from '../../src/formats/canonical.ts';
 import { createKey } from '../../src/services/keys.service.ts';
@@ -315,6 +317,18 @@ for (const dialect of dialects) {
       assert.deepEqual([kept.login, kept.honeypots, kept.items.map((i) => i.jobId)], ['ann2', 2, [null, null]]);
       const gallery = await get<List<{ id: number }>>(`/v2/images?projectId=${projectId}&limit=100`);
       assert.deepEqual(gallery.items.map((i) => i.id).sort((a, b) => a - b), [...gt, ...work]);
+    });
+
+    test('the typed client: client.v2.quality', async () => {
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+      const manager = new AnnostoreClient({ url, key: t.adminKey, retries: 0 }).v2;
+      await manager.quality.markGroundTruth(projectId, [gt[1]!]);
+      assert.deepEqual((await manager.quality.groundTruth(projectId)).items.map((i) => i.imageId), gt);
+      await manager.quality.unmarkGroundTruth(projectId, [gt[0]!]);
+      assert.deepEqual((await manager.quality.groundTruth(projectId)).items.map((i) => i.imageId), [gt[1]]);
+      assert.deepEqual(await manager.quality.report(projectId), await get<Report>(`/v2/projects/${projectId}/quality`));
+      await assert.rejects(new AnnostoreClient({ url, key: ann1, retries: 0 }).v2.quality.report(projectId), (error: { status?: number }) => error.status === 403);
     });
   });
 }
