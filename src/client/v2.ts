@@ -49,6 +49,7 @@ import type {
   RejectBody,
   ResolveBody,
 } from '../http/schemas/v2-jobs.ts';
+import type { GroundTruthImage, QualityReport } from '../http/schemas/v2-quality.ts';
 import type { ListAnswer, ListQueryT } from '../http/schemas/v2.ts';
 import type { Exchanger, Query, RequestOptions } from './exchange.ts';
 import { multipartBody } from './multipart.ts';
@@ -236,6 +237,14 @@ export class V2Client {
     issues: async (id: number, imageId: number) => (await this.body<S<typeof Issues>>('GET', `/jobs/${id}/images/${imageId}/issues`)).items,
     comment: (issueId: number, body: S<typeof CommentBody>) => this.body<S<typeof Comment>>('POST', `/issues/${issueId}/comments`, { json: body, idempotent: false }),
     resolve: (issueId: number, body: S<typeof ResolveBody> = {}) => this.body<S<typeof Issue>>('POST', `/issues/${issueId}/resolve`, { json: body, idempotent: false }),
+  };
+
+  // Quality: ground truth and the report (docs/jobs.md, Quality)
+  readonly quality = {
+    markGroundTruth: (projectId: number, imageIds: number[]) => this.body<void>('PUT', `/projects/${projectId}/ground-truth`, { json: { imageIds } }),
+    unmarkGroundTruth: (projectId: number, imageIds: number[]) => this.body<void>('DELETE', `/projects/${projectId}/ground-truth`, { json: { imageIds } }),
+    groundTruth: (projectId: number, query: ListQueryT = {}) => this.list<S<typeof GroundTruthImage>>(`/projects/${projectId}/ground-truth`, query),
+    report: (projectId: number) => this.body<S<typeof QualityReport>>('GET', `/projects/${projectId}/quality`),
   };
 
   // Models and architectures

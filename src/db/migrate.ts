@@ -36,6 +36,7 @@ import * as jobs from './migrations/0034_jobs.ts';
 import * as annotationHashes from './migrations/0036_annotation_hashes.ts';
 import * as statsTotals from './migrations/0037_stats_totals.ts';
 import * as predictionAgreement from './migrations/0038_prediction_agreement.ts';
+import * as jobQuality from './migrations/0039_job_quality.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -72,6 +73,7 @@ const migrations = {
   '0036_annotation_hashes': annotationHashes,
   '0037_stats_totals': statsTotals,
   '0038_prediction_agreement': predictionAgreement,
+  '0039_job_quality': jobQuality,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -93,6 +93,8 @@ export interface DatasetsTable {
   project_id: number;
   title: string;
   size: Bytes;
+  /** 1 for a job's dataset of honeypot copies, left out of every list (0039_job_quality.ts). */
+  hidden: ColumnType<number, number | undefined, number>;
   created_at: string;
   updated_at: string;
 }
@@ -520,6 +522,29 @@ export interface AnnotationRevisionsTable {
   changed: number;
 }
 
+/** An image marked as ground truth, its objects frozen when marked (0039_job_quality.ts). */
+export interface GroundTruthTable {
+  image_id: number;
+  project_id: number;
+  width: number;
+  height: number;
+  objects_json: string;
+  created_by: number | null;
+  created_at: string;
+}
+
+/** A honeypot: a hidden copy of a ground-truth image in a job, and its last comparison (0039_job_quality.ts). */
+export interface HoneypotsTable {
+  image_id: number;
+  project_id: number;
+  job_id: number | null;
+  source_image_id: number;
+  truth_json: string;
+  assignee_id: number | null;
+  result_json: string | null;
+  evaluated_at: string | null;
+}
+
 /** A set of images of one project to annotate and review (0034_jobs.ts). */
 export interface JobsTable {
   id: Id;
@@ -616,6 +641,8 @@ export interface Database {
   image_predictions: ImagePredictionsTable;
   prediction_agreement: PredictionAgreementTable;
   jobs: JobsTable;
+  ground_truth: GroundTruthTable;
+  honeypots: HoneypotsTable;
   job_images: JobImagesTable;
   review_issues: ReviewIssuesTable;
   review_comments: ReviewCommentsTable;

@@ -62,7 +62,7 @@ function apart(a: readonly number[], b: readonly number[]): boolean {
   return a[0]! + a[2]! + 1 < b[0]! || b[0]! + b[2]! + 1 < a[0]! || a[1]! + a[3]! + 1 < b[1]! || b[1]! + b[3]! + 1 < a[1]!;
 }
 
-function iouOf(type: IouType, dt: EvalObject, gt: EvalObject, masks: Map<EvalObject, Rle>): number {
+export function iouOf(type: IouType, dt: EvalObject, gt: EvalObject, masks: Map<EvalObject, Rle>): number {
   const crowd = gt.crowd === true;
   if (type === 'bbox') return boxIou(dt.bbox, gt.bbox, crowd);
   // Masks whose boxes (given, and grown by a pixel) do not meet share no pixel: no need to compare runs.

@@ -1,4 +1,5 @@
-// Datasets, always reached through a project of the caller's team.
+// Datasets, always reached through a project of the caller's team. A hidden dataset (a job's
+// honeypots, docs/jobs.md "Quality") is found by none of these: it is reached only through its job.
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
@@ -30,7 +31,8 @@ export async function listDatasets(db: Kysely<Database>, teamId: number, project
     .selectFrom('datasets')
     .innerJoin('projects', 'projects.id', 'datasets.project_id')
     .selectAll('datasets')
-    .where('projects.team_id', '=', teamId);
+    .where('projects.team_id', '=', teamId)
+    .where('datasets.hidden', '=', 0);
   if (projectId !== undefined) query = query.where('datasets.project_id', '=', projectId);
   if (visibleTo !== undefined) query = query.where((eb) => visibleToMember(eb, visibleTo, 'projects.id', 'projects.member_default_role'));
   const rows = await query.orderBy('datasets.id').execute();
@@ -45,11 +47,12 @@ export async function findDataset(db: Kysely<Database>, teamId: number, datasetI
     .selectAll('datasets')
     .where('datasets.id', '=', datasetId)
     .where('projects.team_id', '=', teamId)
+    .where('datasets.hidden', '=', 0)
     .executeTakeFirst();
 }
 
 export async function findDatasetByTitle(db: Kysely<Database>, projectId: number, title: string): Promise<DatasetRow | undefined> {
-  return db.selectFrom('datasets').selectAll().where('project_id', '=', projectId).where('title', '=', title).executeTakeFirst();
+  return db.selectFrom('datasets').selectAll().where('project_id', '=', projectId).where('title', '=', title).where('hidden', '=', 0).executeTakeFirst();
 }
 
 export async function insertDataset(db: Kysely<Database>, projectId: number, title: string): Promise<number> {
@@ -109,7 +112,8 @@ export async function findDatasetRow(
     .innerJoin('projects', 'projects.id', 'datasets.project_id')
     .selectAll('datasets')
     .where('datasets.id', '=', datasetId)
-    .where('projects.team_id', '=', teamId);
+    .where('projects.team_id', '=', teamId)
+    .where('datasets.hidden', '=', 0);
   if (options.lock && isPostgres(db)) query = query.forUpdate('datasets');
   return query.executeTakeFirst();
 }
@@ -129,7 +133,7 @@ export interface DatasetPageQuery {
 }
 
 function teamDatasets(db: Kysely<Database>, query: { teamId: number; projectId?: number; visibleTo?: number }) {
-  let select = db.selectFrom('datasets').innerJoin('projects', 'projects.id', 'datasets.project_id').where('projects.team_id', '=', query.teamId);
+  let select = db.selectFrom('datasets').innerJoin('projects', 'projects.id', 'datasets.project_id').where('projects.team_id', '=', query.teamId).where('datasets.hidden', '=', 0);
   if (query.projectId !== undefined) select = select.where('datasets.project_id', '=', query.projectId);
   if (query.visibleTo !== undefined) select = select.where((eb) => visibleToMember(eb, query.visibleTo!, 'projects.id', 'projects.member_default_role'));
   return select;

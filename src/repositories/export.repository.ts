@@ -54,7 +54,7 @@ export async function exportProject(db: Kysely<Database>, projectId: number): Pr
 
 /** The project's datasets among `ids` (all of them when null), in id order. */
 export async function exportDatasets(db: Kysely<Database>, projectId: number, ids: number[] | null): Promise<{ id: number; title: string }[]> {
-  let query = db.selectFrom('datasets').select(['id', 'title']).where('project_id', '=', projectId);
+  let query = db.selectFrom('datasets').select(['id', 'title']).where('project_id', '=', projectId).where('hidden', '=', 0);
   if (ids) query = query.where('id', 'in', ids.length ? ids : [0]);
   return query.orderBy('id').execute();
 }
@@ -149,7 +149,7 @@ export async function missingSource(db: Kysely<Database>, projectId: number, dat
   const project = await db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst();
   if (!project) return 'project';
   if (datasetIds.length === 0) return [];
-  const found = await db.selectFrom('datasets').select('id').where('project_id', '=', projectId).where('id', 'in', [...datasetIds]).execute();
+  const found = await db.selectFrom('datasets').select('id').where('project_id', '=', projectId).where('hidden', '=', 0).where('id', 'in', [...datasetIds]).execute();
   const there = new Set(found.map((d) => d.id));
   return datasetIds.filter((id) => !there.has(id));
 }

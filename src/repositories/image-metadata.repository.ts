@@ -9,6 +9,7 @@ import { startsWithText } from '../db/json-text.ts';
 import { type NameSearch, nameContains, nameMatches, planNameSearch } from '../db/name-search.ts';
 import type { Database } from '../db/types.ts';
 import { NO_OBJECTS, OBJECT_START, countClassTitles } from './stored-objects.ts';
+import { hiddenDatasetsOf } from './hidden-datasets.ts';
 
 export interface ImageTagValue {
   id: number;
@@ -123,7 +124,7 @@ export function filteredImages(db: Kysely<Database>, filter: ImageFilter, search
 function filtered(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch): ImagesQuery {
   let query = db.selectFrom('images') as ImagesQuery;
   if (filter.datasetId !== undefined) query = query.where('images.dataset_id', '=', filter.datasetId);
-  if (filter.projectId !== undefined) query = query.where('images.project_id', '=', filter.projectId);
+  if (filter.projectId !== undefined) query = query.where('images.project_id', '=', filter.projectId).where('images.dataset_id', 'not in', hiddenDatasetsOf(db, filter.projectId));
   if (filter.namePrefix !== undefined && filter.namePrefix !== '') {
     const prefix = filter.namePrefix;
     // The range bound lets the (…, name) indexes find the first name; startsWithText is the exact

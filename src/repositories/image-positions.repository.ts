@@ -24,7 +24,7 @@ function blocksOf(db: Kysely<Database>, scope: Scope) {
   const query = db.selectFrom('image_id_blocks');
   return 'datasetId' in scope
     ? query.where('image_id_blocks.dataset_id', '=', scope.datasetId)
-    : query.where('image_id_blocks.dataset_id', 'in', db.selectFrom('datasets').select('datasets.id').where('datasets.project_id', '=', scope.projectId));
+    : query.where('image_id_blocks.dataset_id', 'in', db.selectFrom('datasets').select('datasets.id').where('datasets.project_id', '=', scope.projectId).where('datasets.hidden', '=', 0));
 }
 
 /** The images of a dataset or project, from the block counts (a sum of a few thousand rows at most). */

@@ -2,6 +2,7 @@
 // their blobs, and those still without.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.ts';
+import { hiddenDatasetsOf } from './hidden-datasets.ts';
 
 export interface HashedImage {
   id: number;
@@ -18,6 +19,9 @@ function hashedImages(db: Kysely<Database>) {
   return db
     .selectFrom('images')
     .innerJoin('blobs', 'blobs.hash', 'images.hash')
+    // A job's honeypots are copies of ground-truth images, not duplicates anyone made (docs/jobs.md, Quality).
+    .innerJoin('datasets', 'datasets.id', 'images.dataset_id')
+    .where('datasets.hidden', '=', 0)
     .select(['images.id as id', 'images.name as name', 'images.dataset_id as datasetId', 'images.project_id as projectId', 'images.hash as hash', 'blobs.phash as phash', 'blobs.dhash as dhash'])
     .where('blobs.phash', 'is not', null)
     .where('blobs.dhash', 'is not', null);
@@ -44,6 +48,7 @@ export async function countProjectImages(db: Kysely<Database>, projectId: number
     .innerJoin('blobs', 'blobs.hash', 'images.hash')
     .select((eb) => [eb.fn.countAll<number | string>().as('images'), eb.fn.count<number | string>('images.id').filterWhere('blobs.phash', 'is', null).as('unhashed')])
     .where('images.project_id', '=', projectId)
+    .where('images.dataset_id', 'not in', hiddenDatasetsOf(db, projectId))
     .executeTakeFirstOrThrow();
   return { images: Number(row.images), unhashed: Number(row.unhashed) };
 }

@@ -8,6 +8,7 @@ import { AREA_COLUMNS, ASPECT_COLUMNS, GRID_COLUMNS } from '../formats/object-su
 import { planNameSearch } from '../db/name-search.ts';
 import { type ImageFilter, filteredImages as filtered } from './image-metadata.repository.ts';
 import { type Scope, plainScopeOf } from './image-positions.repository.ts';
+import { hiddenDatasetsOf } from './hidden-datasets.ts';
 
 /** Objects per image are counted one by one up to this, then together. */
 export const OBJECTS_PER_IMAGE_CAP = 20;
@@ -131,7 +132,7 @@ async function statsFromTotals(db: Kysely<Database>, scope: Scope): Promise<Imag
   const inScope = <T extends 'dataset_image_totals' | 'dataset_size_totals' | 'dataset_class_totals'>(table: T) =>
     'datasetId' in scope
       ? db.selectFrom(table as 'dataset_image_totals').where('dataset_id', '=', scope.datasetId)
-      : db.selectFrom(table as 'dataset_image_totals').where('project_id', '=', scope.projectId);
+      : db.selectFrom(table as 'dataset_image_totals').where('project_id', '=', scope.projectId).where('dataset_id', 'not in', hiddenDatasetsOf(db, scope.projectId));
   const [binRows, sizeRows, classes] = await Promise.all([
     inScope('dataset_image_totals').select(['dataset_id', 'objects_bin', 'images', 'objects']).where('images', '>', 0).orderBy('dataset_id').execute(),
     (inScope('dataset_size_totals') as unknown as SelectQueryBuilder<Database, 'dataset_size_totals', object>)

@@ -199,6 +199,7 @@ export async function countProjectContents(db: Kysely<Database>, projectIds: num
     .selectFrom('datasets')
     .select((eb) => ['project_id', eb.fn.countAll().as('n')])
     .where('project_id', 'in', projectIds)
+    .where('hidden', '=', 0)
     .groupBy('project_id')
     .execute();
   for (const d of datasets) counts.get(d.project_id)!.datasets = Number(d.n);
@@ -206,6 +207,7 @@ export async function countProjectContents(db: Kysely<Database>, projectIds: num
     .selectFrom('images')
     .select((eb) => ['project_id', eb.fn.countAll().as('n'), eb.fn.sum(jsonArrayLength(db, 'objects_json')).as('objects')])
     .where('project_id', 'in', projectIds)
+    .where('dataset_id', 'not in', db.selectFrom('datasets').select('datasets.id').where('datasets.hidden', '=', 1))
     .groupBy('project_id')
     .execute();
   for (const i of images) {

@@ -4,6 +4,7 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Database, VersionImagesTable, VersionsTable } from '../db/types.ts';
 import { annotationContents, backfillAnnotationHashes } from './annotation-contents.repository.ts';
+import { hiddenDatasetsOf } from './hidden-datasets.ts';
 
 export type VersionRow = Omit<Selectable<VersionsTable>, 'created_by'>;
 
@@ -46,7 +47,7 @@ const IDS_PAGE = 10_000;
 export async function scopeImageIds(db: Kysely<Database>, scope: VersionScope): Promise<number[]> {
   const ids: number[] = [];
   for (;;) {
-    let query = db.selectFrom('images').select('id').where('project_id', '=', scope.projectId).orderBy('id').limit(IDS_PAGE);
+    let query = db.selectFrom('images').select('id').where('project_id', '=', scope.projectId).where('dataset_id', 'not in', hiddenDatasetsOf(db, scope.projectId)).orderBy('id').limit(IDS_PAGE);
     if (scope.datasetIds) query = query.where('dataset_id', 'in', scope.datasetIds);
     if (ids.length > 0) query = query.where('id', '>', ids.at(-1)!);
     const page = await query.execute();
@@ -84,7 +85,7 @@ export async function snapshotImages(trx: Kysely<Database>, versionId: number, s
     .insertInto('version_images')
     .columns(VERSION_IMAGE_COLUMNS)
     .expression((eb) => {
-      let query = versionImageRows(eb, versionId, subset).where('images.project_id', '=', scope.projectId);
+      let query = versionImageRows(eb, versionId, subset).where('images.project_id', '=', scope.projectId).where('images.dataset_id', 'not in', hiddenDatasetsOf(trx, scope.projectId));
       if (scope.datasetIds) query = query.where('images.dataset_id', 'in', scope.datasetIds);
       return query;
     })
@@ -137,6 +138,7 @@ export async function countVersion(trx: Kysely<Database>, versionId: number, sco
   let objects = trx
     .selectFrom('images')
     .where('project_id', '=', scope.projectId)
+    .where('dataset_id', 'not in', hiddenDatasetsOf(trx, scope.projectId))
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('object_count'), eb.val(0)).as('n'));
   if (scope.datasetIds) objects = objects.where('dataset_id', 'in', scope.datasetIds);
   const counts = { images: Number(images.n), objects: Number((await objects.executeTakeFirstOrThrow()).n) };

@@ -13,6 +13,8 @@ import { findProject } from '../repositories/projects.repository.ts';
 import { findUser } from '../repositories/users.repository.ts';
 import { type ImageFilterQuery, filterOf } from './image-list.service.ts';
 import { type JobCaller, callerOfUser, forbidden, grantJobRoles, mayManageJobs } from './job-access.ts';
+import { checkHoneypots, evaluateIfHoneypot, mixHoneypots } from './quality.service.ts';
+import { honeypotIdsOfJob } from '../repositories/quality.repository.ts';
 import type { Page } from './paging.ts';
 import { type WebhookEvent, recordEvent } from './webhook-events.ts';
 
@@ -148,12 +150,14 @@ export interface NewJob {
   title: string;
   assigneeId: number;
   reviewerId?: number | null;
+  /** How many honeypots (hidden copies of ground-truth images) to mix into the job. */
+  honeypots?: number;
 }
 
 async function makeJob(ctx: Context, caller: JobCaller, projectId: number, job: NewJob, imageIds: number[], at: string): Promise<JobRecord> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const id = await jobs.insertJob(trx, { teamId: caller.teamId, projectId, title: job.title, assigneeId: job.assigneeId, reviewerId: job.reviewerId ?? null, createdBy: caller.userId, at });
-    await jobs.insertJobImages(trx, id, imageIds);
+    await jobs.insertJobImages(trx, id, await mixHoneypots(trx, { id, projectId }, imageIds, job.honeypots ?? 0));
     await grantJobRoles(trx, caller.teamId, projectId, job);
     const record = (await jobs.findJob(trx, caller.teamId, id))!;
     await event(trx, record, 'job.created', { assigneeId: job.assigneeId, reviewerId: job.reviewerId ?? null, images: imageIds.length });
@@ -175,6 +179,7 @@ export async function createJobFromFilter(ctx: Context, caller: JobCaller, proje
   if (!(await findProject(db, caller.teamId, projectId))) throw notFound('project', { projectId });
   await requireManager(db, caller, projectId);
   await checkPeople(db, caller.teamId, [body.assigneeId], body.reviewerId);
+  await checkHoneypots(db, projectId, body.honeypots ?? 0);
   const { filter } = body;
   if (filter.datasetId !== undefined) {
     const dataset = await findDataset(db, caller.teamId, filter.datasetId);
@@ -195,13 +200,14 @@ export async function splitDataset(
   ctx: Context,
   caller: JobCaller,
   datasetId: number,
-  body: { title?: string; imagesPerJob: number; assigneeIds: number[]; reviewerId?: number | null },
+  body: { title?: string; imagesPerJob: number; assigneeIds: number[]; reviewerId?: number | null; honeypots?: number },
 ): Promise<JobView[]> {
   const db = ctx.db.kysely;
   const dataset = await findDataset(db, caller.teamId, datasetId);
   if (!dataset) throw notFound('dataset', { datasetId });
   await requireManager(db, caller, dataset.project_id);
   await checkPeople(db, caller.teamId, body.assigneeIds, body.reviewerId);
+  await checkHoneypots(db, dataset.project_id, body.honeypots ?? 0);
   const wanted = body.imagesPerJob * body.assigneeIds.length;
   const imageIds = await jobs.freeImageIds(db, { datasetId }, wanted);
   if (imageIds.length === 0) throw validation('the dataset has no image that is in no job yet', { field: 'datasetId' });
@@ -212,7 +218,7 @@ export async function splitDataset(
   for (const [i, assigneeId] of body.assigneeIds.entries()) {
     const part = imageIds.slice(i * body.imagesPerJob, (i + 1) * body.imagesPerJob);
     if (part.length === 0) break;
-    made.push(await makeJob(ctx, caller, dataset.project_id, { title: `${title} ${i + 1}/${n}`, assigneeId, reviewerId: body.reviewerId ?? null }, part, at));
+    made.push(await makeJob(ctx, caller, dataset.project_id, { title: `${title} ${i + 1}/${n}`, assigneeId, reviewerId: body.reviewerId ?? null, honeypots: body.honeypots ?? 0 }, part, at));
   }
   return viewsOf(db, made);
 }
@@ -336,6 +342,7 @@ export async function submitImage(ctx: Context, caller: JobCaller, jobId: number
     if (!ANNOTATE_QUEUE.includes(image.state)) throw conflict(`the image is ${image.state}, not to be submitted`, { jobId, imageId, state: image.state });
     if (image.state === 'rejected') await checkIssuesResolved(trx, job, imageId);
     await setImageState(trx, job, image, 'submitted', { submittedAt: isoNow() });
+    await evaluateIfHoneypot(trx, imageId, job.assigneeId);
     return (await jobs.findJobImage(trx, jobId, imageId))!;
   });
 }
@@ -348,9 +355,13 @@ export async function submitJob(ctx: Context, caller: JobCaller, jobId: number):
     if (job.stage !== 'annotate') throw conflict(`the job is in the ${job.stage} stage, not annotate`, { jobId, stage: job.stage });
     const at = isoNow();
     for (const image of await jobs.listJobImages(trx, jobId, { limit: MAX_JOB_IMAGES, states: ['rejected'] })) await checkIssuesResolved(trx, job, image.imageId);
+    const honeypots = await honeypotIdsOfJob(trx, jobId);
     for (const state of ANNOTATE_QUEUE) {
       const moved = await jobs.moveJobImages(trx, jobId, [state], 'submitted', at);
-      for (const imageId of moved) await event(trx, job, 'job.image_changed', { imageId, from: state, to: 'submitted' });
+      for (const imageId of moved) {
+        await event(trx, job, 'job.image_changed', { imageId, from: state, to: 'submitted' });
+        if (honeypots.has(imageId)) await evaluateIfHoneypot(trx, imageId, job.assigneeId);
+      }
     }
     const counts = await jobs.countJobImagesByState(trx, jobId);
     await setStage(trx, job, counts.submitted > 0 ? 'review' : 'done', at);

@@ -37,7 +37,7 @@ export async function projectStats(db: Kysely<Database>, teamId: number, project
   const stats = await imageStats(db, filter);
   const [classes, datasets] = await Promise.all([
     db.selectFrom('classes').select(['id', 'title', 'color']).where('project_id', '=', projectId).orderBy('id').execute(),
-    db.selectFrom('datasets').select(['id', 'title']).where('project_id', '=', projectId).orderBy('id').execute(),
+    db.selectFrom('datasets').select(['id', 'title']).where('project_id', '=', projectId).where('hidden', '=', 0).orderBy('id').execute(),
   ]);
   const byClass = new Map(stats.classes.map((c) => [c.classId, c]));
   const byDataset = new Map(stats.datasets.map((d) => [d.datasetId, d]));

@@ -52,7 +52,7 @@ export async function createVersion(db: Kysely<Database>, teamId: number, userId
   const split = checkSplit(input.split ?? { method: 'none' });
   await requireProject(db, teamId, projectId);
   if (input.datasetIds) {
-    const found = await db.selectFrom('datasets').where('project_id', '=', projectId).where('id', 'in', input.datasetIds.length ? input.datasetIds : [0]).select('id').execute();
+    const found = await db.selectFrom('datasets').where('project_id', '=', projectId).where('hidden', '=', 0).where('id', 'in', input.datasetIds.length ? input.datasetIds : [0]).select('id').execute();
     const missing = input.datasetIds.filter((id) => !found.some((d) => d.id === id));
     if (missing.length > 0) throw notFound('dataset', { datasetId: missing[0] });
   }

@@ -224,6 +224,10 @@ const TABLE: Record<string, Row> = {
   'POST /v2/jobs/:id/images/:imageId/reject': on('reviewer', { id: 'j', imageId: 'm' }, { body: () => ({}) }),
   'POST /v2/jobs/:id/submit': on('annotator', { id: 'j' }),
   'GET /v2/jobs/:id/images/:imageId/issues': on('viewer', { id: 'j', imageId: 'm' }),
+  'PUT /v2/projects/:projectId/ground-truth': on('manager', { projectId: 'p' }, { body: () => ({}) }),
+  'DELETE /v2/projects/:projectId/ground-truth': on('manager', { projectId: 'p' }, { body: () => ({}) }),
+  'GET /v2/projects/:projectId/ground-truth': on('manager', { projectId: 'p' }),
+  'GET /v2/projects/:projectId/quality': on('manager', { projectId: 'p' }),
   'POST /v2/issues/:id/comments': on('annotator', { id: 'q' }, { body: () => ({}) }),
   'POST /v2/issues/:id/resolve': on('annotator', { id: 'q' }, { body: () => ({}) }),
 };

@@ -241,5 +241,26 @@ for (const dialect of dialects) {
       const imageColumns = await sql<Record<string, unknown>>`select * from images`.execute(k);
       assert.equal('annotation_hash' in imageColumns.rows[0]!, false);
     });
+
+    test('0039 leaves the datasets already there visible, adds the quality tables, and undone takes hidden datasets and their images with it', async () => {
+      await migrateTo(db, '0038_prediction_agreement');
+      const k = db.kysely;
+      const now = new Date().toISOString();
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('q', ${now}) returning id`.execute(k);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'p', 0, ${now}, ${now}) returning id`.execute(k);
+      const projectId = project[0]!.id;
+      await sql`insert into datasets (project_id, title, size, created_at, updated_at) values (${projectId}, 'before', 0, ${now}, ${now})`.execute(k);
+      assert.deepEqual(await migrateTo(db, '0039_job_quality'), ['0039_job_quality']);
+      const { rows } = await sql<{ title: string; hidden: number }>`select title, hidden from datasets order by id`.execute(k);
+      assert.deepEqual(rows.map((r) => [r.title, Number(r.hidden)]), [['before', 0]]);
+      await sql`insert into datasets (project_id, title, size, hidden, created_at, updated_at) values (${projectId}, 'honeypots', 0, 1, ${now}, ${now})`.execute(k);
+      assert.deepEqual(await k.selectFrom('ground_truth').selectAll().execute(), []);
+      assert.deepEqual(await k.selectFrom('honeypots').selectAll().execute(), []);
+      await migrateTo(db, '0038_prediction_agreement');
+      const { rows: after } = await sql<Record<string, unknown>>`select * from datasets order by id`.execute(k);
+      assert.deepEqual(after.map((r) => r.title), ['before']);
+      assert.equal('hidden' in after[0]!, false);
+    });
   });
 }

@@ -5,6 +5,7 @@ import { MAX_COMMENT_LENGTH, MAX_ISSUES_PER_REJECTION, MAX_JOB_IMAGES, MAX_SPLIT
 import { Id, Timestamp, Title } from './common.ts';
 import { ImageListFilters } from './v2-images.ts';
 import { ListQuery } from './v2.ts';
+import { MAX_HONEYPOTS_PER_JOB } from '../../services/quality.service.ts';
 
 /** The filters of GET /v2/images but the project (the path's) and the order (a job's is by id). */
 function filterMembersOf<T extends { projectId: unknown; sort: unknown }>(filters: T): Omit<T, 'projectId' | 'sort'> {
@@ -15,6 +16,14 @@ function filterMembersOf<T extends { projectId: unknown; sort: unknown }>(filter
 }
 const filterMembers = filterMembersOf(ImageListFilters);
 
+const Honeypots = Type.Optional(
+  Type.Integer({
+    minimum: 0,
+    maximum: MAX_HONEYPOTS_PER_JOB,
+    description: 'how many honeypots to mix into each job: hidden copies of the project’s ground-truth images, each at a random place, with an empty annotation (docs/jobs.md, Quality); 0 by default',
+  }),
+);
+
 const People = {
   assigneeId: Id,
   reviewerId: Type.Optional(Type.Union([Id, Type.Null()], { description: 'the user who reviews the job; none: only managers review it' })),
@@ -24,6 +33,7 @@ export const JobFromFilterBody = Type.Object(
   {
     title: Title,
     ...People,
+    honeypots: Honeypots,
     filter: Type.Object(filterMembers, {
       additionalProperties: false,
       description: `the filters of GET /v2/images (the project is the path's): the job takes the images they find that are in no job yet, in id order, at most ${MAX_JOB_IMAGES}`,
@@ -38,6 +48,7 @@ export const DatasetSplitBody = Type.Object(
     imagesPerJob: Type.Integer({ minimum: 1, maximum: MAX_JOB_IMAGES }),
     assigneeIds: Type.Array(Id, { minItems: 1, maxItems: MAX_SPLIT_JOBS, description: 'one job per assignee, in this order' }),
     reviewerId: People.reviewerId,
+    honeypots: Honeypots,
   },
   { additionalProperties: false },
 );

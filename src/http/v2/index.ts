@@ -16,6 +16,7 @@ import { imageOverlayRoutes } from './image-overlays.routes.ts';
 import { imageRoutes } from './images.routes.ts';
 import { importRoutes } from './imports.routes.ts';
 import { jobRoutes } from './jobs.routes.ts';
+import { qualityRoutes } from './quality.routes.ts';
 import { keyRoutes } from './keys.routes.ts';
 import { modelRoutes } from './models.routes.ts';
 import { nearDuplicateRoutes } from './near-duplicates.routes.ts';
@@ -63,4 +64,5 @@ export const v2Routes =
     await app.register(segmentRoutes(ctx));
     await app.register(predictionRoutes(ctx));
     await app.register(jobRoutes(ctx));
+    await app.register(qualityRoutes(ctx));
   };

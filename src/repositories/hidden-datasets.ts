@@ -1,0 +1,7 @@
+// The hidden datasets of a project (a job's honeypots, docs/jobs.md "Quality") as a subquery, for the
+// project-wide reads that must leave their images out: galleries, counts, statistics, exports and versions.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.ts';
+
+export const hiddenDatasetsOf = (db: Kysely<Database>, projectId: number) =>
+  db.selectFrom('datasets').select('datasets.id').where('datasets.project_id', '=', projectId).where('datasets.hidden', '=', 1);
