@@ -36,6 +36,13 @@ export function textListTable<DB>(db: Kysely<DB>, values: readonly string[], ali
     : sql`json_each(${JSON.stringify(values)}) as ${sql.table(alias)}`;
 }
 
+/** A list of integers as textListTable makes one of strings: a table `alias` with a column `value`. */
+export function integerListTable<DB>(db: Kysely<DB>, values: readonly number[], alias: string): RawBuilder<unknown> {
+  return isPostgres(db)
+    ? sql`unnest(${values as number[]}::bigint[]) with ordinality as ${sql.table(alias)}(value, position)`
+    : sql`json_each(${JSON.stringify(values)}) as ${sql.table(alias)}`;
+}
+
 /** The index (from 0) in its list of a member of textListTable(db, …, alias), as an integer. */
 export function listPosition<DB>(db: Kysely<DB>, alias: string): RawBuilder<number> {
   return isPostgres(db) ? sql<number>`(${sql.ref(`${alias}.position`)} - 1)::int` : sql<number>`${sql.ref(`${alias}.key`)}`;

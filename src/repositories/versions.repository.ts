@@ -1,7 +1,8 @@
 // Versions' rows: a snapshot is made by INSERT … SELECT from the project's live tables, so no image
 // byte and no annotation passes through the server, and an image's annotation is named by its content
 // hash, not copied; reads page a version's images by image id.
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
+import { integerListTable, jsonRows, jsonRowsOf, listPosition } from '../db/dialect.ts';
 import type { Database, VersionImagesTable, VersionsTable } from '../db/types.ts';
 import { annotationContents, backfillAnnotationHashes } from './annotation-contents.repository.ts';
 import { hiddenDatasetsOf } from './hidden-datasets.ts';
@@ -31,9 +32,6 @@ export interface VersionScope {
 /** The subset an image gets as it is added: one name, or its dataset's title. */
 export type SubsetOf = { name: string } | 'dataset title';
 
-/** Rows an INSERT … SELECT by image ids takes at once (SQLite's parameters are bounded). */
-const IDS_PER_STATEMENT = 5000;
-
 /**
  * Gives every image that has no annotation hash yet its hash: images written before hashes were kept,
  * or by a writer that leaves it to this (none, normally, so this reads one index entry).
@@ -53,6 +51,40 @@ export async function scopeImageIds(db: Kysely<Database>, scope: VersionScope): 
     const page = await query.execute();
     for (const r of page) ids.push(r.id);
     if (page.length < IDS_PAGE) return ids;
+  }
+}
+
+/** Images read at once while the scope's strata are found: one JSON text a page, not an object a row. */
+const STRATA_PAGE = 10_000;
+
+/** A scope image's id and a class with its most objects (null for none; an image with a tie has a row for each). */
+export type StratumCandidate = [imageId: number, classId: number | null];
+
+/**
+ * The scope's images, each with the classes that have its most objects (from the class summaries,
+ * image_classes: no annotation is read), a page of images at a time, one statement and one JSON text each.
+ * The classes are the image's project's (a summary is written from them), so the maximum is taken over
+ * all of an image's summaries; the caller breaks ties by title.
+ */
+export async function* scopeStrataCandidates(db: Kysely<Database>, scope: VersionScope): AsyncGenerator<StratumCandidate[]> {
+  let after = 0;
+  for (;;) {
+    const datasets = scope.datasetIds ? sql`and dataset_id in (${sql.join(scope.datasetIds.length ? scope.datasetIds : [0])})` : sql``;
+    // Each image's summaries are read once: the window finds their maximum in the same pass.
+    const { rows } = await sql<{ found: string | null }>`
+      select ${jsonRowsOf(db, [sql.ref('c.id'), sql.ref('c.class_id')])} as found from (
+        select i.id, ic.class_id, ic.objects, max(ic.objects) over (partition by i.id) as top
+        from (select id from images where project_id = ${scope.projectId} ${datasets} and id > ${after} order by id limit ${STRATA_PAGE}) i
+        left join image_classes ic on ic.image_id = i.id and ic.objects > 0
+      ) c where c.class_id is null or c.objects = c.top`.execute(db);
+    const page = jsonRows<StratumCandidate>(rows[0]?.found);
+    const images = new Set<number>();
+    for (const row of page) {
+      images.add(row[0]);
+      if (row[0] > after) after = row[0];
+    }
+    yield page;
+    if (images.size < STRATA_PAGE) return;
   }
 }
 
@@ -92,17 +124,33 @@ export async function snapshotImages(trx: Kysely<Database>, versionId: number, s
     .execute();
 }
 
-/** Adds these images of the project to the version in one subset, as snapshotImages does, a few thousand a statement. */
-export async function snapshotImagesById(trx: Kysely<Database>, versionId: number, projectId: number, imageIds: readonly number[], subset: string): Promise<void> {
-  const sorted = [...imageIds].sort((x, y) => x - y);
-  for (let i = 0; i < sorted.length; i += IDS_PER_STATEMENT) {
-    const ids = sorted.slice(i, i + IDS_PER_STATEMENT);
-    await trx
-      .insertInto('version_images')
-      .columns(VERSION_IMAGE_COLUMNS)
-      .expression((eb) => versionImageRows(eb, versionId, { name: subset }).where('images.project_id', '=', projectId).where('images.id', 'in', ids))
-      .execute();
+/**
+ * Adds these images of the project to the version, each in its subset, in one INSERT … SELECT: the
+ * ids go in as one list, subset after subset, and an image's subset is found from where it stands in
+ * it (a subset's ids are sorted, so the rows are read and indexed in runs of rising ids). The list
+ * is walked first (CROSS JOIN keeps SQLite to that order) and each image found by its id; with the
+ * project's index first instead, SQLite would scan the whole list for every image.
+ */
+export async function snapshotSubsets(trx: Kysely<Database>, versionId: number, projectId: number, subsets: ReadonlyMap<string, readonly number[]>): Promise<void> {
+  const ids: number[] = [];
+  const ends: [string, number][] = [];
+  for (const [subset, members] of subsets) {
+    if (members.length === 0) continue;
+    for (const id of [...members].sort((x, y) => x - y)) ids.push(id);
+    ends.push([subset, ids.length]);
   }
+  if (ids.length === 0) return;
+  const position = listPosition(trx, 'l');
+  const subsetOf = sql.join(
+    ends.map(([subset, end]) => sql`when ${position} < ${end} then ${subset}`),
+    sql` `,
+  );
+  await sql`insert into version_images (${sql.join(VERSION_IMAGE_COLUMNS.map((c) => sql.ref(c)))})
+    select ${versionId}, i.id, i.dataset_id, d.title, i.name, i.hash, i.width, i.height, coalesce(i.annotation_hash, ''), case ${subsetOf} end
+    from ${integerListTable(trx, ids, 'l')}
+    cross join images i
+    join datasets d on d.id = i.dataset_id
+    where i.id = l.value and i.project_id = ${projectId}`.execute(trx);
 }
 
 /** Freezes the image tags of the version's images, and the project's tags. */
@@ -164,15 +212,6 @@ export async function latestVersionClasses(db: Kysely<Database>, projectId: numb
   if (!latest) return [];
   return db.selectFrom('version_classes').where('version_id', '=', latest.id).select(['class_id', 'title', 'idx']).execute();
 }
-
-/**
- * The objects per class of the images with ids from `first` to `last`, from their class summaries
- * (image_classes, written with the objects): no annotation is read. By the primary key's range alone:
- * the caller keeps the rows of its own images (a filter by project here would make SQLite walk the
- * project's index instead, every row of the project for every page).
- */
-export const imageClassCounts = (db: Kysely<Database>, first: number, last: number): Promise<{ image_id: number; class_id: number; objects: number }[]> =>
-  db.selectFrom('image_classes').where('image_id', '>=', first).where('image_id', '<=', last).select(['image_id', 'class_id', 'objects']).execute();
 
 /** The version, if it belongs to a project of the team. */
 export function findVersion(db: Kysely<Database>, teamId: number, versionId: number): Promise<VersionRow | undefined> {

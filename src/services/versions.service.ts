@@ -11,7 +11,7 @@ import { objectIdsOf } from './object-ids.ts';
 import type { Page } from './paging.ts';
 import { requireProject } from './projects.service.ts';
 import { checkTitle } from './titles.ts';
-import { type SplitRule, dominantClass, randomSplit } from './version-split.ts';
+import { type SplitRule, randomSplit } from './version-split.ts';
 
 export interface VersionInput {
   name: string;
@@ -43,9 +43,6 @@ export interface VersionResource {
   classes: VersionClass[];
   tags: { tagId: number; title: string; scope: string; valueType: string }[];
 }
-
-/** Images read at once while a stratified split finds each image's class. */
-const STRATA_PAGE = 2000;
 
 export async function createVersion(db: Kysely<Database>, teamId: number, userId: number | null, projectId: number, input: VersionInput): Promise<VersionResource> {
   checkTitle(input.name, 'name');
@@ -122,31 +119,39 @@ async function stableClassIndices(trx: Kysely<Database>, projectId: number, vers
 }
 
 /**
- * Adds the scope's images to the version, each in its subset as it is added (no row is written twice):
- * one INSERT … SELECT without a random split; with one, the split is made first from the images' ids
- * (and, stratified, their objects per class from the class summaries, of which only a class title
- * each stays in memory), and each subset is added by its ids. No annotation is read.
+ * Adds the scope's images to the version, each in its subset as it is added (no row is written twice),
+ * by one INSERT … SELECT: without a random split straight from the images; with one, the split is made
+ * first from the images' ids (and, stratified, each image's classes with its most objects, found in the
+ * database from the class summaries, of which only a class title each stays in memory), then all the
+ * subsets go in as one list of ids. No annotation is read.
  */
 async function snapshotInSubsets(trx: Kysely<Database>, versionId: number, scope: versions.VersionScope, split: SplitRule): Promise<void> {
   if (split.method === 'none') return versions.snapshotImages(trx, versionId, scope, { name: '' });
   if (split.method === 'datasets') return versions.snapshotImages(trx, versionId, scope, 'dataset title');
-  const ids = await versions.scopeImageIds(trx, scope);
+  let ids: number[];
   let strata: Map<number, string> | undefined;
   if (split.stratify) {
+    ids = [];
     strata = new Map();
     const titles = new Map((await versions.projectClasses(trx, scope.projectId)).map((c) => [c.id, c.title]));
-    for (let i = 0; i < ids.length; i += STRATA_PAGE) {
-      const page = ids.slice(i, i + STRATA_PAGE);
-      const counts = new Map<number, [string, number][]>();
-      // The range may hold images of other projects: their classes are not the project's.
-      for (const c of await versions.imageClassCounts(trx, page[0]!, page.at(-1)!)) {
-        const title = titles.get(c.class_id);
-        if (title !== undefined) counts.set(c.image_id, [...(counts.get(c.image_id) ?? []), [title, Number(c.objects)]]);
+    // Only the classes that tie for an image's most objects come back, so its stratum is the first of
+    // their titles in dominantClass's order: the same as dominantClass over all of its classes gives.
+    for await (const page of versions.scopeStrataCandidates(trx, scope)) {
+      for (const [imageId, classId] of page) {
+        const title = classId === null ? undefined : titles.get(classId);
+        const before = strata.get(imageId);
+        if (before === undefined) {
+          ids.push(imageId);
+          strata.set(imageId, title ?? '');
+        } else if (title !== undefined && (before === '' || title < before)) {
+          strata.set(imageId, title);
+        }
       }
-      for (const id of page) strata.set(id, dominantClass(counts.get(id) ?? []));
     }
+  } else {
+    ids = await versions.scopeImageIds(trx, scope);
   }
-  for (const [subset, members] of randomSplit(ids, split.ratios, split.seed, strata)) await versions.snapshotImagesById(trx, versionId, scope.projectId, members, subset);
+  await versions.snapshotSubsets(trx, versionId, scope.projectId, randomSplit(ids, split.ratios, split.seed, strata));
 }
 
 export async function requireVersion(db: Kysely<Database>, teamId: number, versionId: number): Promise<versions.VersionRow> {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sweepBlobs } from '../../src/services/blob-sweep.service.ts';
+import { dominantClass, randomSplit } from '../../src/services/version-split.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, tagImage } from '../helpers/factories.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
@@ -150,6 +151,30 @@ for (const dialect of dialects) {
         const inTrain = members.filter((i) => i.subset === 'train').length;
         assert.ok(Math.abs(inTrain - members.length * 0.75) <= 1, `${cls || 'no class'}: ${inTrain} of ${members.length} in train`);
       }
+    });
+
+    test("a stratified split puts each image in the stratum of the class most of its objects have, a tie going to the first title", async () => {
+      // Classes made in the opposite of their titles' order, so a tie broken by id would differ.
+      const tied = await newProject(t.ctx, { title: 'ties', classes: [{ title: 'zebra', shape: 'polygon' }, { title: 'ant', shape: 'polygon' }] });
+      const dataset = await newDataset(t.ctx, tied, 'all');
+      const kinds = [[box('zebra', 1), box('ant', 2)], [box('zebra', 1)], [box('ant', 1), box('zebra', 2), box('zebra', 3)], [box('ant', 1)], []];
+      for (let i = 0; i < 45; i++) await newImage(t.ctx, dataset, { name: `t${String(i).padStart(3, '0')}.png`, objects: kinds[i % kinds.length]! });
+      const split = { method: 'random', ratios: { train: 3, val: 1, test: 1 }, seed: 11, stratify: true } as const;
+      const res = await t.request({ method: 'POST', url: `/v2/projects/${tied}/versions`, payload: { name: 'ties', split } });
+      assert.equal(res.statusCode, 201, res.body);
+      const rows = await images(json<Version>(res).id);
+      const strata = new Map<number, string>();
+      for (const row of rows) {
+        const counts = new Map<string, number>();
+        for (const o of row.objects) counts.set(o.classTitle, (counts.get(o.classTitle) ?? 0) + 1);
+        strata.set(row.imageId, dominantClass(counts));
+      }
+      assert.equal(strata.get(rows[0]!.imageId), 'ant', 'a tie of zebra and ant goes to ant');
+      const expected = randomSplit(rows.map((r) => r.imageId), split.ratios, split.seed, strata);
+      assert.deepEqual(
+        new Map(rows.map((r) => [r.imageId, r.subset])),
+        new Map([...expected].flatMap(([subset, ids]) => ids.map((id) => [id, subset] as const))),
+      );
     });
 
     test('a split by datasets names each subset after its dataset; datasetIds keep some datasets only', async () => {
