@@ -21,6 +21,7 @@ import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, polygon, userId } from '../helpers/factories.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 import { type List, assertProblem } from '../helpers/v2.ts';
+import type { Figures } from '../../src/services/quality.service.ts';
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 
@@ -40,14 +41,6 @@ function block(classTitle: string, x0: number, y0: number, x1: number, y1: numbe
   return { classTitle, description: '', tags: [], bitmap: { origin: bitmap.origin, data: bitmap.data }, points: { exterior: [], interior: [] } };
 }
 
-interface Figures {
-  truths: number;
-  answers: number;
-  matched: number;
-  precision: number | null;
-  recall: number | null;
-  meanIou: number | null;
-}
 interface Report {
   projectId: number;
   matchIou: number;

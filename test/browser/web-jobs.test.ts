@@ -4,11 +4,10 @@
 // annotator replies, resolves and submits it again; the reviewer accepts; the admin sees the figures.
 // Each page is photographed at 1440×900 and 390×844 (WEB_SCREENSHOTS names a folder to keep them).
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { createKey } from '../../src/services/keys.service.ts';
-import { launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
+import { launchChromium, shootWideAndNarrow, signedInPage, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
 import { picture } from '../helpers/pictures.ts';
@@ -24,21 +23,6 @@ describe('jobs and review in Chromium', { skip: chromiumSkip }, () => {
   let projectId: number;
   const images: number[] = [];
   const keys = { ann1: '', ann2: '', rev: '' };
-
-  async function shootBoth(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-narrow.png`), fullPage: true });
-    await page.setViewportSize({ width: 1440, height: 900 });
-  }
-
-  async function as(key: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await signIn(page, base, key);
-    return page;
-  }
 
   before(async () => {
     t = await startTestApp(dialects[0]!);
@@ -62,7 +46,7 @@ describe('jobs and review in Chromium', { skip: chromiumSkip }, () => {
 
   test('split, annotate, reject with an issue, fix, accept, and the manager’s figures', async () => {
     // The admin makes two jobs of two images on the jobs page, linked from the gallery.
-    const admin = await as(t.adminKey);
+    const admin = await signedInPage(browser, base, t.adminKey);
     await admin.goto(`${base}/projects/${projectId}/images`);
     await admin.getByRole('link', { name: 'Jobs' }).click();
     await admin.getByRole('heading', { name: 'Jobs', level: 1 }).waitFor();
@@ -74,13 +58,13 @@ describe('jobs and review in Chromium', { skip: chromiumSkip }, () => {
     await admin.getByText('2 jobs made.').waitFor();
     const rows = await admin.locator('.jobs-table tbody tr').allInnerTexts();
     assert.deepEqual(rows.map((r) => r.split('\t').slice(0, 4).join(' ')), ['day 1/2 ann1 rev annotate', 'day 2/2 ann2 rev annotate']);
-    await shootBoth(admin, 'jobs-made');
+    await shootWideAndNarrow(admin, SHOTS, 'jobs-made');
 
     // Both annotators save their images; ann1 works from My work and the job bar.
-    const ann1 = await as(keys.ann1);
+    const ann1 = await signedInPage(browser, base, keys.ann1);
     await ann1.getByRole('link', { name: 'My work' }).click();
     await ann1.getByRole('heading', { name: 'day 1/2' }).waitFor();
-    await shootBoth(ann1, 'my-work');
+    await shootWideAndNarrow(ann1, SHOTS, 'my-work');
     await ann1.getByRole('button', { name: 'Annotate' }).click();
     await ann1.waitForURL(new RegExp(`/images/${images[0]}\\?job=\\d+$`));
     await ann1.locator('.job-state', { hasText: 'in progress' }).waitFor();
@@ -92,7 +76,7 @@ describe('jobs and review in Chromium', { skip: chromiumSkip }, () => {
     assert.equal((await t.request({ method: 'POST', url: `/v2/jobs/${other}/submit`, key: keys.ann2 })).statusCode, 200);
 
     // The reviewer rejects the first image with an issue pinned by a click on it, and accepts the second.
-    const rev = await as(keys.rev);
+    const rev = await signedInPage(browser, base, keys.rev);
     await rev.goto(`${base}/my-work`);
     await rev.getByRole('listitem').filter({ hasText: 'day 1/2' }).getByRole('button', { name: 'Review' }).click();
     await rev.waitForURL(new RegExp(`/images/${images[0]}\\?job=${jobId}$`));
@@ -101,7 +85,7 @@ describe('jobs and review in Chromium', { skip: chromiumSkip }, () => {
     await rev.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
     await rev.getByLabel(/Issue 1 at/).fill('the boat’s stern is cut off');
     await rev.locator('.issue-mark').first().waitFor();
-    await shootBoth(rev, 'review-pinning');
+    await shootWideAndNarrow(rev, SHOTS, 'review-pinning');
     await rev.getByRole('button', { name: 'Send rejection' }).click();
     await rev.locator('.job-state', { hasText: 'rejected' }).waitFor();
     await rev.getByRole('button', { name: 'Next image' }).click();
@@ -122,7 +106,7 @@ describe('jobs and review in Chromium', { skip: chromiumSkip }, () => {
     await save(keys.ann1, images[0]!, 5);
     await ann1.getByRole('button', { name: 'Resolve' }).click();
     await ann1.locator('.issue-mark.resolved').waitFor();
-    await shootBoth(ann1, 'issue-resolved');
+    await shootWideAndNarrow(ann1, SHOTS, 'issue-resolved');
     await ann1.getByRole('button', { name: 'Submit image' }).click();
     await ann1.locator('.job-state', { hasText: 'submitted' }).waitFor();
 
@@ -130,7 +114,7 @@ describe('jobs and review in Chromium', { skip: chromiumSkip }, () => {
     await rev.goto(`${base}/images/${images[0]}?job=${jobId}`);
     await rev.getByRole('button', { name: 'Accept' }).click();
     await rev.locator('.job-stage', { hasText: 'done' }).waitFor();
-    await shootBoth(rev, 'review-done');
+    await shootWideAndNarrow(rev, SHOTS, 'review-done');
 
     // The manager sees the figures.
     await admin.reload();
@@ -139,6 +123,6 @@ describe('jobs and review in Chromium', { skip: chromiumSkip }, () => {
     assert.match(jobsRows[0]!, /day 1\/2\s+ann1\s+rev\s+done\s+2\/2/);
     const figures = await admin.locator('.figures-table tbody tr').allInnerTexts();
     assert.deepEqual(figures.map((r) => r.split('\t').slice(0, 5).join(' ')), ['ann1 1 2 2 1', 'ann2 1 2 0 0']);
-    await shootBoth(admin, 'jobs-figures');
+    await shootWideAndNarrow(admin, SHOTS, 'jobs-figures');
   });
 });

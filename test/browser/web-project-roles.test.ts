@@ -5,12 +5,11 @@
 // as annotator and the members panel are photographed at 1440×900 and 390×844 (WEB_SCREENSHOTS names
 // a folder to keep them).
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createKey } from '../../src/services/keys.service.ts';
 import * as members from '../../src/repositories/project-members.repository.ts';
-import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
+import { checkAccessibility, launchChromium, shootWideAndNarrow, signedInPage, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, polygon, userId } from '../helpers/factories.ts';
 import { picture } from '../helpers/pictures.ts';
@@ -34,21 +33,6 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
   let projectId: number;
   let imageId: number;
   const keys = { vwr: '', ann: '', mgr: '' };
-
-  async function shootBoth(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: false });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-narrow.png`), fullPage: true });
-    await page.setViewportSize({ width: 1440, height: 900 });
-  }
-
-  async function as(key: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await signIn(page, base, key);
-    return page;
-  }
 
   const revisions = async (): Promise<number> => {
     const res = await t.request({ method: 'GET', url: `/v2/images/${imageId}/annotation/revisions`, key: t.key });
@@ -85,7 +69,7 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
   });
 
   test('a viewer sees the image read-only, no edit tool, and no way to change the project', async () => {
-    const page = await as(keys.vwr);
+    const page = await signedInPage(browser, base, keys.vwr);
     // The projects page links to the settings as a place to read.
     await page.getByRole('link', { name: 'Datasets and classes' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Settings: datasets and classes' }).count(), 0);
@@ -99,7 +83,7 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
     assert.equal(await page.getByRole('checkbox', { name: 'sunny' }).isDisabled(), true);
     assert.equal(await page.getByLabel('Description').isDisabled(), true);
     await checkAccessibility(page, 'the image view as viewer');
-    await shootBoth(page, 'image-viewer');
+    await shootWideAndNarrow(page, SHOTS, 'image-viewer', false);
 
     // The editor's keys do nothing for a viewer: no tool is taken, nothing saved.
     const before = await revisions();
@@ -139,7 +123,7 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
   });
 
   test('an annotator edits the annotation and the image tags, and manages nothing', async () => {
-    const page = await as(keys.ann);
+    const page = await signedInPage(browser, base, keys.ann);
     await page.goto(`${base}/images/${imageId}?project=${projectId}`);
     const toolbar = page.getByRole('toolbar', { name: 'Editing tools' });
     await toolbar.waitFor();
@@ -149,7 +133,7 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
     // Image tags are the annotator's to set.
     assert.equal(await page.getByRole('checkbox', { name: 'sunny' }).isDisabled(), false);
     await checkAccessibility(page, 'the image view as annotator');
-    await shootBoth(page, 'image-annotator');
+    await shootWideAndNarrow(page, SHOTS, 'image-annotator', false);
     // A tool whose shape no class has: the class is a manager's to add.
     await toolbar.getByRole('button', { name: /^Rectangle/ }).click();
     const dialog = page.getByRole('dialog');
@@ -179,7 +163,7 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
   });
 
   test('a manager has every tool, and gives roles in the members panel', async () => {
-    const page = await as(keys.mgr);
+    const page = await signedInPage(browser, base, keys.mgr);
     await page.getByRole('link', { name: 'Settings: datasets and classes' }).waitFor();
     await page.goto(`${base}/images/${imageId}?project=${projectId}`);
     const toolbar = page.getByRole('toolbar', { name: 'Editing tools' });
@@ -224,7 +208,7 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
     assert.equal((await listMembers()).memberDefaultRole, 'viewer');
     await checkAccessibility(page, 'the members panel');
     await panel.scrollIntoViewIfNeeded();
-    await shootBoth(page, 'members-panel');
+    await shootWideAndNarrow(page, SHOTS, 'members-panel', false);
 
     // Remove a member: the default applies to them again.
     await panel.getByRole('button', { name: 'Remove newbie' }).click();

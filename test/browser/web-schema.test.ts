@@ -5,11 +5,10 @@
 // is a 412, not overwritten. Each page is checked with axe-core and photographed at 1440×900 and
 // 390×844 (WEB_SCREENSHOTS names a folder to keep them).
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { colorDistance } from '../../src/formats/class-colors.ts';
-import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
+import { checkAccessibility, launchChromium, shootWideAndNarrow, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
 import { picture } from '../helpers/pictures.ts';
@@ -47,14 +46,6 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     return page;
   }
 
-  /** The page at 1440×900, then at 390×844, photographed; back at the wide size. */
-  async function shootBoth(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-narrow.png`), fullPage: true });
-    await page.setViewportSize({ width: 1440, height: 900 });
-  }
-
   before(async () => {
     t = await startTestApp(dialects[0]!);
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -73,7 +64,7 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     await page.getByLabel('Title').fill('Chess boards');
     await page.getByLabel('Description').fill('Pieces on boards, one box each');
     await checkAccessibility(page, 'the projects page with the new project form');
-    await shootBoth(page, 'projects-new');
+    await shootWideAndNarrow(page, SHOTS, 'projects-new');
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.getByRole('heading', { name: 'Settings of Chess boards', level: 1 }).waitFor();
     const projectId = Number(/\/projects\/(\d+)\/settings$/.exec(page.url())?.[1]);
@@ -109,7 +100,7 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
       }
     }
     await checkAccessibility(page, 'the project settings page');
-    await shootBoth(page, 'project-settings');
+    await shootWideAndNarrow(page, SHOTS, 'project-settings');
     await page.context().close();
   });
 
@@ -129,7 +120,7 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     await dialog.waitFor();
     assert.equal(await dialog.getByLabel('Shape').isDisabled(), true);
     await checkAccessibility(page, 'the editor’s new class dialog');
-    await shootBoth(page, 'editor-new-class');
+    await shootWideAndNarrow(page, SHOTS, 'editor-new-class');
     await dialog.getByLabel('Title').fill('road');
     await dialog.getByRole('button', { name: 'Add class' }).click();
     await dialog.waitFor({ state: 'hidden' });
@@ -188,7 +179,7 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     assert.equal(await page.getByRole('radio', { name: /^#964b00/ }).getAttribute('aria-checked'), 'true');
     await page.keyboard.press('ArrowLeft');
     assert.equal(await page.getByRole('radio', { name: /^#00c3ff/ }).getAttribute('aria-checked'), 'true');
-    await shootBoth(page, 'project-settings-colour');
+    await shootWideAndNarrow(page, SHOTS, 'project-settings-colour');
     await page.getByRole('button', { name: 'Save colour' }).click();
     await page.getByRole('button', { name: 'Colour of automobile' }).waitFor();
     assert.equal((await api<Class>('GET', `/v2/classes/${car!.id}`)).body.color, '#00c3ff');
@@ -206,7 +197,7 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     const classDialog = page.getByRole('dialog', { name: 'Delete the class “automobile”?' });
     await classDialog.getByText('3 objects on 2 images are of this class').waitFor();
     await checkAccessibility(page, 'a class delete asked');
-    await shootBoth(page, 'project-settings-delete-class');
+    await shootWideAndNarrow(page, SHOTS, 'project-settings-delete-class');
     await classDialog.getByRole('button', { name: 'Delete class' }).click();
     await classDialog.waitFor({ state: 'hidden' });
     await page.getByRole('button', { name: 'Delete automobile' }).waitFor({ state: 'detached' });
@@ -237,7 +228,7 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     assert.equal(await confirm.isDisabled(), true, 'not before the title is typed');
     await projectDialog.getByLabel('Type Traffic to confirm').fill('Traffic');
     await checkAccessibility(page, 'a project delete asked');
-    await shootBoth(page, 'project-settings-delete-project');
+    await shootWideAndNarrow(page, SHOTS, 'project-settings-delete-project');
     await confirm.click();
     await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
     assert.equal((await api('GET', `/v2/projects/${projectId}`)).status, 404);

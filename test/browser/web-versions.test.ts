@@ -4,14 +4,13 @@
 // after its confirmation. Checked with axe-core and photographed at 1440×900 and 390×844
 // (WEB_SCREENSHOTS names a folder to keep them).
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
-import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
+import { checkAccessibility, launchChromium, shootWideAndNarrow, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
@@ -27,13 +26,6 @@ describe('a project’s versions in Chromium', { skip: chromiumSkip }, () => {
   let browser: Browser;
   let projectId: number;
   let train: number;
-
-  async function shootBoth(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-narrow.png`), fullPage: true });
-    await page.setViewportSize({ width: 1440, height: 900 });
-  }
 
   before(async () => {
     t = await startTestApp(dialects[0]!);
@@ -81,7 +73,7 @@ describe('a project’s versions in Chromium', { skip: chromiumSkip }, () => {
     await page.getByText('1 group of copies or near-duplicates spans subsets (2 images).').waitFor();
     await page.getByText('h0.png (day) · h7.png (night) — same bytes').waitFor();
     await checkAccessibility(page, 'a version shown');
-    await shootBoth(page, 'versions-v1');
+    await shootWideAndNarrow(page, SHOTS, 'versions-v1');
 
     // The project changes; a second version, with a random split, is compared with the first.
     await newImage(t.ctx, train, { name: 'h8.png', objects: [polygon('boat', [[2, 2], [9, 2], [9, 9]])] });
@@ -97,7 +89,7 @@ describe('a project’s versions in Chromium', { skip: chromiumSkip }, () => {
     const perClass = await page.locator('.version-diff tbody tr').allInnerTexts();
     assert.deepEqual(perClass.map((c) => c.replace(/\s+/g, ' ').trim()), ['boat 1 0 0']);
     await checkAccessibility(page, 'a diff between two versions');
-    await shootBoth(page, 'versions-diff');
+    await shootWideAndNarrow(page, SHOTS, 'versions-diff');
 
     // The export form exports the version shown.
     await page.getByLabel('Format').selectOption('yolo');
@@ -112,7 +104,7 @@ describe('a project’s versions in Chromium', { skip: chromiumSkip }, () => {
     const dialog = page.getByRole('dialog', { name: 'Delete version v1?' });
     await dialog.waitFor();
     await checkAccessibility(page, 'the delete confirmation');
-    await shootBoth(page, 'versions-delete');
+    await shootWideAndNarrow(page, SHOTS, 'versions-delete');
     await dialog.getByRole('button', { name: 'Delete version' }).click();
     await page.getByRole('row', { name: /v1/ }).waitFor({ state: 'detached' });
     const left = json<{ items: { name: string }[] }>(await t.request({ method: 'GET', url: `/v2/projects/${projectId}/versions` }));

@@ -2,6 +2,7 @@
 // how it starts, and the accessibility check each page passes. Never a browser of playwright's own.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import axe from 'axe-core';
 import { type Browser, type Page, chromium } from 'playwright-core';
 
@@ -48,4 +49,24 @@ export async function signIn(page: Page, base: string, key: string): Promise<voi
   await page.getByLabel('API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+}
+
+/** A new browser context at 1440×900, signed in with `key`, its steps waiting 15 s at most. */
+export async function signedInPage(browser: Browser, base: string, key: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  await signIn(page, base, key);
+  return page;
+}
+
+/**
+ * The page photographed at 1440×900 (`<name>.png`, the whole page unless `wideFullPage` is false), then
+ * at 390×844 (`<name>-narrow.png`, the whole page), into `dir`; it is left at the wide size.
+ */
+export async function shootWideAndNarrow(page: Page, dir: string, name: string, wideFullPage = true): Promise<void> {
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: wideFullPage });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: path.join(dir, `${name}-narrow.png`), fullPage: true });
+  await page.setViewportSize({ width: 1440, height: 900 });
 }
