@@ -191,3 +191,21 @@ export async function projectIdsOf(db: Kysely<Database>, teamId: number, kind: R
   }
   return [...new Set(rows.map((r) => r.projectId).filter((id): id is number => id !== null))];
 }
+
+/**
+ * Of these task ids of the team, those of no existing project (a DTL graph, an upload's thumbnails, a
+ * project deleted since) that `userId` did not start: a plain member may not see them (the task lists
+ * leave them out too).
+ */
+export async function othersTasksOfNoProject(db: Kysely<Database>, teamId: number, userId: number, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('tasks as k')
+    .select('k.id')
+    .where('k.team_id', '=', teamId)
+    .where('k.id', 'in', [...new Set(ids)])
+    .where((eb) => eb.or([eb('k.created_by', 'is', null), eb('k.created_by', '!=', userId)]))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('projects as p').select('p.id').whereRef('p.id', '=', 'k.project_id'))))
+    .execute();
+  return rows.map((r) => r.id);
+}

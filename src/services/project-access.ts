@@ -96,6 +96,12 @@ export async function requireRoleOver(
   ids: readonly number[],
   needed: ProjectRole,
 ): Promise<void> {
+  // A task of no project is its starter's and the admins': to anyone else it does not exist, as in the lists.
+  const userId = narrowedTo(caller);
+  if (kind === 'task' && userId !== undefined) {
+    const hidden = await members.othersTasksOfNoProject(db, caller.teamId, userId, ids);
+    if (hidden.length > 0) throw notFound('task', { taskId: hidden[0] });
+  }
   for (const projectId of await members.projectIdsOf(db, caller.teamId, kind, ids)) {
     const role = await projectRoleOf(db, caller, projectId);
     // The project was deleted since its resources were looked up: what the route then finds (a 404,

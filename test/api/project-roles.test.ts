@@ -354,7 +354,7 @@ for (const dialect of dialects) {
       assert.deepEqual(failures, []);
     });
 
-    test('task lists (v1, v1 by id, v2) show a member the tasks of projects they have a role in, and those of no project or a deleted one that they started', async () => {
+    test('task lists (v1, v1 by id, v2) and a task read by id show a member the tasks of projects they have a role in, and those of no project or a deleted one that they started', async () => {
       const db = t.ctx.db.kysely;
       const teamId = (await db.selectFrom('projects').select('team_id').where('id', '=', ids.p).executeTakeFirstOrThrow()).team_id;
       const gone = await newProject(t.ctx, { title: `gone-${Math.random()}` });
@@ -396,6 +396,12 @@ for (const dialect of dialects) {
         const v2Ids = page.items.map((k) => k.id).filter((id) => ours.has(id)).sort((a, b) => a - b);
         if (JSON.stringify(v2Ids) !== JSON.stringify(want)) failures.push(`${caller.name} GET /v2/tasks: ${JSON.stringify(v2Ids)}, not ${JSON.stringify(want)}`);
         if (page.total !== page.items.length) failures.push(`${caller.name} GET /v2/tasks: total ${page.total} of ${page.items.length} listed`);
+        // A task read by its id follows the lists: what they leave out cannot be read either.
+        for (const id of ours) {
+          const read = await t.request({ method: 'GET', url: `/v2/tasks/${id}`, key });
+          if ((read.statusCode === 200) !== want.includes(id)) failures.push(`${caller.name} GET /v2/tasks/${id}: ${read.statusCode}`);
+          if (read.statusCode !== 200 && ![403, 404].includes(read.statusCode)) failures.push(`${caller.name} GET /v2/tasks/${id}: ${read.statusCode} ${read.body.slice(0, 120)}`);
+        }
       }
       assert.deepEqual(failures, []);
     });
