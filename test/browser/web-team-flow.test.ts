@@ -278,7 +278,7 @@ describe('a team annotates, reviews and reads the figures in Chromium', { skip: 
     await ann1.getByRole('button', { name: 'Annotate' }).click();
     await editorReady(ann1, images[0]!);
     await ann1.locator('.job-state', { hasText: 'rejected' }).waitFor();
-    await ann1.getByText('a second boat here is not outlined').waitFor();
+    await ann1.locator('.job-issues .thread li', { hasText: 'rev: a second boat here is not outlined' }).waitFor();
     await ann1.locator('.issue-mark.open').waitFor();
     await look(ann1, 'editor-issue-open');
     // The missing boat, drawn around the pin, saved; the issue answered and resolved; the job submitted.
@@ -286,7 +286,7 @@ describe('a team annotates, reviews and reads the figures in Chromium', { skip: 
     await save(ann1);
     await ann1.getByLabel('Reply to issue 1').fill('outlined it');
     await ann1.getByRole('button', { name: 'Reply' }).click();
-    await ann1.getByText('outlined it').waitFor();
+    await ann1.locator('.job-issues .thread li', { hasText: 'you: outlined it' }).waitFor();
     await ann1.getByRole('button', { name: 'Resolve' }).click();
     await ann1.locator('.issue-mark.resolved').waitFor();
     await look(ann1, 'editor-issue-resolved');
@@ -301,6 +301,8 @@ describe('a team annotates, reviews and reads the figures in Chromium', { skip: 
     await rev.getByRole('listitem').filter({ hasText: 'day 1/2' }).getByRole('button', { name: 'Review' }).click();
     await editorReady(rev, images[0]!);
     await rev.locator('.issue-mark.resolved').waitFor();
+    // The thread names who said what.
+    assert.deepEqual(await rev.locator('.job-issues .thread li').allInnerTexts(), ['you: a second boat here is not outlined', 'ann1: outlined it']);
     await rev.getByRole('button', { name: 'Accept' }).click();
     await rev.locator('.job-stage', { hasText: 'done' }).waitFor();
     await look(rev, 'review-done');

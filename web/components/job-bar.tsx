@@ -99,6 +99,10 @@ export function useJobReview(jobId: number | undefined, imageId: number, session
     if (next.image && next.image.imageId !== imageId) navigate(imageHref(jobId, next.image.imageId));
     else setError(next.image ? 'This is the last image of your queue.' : 'Your queue is empty.');
   };
+  // A thread reads as a conversation only with its speakers named. Only the assignee, the reviewer and
+  // managers comment, so anyone the job does not name is a manager (or a reviewer it no longer names).
+  const authorOf = (userId: number | null) =>
+    userId === session.user.id ? 'you' : userId === job?.assignee.id ? job.assignee.login : userId === job?.reviewer?.id ? job.reviewer.login : 'a manager';
   const sendRejection = async () => {
     if (!pins || pins.length === 0) throw new Error('Click on the image to pin an issue first.');
     if (pins.some((p) => !p.comment.trim())) throw new Error('Say what is wrong at each pin.');
@@ -185,7 +189,9 @@ export function useJobReview(jobId: number | undefined, imageId: number, session
               </div>
               <ul class="thread">
                 {issue.comments.map((c) => (
-                  <li key={c.id}>{c.body}</li>
+                  <li key={c.id}>
+                    <span class="author">{authorOf(c.userId)}:</span> {c.body}
+                  </li>
                 ))}
               </ul>
               <div class="reply">
