@@ -195,6 +195,9 @@ describe('a team annotates, reviews and reads the figures in Chromium', { skip: 
     // ann1 opens the job from My work and draws a boat on each of its two images, then submits the job.
     await ann1.getByRole('link', { name: 'My work' }).click();
     await ann1.getByRole('heading', { name: 'day 1/2' }).waitFor();
+    // Each job names its project, linked to its gallery.
+    const projectLink = ann1.getByRole('listitem').filter({ hasText: 'day 1/2' }).getByRole('link', { name: 'Harbour' });
+    assert.equal(await projectLink.getAttribute('href'), `/projects/${projectId}/images`);
     await look(ann1, 'my-work-annotator');
     await ann1.getByRole('button', { name: 'Annotate' }).click();
     await editorReady(ann1, images[0]!);
