@@ -41,6 +41,10 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     routerOptions: { querystringParser: parseQuery, ignoreTrailingSlash: true, maxParamLength: 200 },
     clientErrorHandler: answerUnreadableRequest,
+    // A plugin's start (the API docs' static files, the web bundle) waits for the disk and the CPU: on
+    // a machine busy with other work, 10 s (Fastify's default) is not always enough, and a start that
+    // times out is a server that never comes up.
+    pluginTimeout: 120_000,
     // A URL the router cannot read (bad percent-encoding, a parameter over maxParamLength) is answered
     // before any hook runs: the contract's body and the /v1 headers are given here, and the request
     // id, the log line and the metrics are seen to.
