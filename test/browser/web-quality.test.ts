@@ -79,6 +79,7 @@ describe('quality in Chromium', { skip: chromiumSkip }, () => {
     await admin.getByText('This project has no ground truth yet').waitFor();
     assert.equal(await honeypots.isDisabled(), true, 'no ground truth: the field is disabled');
     assert.equal(await honeypots.inputValue(), '0', 'no honeypot by default');
+    await shootWideAndNarrow(admin, SHOTS, 'quality-jobs-no-ground-truth');
 
     // The manager selects the reference image in the gallery and marks it.
     await admin.goto(`${base}/projects/${projectId}/images`);
@@ -106,6 +107,7 @@ describe('quality in Chromium', { skip: chromiumSkip }, () => {
     await admin.getByRole('checkbox', { name: 'ann' }).check();
     await admin.getByText('Copies of the project’s 1 ground-truth image').first().waitFor();
     await honeypots.fill('1');
+    await shootWideAndNarrow(admin, SHOTS, 'quality-jobs-honeypots');
     await admin.getByRole('button', { name: 'Make jobs' }).click();
     await admin.getByText('1 job made.').waitFor();
 
