@@ -68,7 +68,8 @@ describe('quality in Chromium', { skip: chromiumSkip }, () => {
     const admin = await signedInPage(browser, base, t.adminKey);
 
     // Before any honeypot: the page says how to start, and the jobs form cannot ask for honeypots.
-    await admin.goto(`${base}/projects/${projectId}/quality`);
+    // The page is an address of its own: loaded from the server, not only reached by a link.
+    assert.equal((await admin.goto(`${base}/projects/${projectId}/quality`))?.status(), 200);
     const empty = admin.locator('.quality-empty');
     await empty.getByText('No honeypot has been submitted yet.').waitFor();
     assert.deepEqual(await empty.locator('strong').allInnerTexts(), ['Mark as ground truth', 'Honeypots per job'], 'the empty page says how to start');
@@ -127,6 +128,9 @@ describe('quality in Chromium', { skip: chromiumSkip }, () => {
     const report = json<Report>(await t.request({ method: 'GET', url: `/v2/projects/${projectId}/quality` }));
     const ann = report.annotators[0]!;
     assert.deepEqual([report.annotators.length, ann.login, ann.honeypots, ann.truths, ann.answers, ann.matched], [1, 'ann', 1, 2, 2, 1]);
+    // Precision and recall as percentages with one decimal, the mean IoU with three.
+    assert.deepEqual(cells(ann).slice(0, 2), ['50.0%', '50.0%']);
+    assert.match(cells(ann)[2]!, /^0\.\d{3}$/);
     await admin.goto(`${base}/projects/${projectId}/images`);
     await admin.getByRole('link', { name: 'Quality' }).click();
     await admin.getByRole('heading', { name: 'Quality', level: 1 }).waitFor();
