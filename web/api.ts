@@ -19,6 +19,7 @@ import type { Account as AccountSchema, InvitedUser as InvitedUserSchema, LinkIn
 import type { HashCheckAnswer, TaskAnswer, TaskView, UploadAnswer } from '../src/http/schemas/v2-tasks.ts';
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
 import type { CallerRole as CallerRoleSchema, ProjectMember as ProjectMemberSchema, ProjectMembers as ProjectMembersSchema } from '../src/http/schemas/v2-project-members.ts';
+import type { GroundTruthImage as GroundTruthImageSchema, QualityReport as QualityReportSchema } from '../src/http/schemas/v2-quality.ts';
 import type { AssigneeFigures as AssigneeFiguresSchema, IssueWithComments, Job as JobSchema, JobImage as JobImageSchema, NextImage as NextImageSchema } from '../src/http/schemas/v2-jobs.ts';
 
 export type Session = Static<typeof SessionSchema>;
@@ -464,9 +465,9 @@ export const listJobs = (projectId: number): Promise<Job[]> => all(`/v2/projects
 export const listMyJobs = (): Promise<Job[]> => all('/v2/jobs/mine');
 export const getJob = (id: number): Promise<Job> => call('GET', `/v2/jobs/${id}`);
 export const jobFigures = async (projectId: number): Promise<AssigneeFigures[]> => (await call<{ items: AssigneeFigures[] }>('GET', `/v2/projects/${projectId}/jobs/figures`)).items;
-export const splitDataset = async (datasetId: number, body: { imagesPerJob: number; assigneeIds: number[]; reviewerId: number | null }): Promise<Job[]> =>
+export const splitDataset = async (datasetId: number, body: { imagesPerJob: number; assigneeIds: number[]; reviewerId: number | null; honeypots?: number }): Promise<Job[]> =>
   (await call<{ items: Job[] }>('POST', `/v2/datasets/${datasetId}/jobs`, body)).items;
-export const jobFromFilter = (projectId: number, body: { title: string; assigneeId: number; reviewerId: number | null; filter: Record<string, unknown> }): Promise<Job> =>
+export const jobFromFilter = (projectId: number, body: { title: string; assigneeId: number; reviewerId: number | null; honeypots?: number; filter: Record<string, unknown> }): Promise<Job> =>
   call('POST', `/v2/projects/${projectId}/jobs`, body);
 export const nextJobImage = (jobId: number, params: { queue?: 'annotate' | 'review'; after?: number } = {}): Promise<NextImage> => call('GET', `/v2/jobs/${jobId}/next${query(params)}`);
 export const jobImages = (jobId: number): Promise<JobImage[]> => all(`/v2/jobs/${jobId}/images`);
@@ -492,3 +493,23 @@ export const setMemberDefaultRole = (projectId: number, memberDefaultRole: Proje
   call('PATCH', `/v2/projects/${projectId}/members`, { memberDefaultRole });
 export const putProjectMember = (projectId: number, userId: number, role: ProjectRole): Promise<ProjectMember> => call('PUT', `/v2/projects/${projectId}/members/${userId}`, { role });
 export const removeProjectMember = (projectId: number, userId: number): Promise<void> => call('DELETE', `/v2/projects/${projectId}/members/${userId}`);
+
+// Quality: ground truth and the report on honeypots (docs/jobs.md "Quality"), a manager's.
+export type GroundTruthImage = Static<typeof GroundTruthImageSchema>;
+export type QualityReport = Static<typeof QualityReportSchema>;
+/** The most image ids one ground-truth request names (MAX_GROUND_TRUTH_PER_REQUEST): a larger selection goes in several. */
+const GROUND_TRUTH_CHUNK = 1000;
+async function inChunks(method: 'PUT' | 'DELETE', projectId: number, imageIds: number[]): Promise<void> {
+  for (let i = 0; i < imageIds.length; i += GROUND_TRUTH_CHUNK) {
+    await call(method, `/v2/projects/${projectId}/ground-truth`, { imageIds: imageIds.slice(i, i + GROUND_TRUTH_CHUNK) });
+  }
+}
+export const markGroundTruth = (projectId: number, imageIds: number[]): Promise<void> => inChunks('PUT', projectId, imageIds);
+export const unmarkGroundTruth = (projectId: number, imageIds: number[]): Promise<void> => inChunks('DELETE', projectId, imageIds);
+export const listGroundTruth = (projectId: number): Promise<GroundTruthImage[]> => all(`/v2/projects/${projectId}/ground-truth`);
+/** How many ground-truth images the project has, counted up to `max` (a job takes at most 100 honeypots); `more` when there are others. */
+export async function countGroundTruth(projectId: number, max = 100): Promise<{ count: number; more: boolean }> {
+  const page = await call<Page<GroundTruthImage>>('GET', `/v2/projects/${projectId}/ground-truth${query({ limit: max })}`);
+  return { count: page.items.length, more: page.nextCursor !== null };
+}
+export const qualityReport = (projectId: number): Promise<QualityReport> => call('GET', `/v2/projects/${projectId}/quality`);

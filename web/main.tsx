@@ -19,6 +19,7 @@ import { AccountPage } from './pages/account.tsx';
 import { TagsPage } from './pages/tags.tsx';
 import { TasksPage } from './pages/tasks.tsx';
 import { JobsPage } from './pages/jobs.tsx';
+import { QualityPage } from './pages/quality.tsx';
 import { MyWorkPage } from './pages/my-work.tsx';
 import { confirmLeaving, match, navigate, useLocation } from './router.ts';
 import './styles.css';
@@ -88,6 +89,8 @@ function App() {
     if ((found = id(params.id!))) return <EvaluationPage {...page} projectId={found} />;
   } else if ((params = match('/projects/:id/jobs', location.path))) {
     if ((found = id(params.id!))) return <JobsPage {...page} projectId={found} />;
+  } else if ((params = match('/projects/:id/quality', location.path))) {
+    if ((found = id(params.id!))) return <QualityPage {...page} projectId={found} />;
   } else if ((params = match('/projects/:id/stats', location.path))) {
     if ((found = id(params.id!))) return <StatsPage {...page} projectId={found} />;
   } else if ((params = match('/datasets/:id/images', location.path))) {

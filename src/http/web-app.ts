@@ -8,7 +8,7 @@ import type { Context } from '../context.ts';
 import { type WebAsset, type WebBundle, lazyWebBundle } from './web-bundle.ts';
 
 /** The interface's own paths; anything else stays the API's (and its 404), but for a browser's page. */
-const PAGES = ['/', '/sign-in', '/projects/:projectId', '/projects/:projectId/images', '/projects/:projectId/tags', '/projects/:projectId/settings', '/projects/:projectId/near-duplicates', '/projects/:projectId/versions', '/projects/:projectId/evaluation', '/projects/:projectId/stats', '/datasets/:datasetId/images', '/images/:id', '/tasks', '/set-password', '/team/users', '/account'];
+const PAGES = ['/', '/sign-in', '/projects/:projectId', '/projects/:projectId/images', '/projects/:projectId/tags', '/projects/:projectId/settings', '/projects/:projectId/near-duplicates', '/projects/:projectId/versions', '/projects/:projectId/evaluation', '/projects/:projectId/stats', '/projects/:projectId/quality', '/projects/:projectId/jobs', '/datasets/:datasetId/images', '/images/:id', '/tasks', '/my-work', '/set-password', '/team/users', '/account'];
 
 /** Paths a browser never gets the interface for, even asking for HTML: the API and the app's files. */
 const NOT_PAGES = /^\/(v1|v2|assets|docs|openapi\.json|healthz?|readyz|livez|metrics)(\/|$)/;

@@ -3,6 +3,7 @@
 // API's own addresses stay the API's; a browser asking for an address that is no page gets the
 // interface answered 404 (its "Not found" page), and the icon is served.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { dialects } from '../helpers/dialects.ts';
 import { type TestApp, startTestApp } from '../helpers/test-app.ts';
@@ -70,6 +71,20 @@ for (const dialect of dialects) {
       }
       const post = await t.request({ method: 'POST', url: '/nowhere', key: null, headers: html });
       assert.match(String(post.headers['content-type']), /json/, 'only a GET is a page');
+    });
+
+    test('every page of the interface, opened by its address, is the interface answered 200', async () => {
+      const html = { accept: 'text/html,application/xhtml+xml' };
+      // The pages are those the interface's router tells apart (web/main.tsx), so a page added there
+      // and not to the server's list fails here.
+      const router = fs.readFileSync(new URL('../../web/main.tsx', import.meta.url), 'utf8');
+      const pages = [...router.matchAll(/match\('([^']+)'|location\.path === '([^']*)'/g)].map((m) => (m[1] ?? m[2])!.replace(/:\w+/g, '3')).filter((url) => url !== '');
+      assert.ok(pages.includes('/my-work') && pages.includes('/projects/3/jobs') && pages.length >= 19, pages.join(' '));
+      for (const url of pages) {
+        const res = await t.request({ method: 'GET', url, key: null, headers: html });
+        assert.equal(res.statusCode, 200, url);
+        assert.match(res.body, /<div id="app">/, url);
+      }
     });
 
     test('the icon is an SVG of the app’s own, linked from the page', async () => {

@@ -175,7 +175,8 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
     await page.goto(`${base}/projects/${projectId}/images`);
     await page.getByRole('button', { name: 'Export Harbour' }).waitFor();
     await page.getByRole('checkbox', { name: 'Select h0.png' }).check();
-    assert.deepEqual(await buttons(page, '.batch-bar'), ['Add tag', 'Delete', 'Clear selection']);
+    assert.deepEqual(await buttons(page, '.batch-bar'), ['Add tag', 'Mark as ground truth', 'Unmark', 'Delete', 'Clear selection']);
+    await page.getByRole('link', { name: 'Quality' }).waitFor();
     await page.goto(`${base}/projects/${projectId}/jobs`);
     await page.getByRole('button', { name: 'Make jobs' }).waitFor();
 

@@ -1,14 +1,16 @@
 // What can be done to the images selected in the gallery at once: add an image tag (an annotator's),
-// delete them (a manager's). Only what the caller's role in the project allows is offered.
+// mark them as ground truth or unmark them, delete them (a manager's). Only what the caller's role in
+// the project allows is offered.
 import { useState } from 'preact/hooks';
-import { type Tag, addImageTag, deleteImage, eachOf } from '../api.ts';
+import { type Tag, addImageTag, deleteImage, eachOf, markGroundTruth, unmarkGroundTruth } from '../api.ts';
 
 interface Props {
+  projectId: number;
   selected: Set<number>;
   tags: Tag[];
   /** Adding a tag writes each image's annotation: an annotator's or above. */
   canTag: boolean;
-  /** Deleting images is a manager's. */
+  /** Deleting images and marking ground truth are a manager's. */
   canDelete: boolean;
   onClear: () => void;
   /** Told when the images changed, with what was done: the gallery reads them again and says it until dismissed. */
@@ -32,6 +34,18 @@ export function BatchBar(props: Props) {
     const title = props.tags.find((t) => t.id === tagId)?.title;
     if (title) void run(`Tagging “${title}”`, (id) => addImageTag(id, title));
   };
+  // One request for the whole selection (a thousand ids a request): ground truth is marked all or nothing.
+  const groundTruth = async (mark: boolean) => {
+    setState(mark ? 'Marking as ground truth…' : 'Unmarking ground truth…');
+    try {
+      await (mark ? markGroundTruth : unmarkGroundTruth)(props.projectId, ids);
+      const result = mark ? `Marked ${count} as ground truth: their objects as they are now are the reference.` : `Unmarked ${count}: no longer ground truth.`;
+      setState(result);
+      props.onChanged(result);
+    } catch (failure) {
+      setState(`${mark ? 'Marking' : 'Unmarking'} failed: ${(failure as Error).message}`);
+    }
+  };
   const remove = () => {
     if (window.confirm(`Delete ${count}? This cannot be undone.`)) void run('Deleting', deleteImage);
   };
@@ -51,6 +65,16 @@ export function BatchBar(props: Props) {
           </select>
           <button type="button" onClick={tag}>
             Add tag
+          </button>
+        </>
+      )}
+      {props.canDelete && (
+        <>
+          <button type="button" onClick={() => void groundTruth(true)} title="Their objects as they are now become the reference that honeypots in jobs are compared with">
+            Mark as ground truth
+          </button>
+          <button type="button" onClick={() => void groundTruth(false)}>
+            Unmark
           </button>
         </>
       )}

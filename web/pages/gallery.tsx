@@ -195,10 +195,12 @@ function Gallery(props: Props & { catalogue: Catalogue; filter: ImageFilter; ove
               <Link href={`/projects/${project.id}/near-duplicates`}>Near-duplicates</Link>
               <Link href={`/projects/${project.id}/versions`}>Versions</Link>
               <Link href={`/projects/${project.id}/jobs${filterQuery(filter)}`}>Jobs</Link>
+              {allows(role, 'manager') && <Link href={`/projects/${project.id}/quality`}>Quality</Link>}
             </div>
           </div>
           {selected.size > 0 && (
             <BatchBar
+              projectId={project.id}
               selected={selected}
               tags={props.catalogue.tags}
               canTag={allows(role, 'annotator')}

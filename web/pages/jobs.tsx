@@ -9,6 +9,7 @@ import {
   type Session,
   type User,
   apiFilter,
+  countGroundTruth,
   getProject,
   jobFigures,
   jobFromFilter,
@@ -43,6 +44,9 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
   const [assignees, setAssignees] = useState<number[]>([]);
   const [reviewerId, setReviewerId] = useState(0);
   const [title, setTitle] = useState('From the gallery');
+  const [honeypots, setHoneypots] = useState(0);
+  // The project's ground-truth images, which honeypots copy: undefined until read (a manager's).
+  const [groundTruth, setGroundTruth] = useState<{ count: number; more: boolean } | undefined>(undefined);
 
   const load = async () => {
     const [loadedJobs, loadedFigures] = await Promise.all([listJobs(props.projectId), jobFigures(props.projectId)]);
@@ -67,8 +71,10 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
   }, [props.projectId]);
   // The team's users, to assign: read once the caller is known to manage the project.
   useEffect(() => {
-    if (manager) listUsers().then((loaded) => setUsers(loaded.filter((u) => u.disabledAt === null)), (failure: Error) => setError(failure.message));
-  }, [manager]);
+    if (!manager) return;
+    listUsers().then((loaded) => setUsers(loaded.filter((u) => u.disabledAt === null)), (failure: Error) => setError(failure.message));
+    countGroundTruth(props.projectId).then(setGroundTruth, (failure: Error) => setError(failure.message));
+  }, [manager, props.projectId]);
 
   const act = (action: () => Promise<string>) => async (event: Event) => {
     event.preventDefault();
@@ -95,6 +101,33 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
       </select>
     </label>
   );
+  // Honeypots copy ground-truth images: with none in the project the field says how to mark some.
+  const honeypotField = (label: string, noteId: string) => {
+    const none = groundTruth?.count === 0;
+    const some = groundTruth?.count ? `${groundTruth.count}${groundTruth.more ? ' or more' : ''}` : '';
+    return (
+      <>
+        <label>
+          {label}{' '}
+          <input
+            type="number"
+            min={0}
+            max={groundTruth?.count ?? 0}
+            value={honeypots}
+            disabled={!groundTruth?.count}
+            aria-describedby={none ? noteId : undefined}
+            onInput={(e) => setHoneypots(Number((e.currentTarget as HTMLInputElement).value))}
+          />
+        </label>
+        {none && (
+          <p id={noteId} class="quiet-text field-note">
+            This project has no ground truth yet: select images in the <Link href={`/projects/${props.projectId}/images`}>gallery</Link> and mark them as ground truth to mix honeypots into jobs.
+          </p>
+        )}
+        {some && <p class="quiet-text field-note">Copies of the project’s {some} ground-truth image{some === '1' ? '' : 's'}, hidden among each job’s images; their results are on the <Link href={`/projects/${props.projectId}/quality`}>Quality</Link> page.</p>}
+      </>
+    );
+  };
   const galleryHref = `/projects/${props.projectId}/images${filterQuery({ ...filter, projectId: undefined })}`;
 
   return (
@@ -113,7 +146,7 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
           <div class="job-forms">
             <form class="job-form" aria-label="Split a dataset" onSubmit={act(async () => {
               if (assignees.length === 0) throw new Error('Choose at least one assignee.');
-              const made = await splitDataset(datasetId, { imagesPerJob: perJob, assigneeIds: assignees, reviewerId: reviewerId || null });
+              const made = await splitDataset(datasetId, { imagesPerJob: perJob, assigneeIds: assignees, reviewerId: reviewerId || null, honeypots: groundTruth?.count ? honeypots : 0 });
               return `${made.length} job${made.length === 1 ? '' : 's'} made.`;
             })}>
               <h2>Split a dataset</h2>
@@ -139,13 +172,14 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
                 ))}
               </fieldset>
               {reviewerSelect}
+              {honeypotField('Honeypots per job', 'split-honeypots-note')}
               <button type="submit">Make jobs</button>
             </form>
             {fromGallery && (
               <form class="job-form" aria-label="A job of the gallery's images" onSubmit={act(async () => {
                 if (assignees.length !== 1) throw new Error('Choose one assignee for this job.');
                 // The project is the path's, and a job's order is by id.
-                const made = await jobFromFilter(props.projectId, { title, assigneeId: assignees[0]!, reviewerId: reviewerId || null, filter: apiFilter({ ...filter, sort: undefined, projectId: undefined }) });
+                const made = await jobFromFilter(props.projectId, { title, assigneeId: assignees[0]!, reviewerId: reviewerId || null, honeypots: groundTruth?.count ? honeypots : 0, filter: apiFilter({ ...filter, sort: undefined, projectId: undefined }) });
                 return `Job "${made.title}" made of ${made.progress.images} images.`;
               })}>
                 <h2>A job of the gallery’s images</h2>
@@ -155,6 +189,7 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
                 <label>
                   Title <input type="text" maxLength={255} value={title} onInput={(e) => setTitle((e.currentTarget as HTMLInputElement).value)} />
                 </label>
+                {honeypotField('Honeypots in the job', 'filter-honeypots-note')}
                 <button type="submit">Make the job</button>
               </form>
             )}

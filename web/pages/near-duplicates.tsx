@@ -128,7 +128,7 @@ export function NearDuplicatesPage(props: Props) {
             </label>
           </div>
         </div>
-        {selected.size > 0 && <BatchBar selected={selected} tags={tags} canTag={allows(role, 'annotator')} canDelete={allows(role, 'manager')} onClear={() => setSelected(new Set())} onChanged={() => setGeneration(generation + 1)} />}
+        {selected.size > 0 && <BatchBar projectId={props.projectId} selected={selected} tags={tags} canTag={allows(role, 'annotator')} canDelete={allows(role, 'manager')} onClear={() => setSelected(new Set())} onChanged={() => setGeneration(generation + 1)} />}
         <div class="near-body">
           {error && (
             <p class="error" role="alert">
