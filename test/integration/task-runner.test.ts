@@ -265,7 +265,10 @@ for (const dialect of dialects) {
       const id = await newTask('test-sleep', { units: 1000, unitMs: 10 });
       runner();
       await waitFor('the task to start', async () => (await row(id)).status === 'started');
-      await t.ctx.db.kysely.updateTable('tasks').set({ lease_owner: 'thief' }).where('id', '=', id).execute();
+      // The thief holds a live lease of its own: with the runner's short one left in place, a busy
+      // machine let it run out and the runner claim the task back before the row was read.
+      const thiefLease = new Date(Date.now() + 60_000).toISOString();
+      await t.ctx.db.kysely.updateTable('tasks').set({ lease_owner: 'thief', lease_expires_at: thiefLease }).where('id', '=', id).execute();
       await waitFor('the interruption', async () => interruptions.length > 0, 2000);
       assert.deepEqual(interruptions, [{ taskId: id, reason: 'lease-lost' }]);
       await sleep(100);
