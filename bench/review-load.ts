@@ -19,6 +19,7 @@ import { sql } from 'kysely';
 import { isoNow } from '../src/clock.ts';
 import { insertProject } from '../src/repositories/projects.repository.ts';
 import { ensureTeam } from '../src/repositories/teams.repository.ts';
+import { putMember } from '../src/repositories/project-members.repository.ts';
 import { DEFAULT_TEAM, createKey } from '../src/services/keys.service.ts';
 import { benchDatabase } from './databases.ts';
 import { BENCH_API_KEY, DEFAULT_DATABASE_URL, fmt, positive, progress, startAnnostore, verdict } from './harness.ts';
@@ -102,6 +103,10 @@ async function seed(database: ReturnType<typeof benchDatabase>): Promise<Seeded>
     }
     const reviewerKey = await createKey(db, { team: DEFAULT_TEAM, user: 'reviewer' });
     const reviewerId = (await db.selectFrom('users').select('id').where('login', '=', 'reviewer').executeTakeFirstOrThrow()).id;
+    // Members of a new project are viewers by default: the annotators save, on the floor's images too,
+    // as annotators of the project, and the reviewer reviews as its reviewer.
+    for (const userId of userIds) await putMember(db, projectId, userId, 'annotator');
+    await putMember(db, projectId, reviewerId, 'reviewer');
     const per = FLOOR_SECONDS + 5;
     return { projectId, jobDataset, floorImages: keys.map((_, i) => floor.slice(i * per, (i + 1) * per)), keys, userIds, reviewerKey, reviewerId };
   } finally {
