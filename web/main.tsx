@@ -21,6 +21,7 @@ import { TasksPage } from './pages/tasks.tsx';
 import { JobsPage } from './pages/jobs.tsx';
 import { QualityPage } from './pages/quality.tsx';
 import { MyWorkPage } from './pages/my-work.tsx';
+import { rememberSession } from './project-role.ts';
 import { confirmLeaving, match, navigate, useLocation } from './router.ts';
 import './styles.css';
 
@@ -44,6 +45,7 @@ function App() {
   }, []);
 
   if (session === undefined) return <p class="loading" role="status">Loading…</p>;
+  rememberSession(session);
   // A one-time link is for whoever opens it, signed in or not.
   if (location.path === '/set-password') {
     return (

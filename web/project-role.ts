@@ -2,7 +2,19 @@
 // the page asks GET /v2/projects/:id/role and shows only the tools of that role, so that nobody is
 // offered a button the server would refuse with 403 PROJECT_ROLE_REQUIRED.
 import { useEffect, useState } from 'preact/hooks';
-import { type ProjectRole, getProjectRole } from './api.ts';
+import { type ProjectRole, type Session, getProjectRole } from './api.ts';
+
+/**
+ * Whether the signed-in key manages every project of the team (its user is the team's owner or an
+ * admin, and the key is not a `read` key): then nothing needs asking, which spares a page that lists
+ * many projects a request for each.
+ */
+let managesEveryProject = false;
+
+/** Kept from the session the app signed in with, before its pages render. */
+export function rememberSession(session: Session | null): void {
+  managesEveryProject = !!session && (session.user.role === 'owner' || session.user.role === 'admin') && session.key.scope !== 'read';
+}
 
 const RANK: Record<ProjectRole, number> = { viewer: 1, annotator: 2, reviewer: 3, manager: 4 };
 
@@ -13,7 +25,7 @@ export const allows = (role: ProjectRole | null | undefined, needed: ProjectRole
 export function useProjectRole(projectId: number | null | undefined): ProjectRole | null | undefined {
   const [role, setRole] = useState<{ projectId: number; role: ProjectRole | null } | null>(null);
   useEffect(() => {
-    if (!projectId) return;
+    if (!projectId || managesEveryProject) return;
     let live = true;
     getProjectRole(projectId).then(
       (answer) => live && setRole({ projectId, role: answer }),
@@ -21,6 +33,7 @@ export function useProjectRole(projectId: number | null | undefined): ProjectRol
     );
     return () => void (live = false);
   }, [projectId]);
+  if (projectId && managesEveryProject) return 'manager';
   return role && role.projectId === projectId ? role.role : undefined;
 }
 
@@ -33,7 +46,7 @@ export function useProjectRoles(projectIds: readonly number[]): ReadonlyMap<numb
   const wanted = [...new Set(projectIds)].sort((a, b) => a - b).join(',');
   useEffect(() => {
     let live = true;
-    const missing = wanted ? wanted.split(',').map(Number).filter((id) => !roles.has(id)) : [];
+    const missing = wanted && !managesEveryProject ? wanted.split(',').map(Number).filter((id) => !roles.has(id)) : [];
     for (const id of missing) {
       getProjectRole(id).then(
         (role) => live && setRoles((before) => new Map(before).set(id, role)),
@@ -42,6 +55,7 @@ export function useProjectRoles(projectIds: readonly number[]): ReadonlyMap<numb
     }
     return () => void (live = false);
   }, [wanted]);
+  if (managesEveryProject) return new Map(projectIds.map((id) => [id, 'manager']));
   return roles;
 }
 
