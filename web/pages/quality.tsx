@@ -12,14 +12,8 @@ import { iou, percent } from '../quality-figures.ts';
 import { NotFoundPage } from './not-found.tsx';
 
 type Annotator = QualityReport['annotators'][number];
-interface Figures {
-  truths: number;
-  answers: number;
-  matched: number;
-  precision: number | null;
-  recall: number | null;
-  meanIou: number | null;
-}
+/** The figures every row of the report has (the schema's figure members). */
+type Figures = Pick<Annotator, 'truths' | 'answers' | 'matched' | 'precision' | 'recall' | 'meanIou'>;
 
 
 // The ratios first, so that a narrow window shows them before the counts they come from.
