@@ -90,6 +90,11 @@ export function followTask(id: number, onTask: (task: Task) => void): () => void
       onTask(task);
       if (ENDED.has(task.status)) stopOnce();
     },
+    onSnapshot(tasks) {
+      // A snapshot holds only tasks not ended, and the stream sends nothing later of a task that had
+      // ended before it: one missing from it may have ended since it was last read, so it is read again.
+      if (!tasks.some((task) => task.id === id)) readOnce(true);
+    },
     onRemoved(removed) {
       if (removed === id) stopOnce();
     },
@@ -99,15 +104,19 @@ export function followTask(id: number, onTask: (task: Task) => void): () => void
     stopped = true;
     stop();
   }
-  // A task that ended before the stream's snapshot is not in it: read it once, unless the stream spoke first.
-  getTask(id).then(
-    (task) => {
-      if (!heard && !stopped) {
-        onTask(task);
-        if (ENDED.has(task.status)) stopOnce();
-      }
-    },
-    () => undefined,
-  );
+  /** Reads the task; what is read counts unless the stream has spoken of it first (or `always`). */
+  function readOnce(always: boolean) {
+    getTask(id).then(
+      (task) => {
+        if ((always || !heard) && !stopped) {
+          onTask(task);
+          if (ENDED.has(task.status)) stopOnce();
+        }
+      },
+      () => undefined,
+    );
+  }
+  // The stream may be open already, its snapshot past: a task that ended before this listened is read once.
+  readOnce(false);
   return stopOnce;
 }
