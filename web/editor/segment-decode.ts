@@ -14,8 +14,8 @@ const INPUT_SIDE = 1024;
 /**
  * The outputs asked of the decoder. Its `masks` output is the low-resolution mask scaled up in the
  * graph to the input frame and then to `orig_im_size`, two bilinear passes over a million pixels or
- * more, for every mask it scores; asked only for these, the runtime leaves out most of that work (and
- * smallFrame the rest), and upscaleMask makes the same mask from the one best-scored low-resolution mask.
+ * more, for every mask it scores; asked only for these, the runtime leaves those nodes out, and
+ * upscaleMask makes the same mask from the one best-scored low-resolution mask.
  */
 export const DECODER_OUTPUTS = ['iou_predictions', 'low_res_masks'];
 /** Prompts whose low-resolution masks are kept for undo; older ones are forgotten (1 MiB each 4). */
@@ -113,7 +113,7 @@ export async function decodePrompt(
       point_labels: tensor(Float32Array.from(labels), [1, labels.length]),
       mask_input: tensor(previous?.input ?? new Float32Array(LOW_RES), [1, 1, 256, 256]),
       has_mask_input: tensor(Float32Array.from([previous?.input ? 1 : 0]), [1]),
-      orig_im_size: tensor(Float32Array.from(smallFrame(width, height)), [2]),
+      orig_im_size: tensor(Float32Array.from([height, width]), [2]),
     },
     DECODER_OUTPUTS,
   );
@@ -125,16 +125,6 @@ export async function decodePrompt(
   const logits = lowRes.subarray(best * LOW_RES, (best + 1) * LOW_RES);
   if (previous) previous.keep(logits.slice());
   return { mask: upscaleMask(logits, width, height), width, height };
-}
-
-/**
- * The `orig_im_size` given to the decoder: the image's shape, its longest side the low-resolution
- * side. Only the `masks` output depends on it, and it is not asked for; but the runtime still runs
- * part of the scaling to it (in Node, a 4000 × 3000 photo made a run 35 ms against 21), so it is small.
- */
-function smallFrame(width: number, height: number): [number, number] {
-  const scale = LOW_SIDE / Math.max(width, height);
-  return [Math.max(1, Math.round(height * scale)), Math.max(1, Math.round(width * scale))];
 }
 
 /**
