@@ -18,7 +18,7 @@ import type { TeamKey as TeamKeySchema } from '../src/http/schemas/v2-keys.ts';
 import type { Account as AccountSchema, InvitedUser as InvitedUserSchema, LinkInfo as LinkInfoSchema, SessionListing, UserV2 } from '../src/http/schemas/v2-users.ts';
 import type { HashCheckAnswer, TaskAnswer, TaskView, UploadAnswer } from '../src/http/schemas/v2-tasks.ts';
 import type { ListAnswer } from '../src/http/schemas/v2.ts';
-import type { CallerRole as CallerRoleSchema, ProjectMember as ProjectMemberSchema, ProjectMembers as ProjectMembersSchema } from '../src/http/schemas/v2-project-members.ts';
+import type { CallerRole as CallerRoleSchema, CallerRoles as CallerRolesSchema, MAX_ROLES_ASKED, ProjectMember as ProjectMemberSchema, ProjectMembers as ProjectMembersSchema } from '../src/http/schemas/v2-project-members.ts';
 import type { GroundTruthImage as GroundTruthImageSchema, QualityReport as QualityReportSchema } from '../src/http/schemas/v2-quality.ts';
 import type { AssigneeFigures as AssigneeFiguresSchema, IssueWithComments, Job as JobSchema, JobImage as JobImageSchema, NextImage as NextImageSchema } from '../src/http/schemas/v2-jobs.ts';
 
@@ -487,6 +487,17 @@ export type ProjectMembers = Static<typeof ProjectMembersSchema>;
 export type ProjectMember = Static<typeof ProjectMemberSchema>;
 /** The caller's role in the project, as this session's key may use it. */
 export const getProjectRole = async (projectId: number): Promise<ProjectRole> => (await call<Static<typeof CallerRoleSchema>>('GET', `/v2/projects/${projectId}/role`)).role;
+/** The most projects a request asks of; its type holds it equal to the server's limit (the schema is not bundled). */
+const ROLES_A_REQUEST: typeof MAX_ROLES_ASKED = 500;
+/** The caller's role in each of the projects; a project they have none in is null. */
+export async function getProjectRoles(projectIds: readonly number[]): Promise<Map<number, ProjectRole | null>> {
+  const roles = new Map<number, ProjectRole | null>(projectIds.map((id) => [id, null]));
+  for (let at = 0; at < projectIds.length; at += ROLES_A_REQUEST) {
+    const { items } = await call<Static<typeof CallerRolesSchema>>('GET', `/v2/project-roles${query({ projectIds: projectIds.slice(at, at + ROLES_A_REQUEST).join(',') })}`);
+    for (const { projectId, role } of items) roles.set(projectId, role);
+  }
+  return roles;
+}
 export const listProjectMembers = (projectId: number): Promise<ProjectMembers> => call('GET', `/v2/projects/${projectId}/members`);
 /** The role of the team's members without one of their own here; null hides the project from them. */
 export const setMemberDefaultRole = (projectId: number, memberDefaultRole: ProjectRole | null): Promise<ProjectMembers> =>

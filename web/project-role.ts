@@ -2,7 +2,7 @@
 // the page asks GET /v2/projects/:id/role and shows only the tools of that role, so that nobody is
 // offered a button the server would refuse with 403 PROJECT_ROLE_REQUIRED.
 import { useEffect, useState } from 'preact/hooks';
-import { type ProjectRole, type Session, getProjectRole } from './api.ts';
+import { type ProjectRole, type Session, getProjectRole, getProjectRoles } from './api.ts';
 
 /**
  * Whether the signed-in key manages every project of the team (its user is the team's owner or an
@@ -38,8 +38,9 @@ export function useProjectRole(projectId: number | null | undefined): ProjectRol
 }
 
 /**
- * The caller's role in each of several projects (a page listing many: projects, tasks), each asked
- * once; a project not answered yet is absent from the map, one the API gives no role in is null.
+ * The caller's role in each of several projects (a page listing many: projects, tasks), those not
+ * known yet asked together (GET /v2/project-roles); a project not answered yet is absent from the
+ * map, one the API gives no role in is null.
  */
 export function useProjectRoles(projectIds: readonly number[]): ReadonlyMap<number, ProjectRole | null> {
   const [roles, setRoles] = useState<ReadonlyMap<number, ProjectRole | null>>(new Map());
@@ -47,10 +48,10 @@ export function useProjectRoles(projectIds: readonly number[]): ReadonlyMap<numb
   useEffect(() => {
     let live = true;
     const missing = wanted && !managesEveryProject ? wanted.split(',').map(Number).filter((id) => !roles.has(id)) : [];
-    for (const id of missing) {
-      getProjectRole(id).then(
-        (role) => live && setRoles((before) => new Map(before).set(id, role)),
-        () => live && setRoles((before) => new Map(before).set(id, null)),
+    if (missing.length > 0) {
+      getProjectRoles(missing).then(
+        (answered) => live && setRoles((before) => new Map([...before, ...answered])),
+        () => live && setRoles((before) => new Map([...before, ...missing.map((id) => [id, null] as const)])),
       );
     }
     return () => void (live = false);

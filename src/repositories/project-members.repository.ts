@@ -22,6 +22,19 @@ export async function findProjectAccess(db: Kysely<Database>, teamId: number, pr
   return row ? { memberRole: row.memberRole ?? null, defaultRole: row.defaultRole } : undefined;
 }
 
+/** findProjectAccess for several projects at once: the team's among `projectIds`, by id. */
+export async function findProjectsAccess(db: Kysely<Database>, teamId: number, projectIds: readonly number[], userId: number): Promise<Map<number, ProjectAccessRow>> {
+  if (projectIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('projects as p')
+    .leftJoin('project_members as m', (join) => join.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', userId))
+    .select(['p.id', 'p.member_default_role as defaultRole', 'm.role as memberRole'])
+    .where('p.id', 'in', projectIds)
+    .where('p.team_id', '=', teamId)
+    .execute();
+  return new Map(rows.map((row) => [row.id, { memberRole: row.memberRole ?? null, defaultRole: row.defaultRole }]));
+}
+
 /**
  * A condition on a query over `projects` (its id column named by `idColumn`, its default role column
  * by `defaultColumn`): the projects a plain team member `userId` has any role in.

@@ -52,6 +52,20 @@ export async function projectRoleOf(db: Kysely<Database>, caller: Caller, projec
   return caller.scope === 'read' ? lesser(role, 'viewer') : role;
 }
 
+/**
+ * projectRoleOf for several projects: the role of each one of them the caller has a role in, in id
+ * order. Projects they have none in, and ids of no project of the team, are left out alike.
+ */
+export async function projectRolesOf(db: Kysely<Database>, caller: Caller, projectIds: readonly number[]): Promise<{ projectId: number; role: ProjectRole }[]> {
+  const facts = await members.findProjectsAccess(db, caller.teamId, [...new Set(projectIds)], caller.userId);
+  const roles: { projectId: number; role: ProjectRole }[] = [];
+  for (const [projectId, row] of [...facts].sort(([a], [b]) => a - b)) {
+    const role = userRoleOf(caller.role, row);
+    if (role !== null) roles.push({ projectId, role: caller.scope === 'read' ? lesser(role, 'viewer') : role });
+  }
+  return roles;
+}
+
 /** The refusal of a caller whose role in the project is short of `needed`. */
 export function projectRoleRequired(projectId: number, role: ProjectRole | null, needed: ProjectRole): AppError {
   const message =

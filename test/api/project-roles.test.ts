@@ -143,6 +143,7 @@ const TABLE: Record<string, Row> = {
   'PATCH /v2/projects/:id': on('manager', { id: 'p' }, { body: () => ({}) }),
   'DELETE /v2/projects/:id': on('manager', { id: 'p' }, { fresh: 'p' }),
   'GET /v2/projects/:id/role': on('viewer', { id: 'p' }),
+  'GET /v2/project-roles': { need: 'team', query: 'projectIds={p},{x}' },
   'GET /v2/projects/:id/members': on('manager', { id: 'p' }),
   'PATCH /v2/projects/:id/members': on('manager', { id: 'p' }, { body: () => ({}) }),
   'PUT /v2/projects/:id/members/:userId': on('manager', { id: 'p', userId: 'u' }, { body: () => ({}) }),
@@ -352,6 +353,31 @@ for (const dialect of dialects) {
         }
       }
       assert.deepEqual(failures, []);
+    });
+
+    test('GET /v2/project-roles answers in one request what GET /v2/projects/:id/role answers for each project, leaving out those without a role and those of no project of the team', async () => {
+      const open = await newProject(t.ctx, { title: `open-${Math.random()}` });
+      await members.setDefaultRole(t.ctx.db.kysely, open, 'viewer');
+      const elsewhere = await newProject(t.ctx, { team: 'beta', title: `beta-${Math.random()}` });
+      const asked = [open, ids.p, elsewhere, ids.x, ids.p];
+      const readKey = await createKey(t.ctx.db.kysely, { team: 'alpha', user: 'mgr', scope: 'read' });
+      for (const [name, key] of [...CALLERS.map((c) => [c.name, keys.get(c.login)!] as const), ['member-manager, read key', readKey] as const]) {
+        const res = await t.request({ method: 'GET', url: `/v2/project-roles?projectIds=${asked.join(',')}`, key });
+        assert.equal(res.statusCode, 200, `${name}: ${res.body}`);
+        const want: { projectId: number; role: string }[] = [];
+        for (const projectId of [...new Set(asked)].sort((a, b) => a - b)) {
+          const one = await t.request({ method: 'GET', url: `/v2/projects/${projectId}/role`, key });
+          if (one.statusCode === 200) want.push(json<{ projectId: number; role: string }>(one));
+          else assert.ok([403, 404].includes(one.statusCode), `${name} /v2/projects/${projectId}/role: ${one.statusCode}`);
+        }
+        assert.deepEqual(json<{ items: unknown[] }>(res).items, want, name);
+      }
+      // The same read key, one by one and at once: a viewer at most.
+      const viaReadKey = json<{ items: { projectId: number; role: string }[] }>(await t.request({ method: 'GET', url: `/v2/project-roles?projectIds=${ids.p}`, key: readKey }));
+      assert.deepEqual(viaReadKey.items, [{ projectId: ids.p, role: 'viewer' }]);
+      // A list too long is refused, not cut.
+      const tooMany = Array.from({ length: 501 }, (_, i) => i + 1).join(',');
+      assert.equal((await t.request({ method: 'GET', url: `/v2/project-roles?projectIds=${tooMany}`, key: t.key })).statusCode, 400);
     });
 
     test('task lists (v1, v1 by id, v2) and a task read by id show a member the tasks of projects they have a role in, and those of no project or a deleted one that they started', async () => {

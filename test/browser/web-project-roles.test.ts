@@ -217,4 +217,38 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
     assert.equal((await listMembers()).items.some((m) => m.login === 'newbie'), false);
     await page.context().close();
   });
+
+  test('the projects page asks a member’s roles in all its projects in one request, and an owner’s in none', async () => {
+    // Three more projects the team's members see as viewers, and one the annotator manages.
+    const more: number[] = [];
+    for (let i = 0; i < 3; i += 1) more.push(await newProject(t.ctx, { title: `Open ${i}` }));
+    await members.putMember(t.ctx.db.kysely, more[2]!, await userId(t.ctx, 'alpha', 'ann'), 'manager');
+    const roleRequests = (page: Page): string[] => {
+      const seen: string[] = [];
+      page.on('request', (request) => {
+        const { pathname, search } = new URL(request.url());
+        if (/^\/v2\/(projects\/\d+\/role|project-roles)$/.test(pathname)) seen.push(pathname + search);
+      });
+      return seen;
+    };
+    const member = await signedInPage(browser, base, keys.ann);
+    const asked = roleRequests(member);
+    await member.goto(`${base}/`);
+    await member.locator('.project-card').nth(3).waitFor();
+    // The member manages Open 2: its card offers the settings, the others only the page to read.
+    await member.getByRole('link', { name: 'Settings: datasets and classes' }).waitFor();
+    assert.equal(await member.getByRole('link', { name: 'Settings: datasets and classes' }).count(), 1);
+    assert.equal(asked.length, 1, asked.join(' '));
+    assert.match(asked[0]!, /^\/v2\/project-roles\?projectIds=/);
+    assert.deepEqual(new URLSearchParams(asked[0]!.split('?')[1]).get('projectIds')!.split(',').map(Number).sort((a, b) => a - b), [projectId, ...more].sort((a, b) => a - b));
+    await member.context().close();
+
+    const owner = await signedInPage(browser, base, t.key);
+    const ownerAsked = roleRequests(owner);
+    await owner.goto(`${base}/`);
+    await owner.locator('.project-card').nth(3).waitFor();
+    await owner.getByRole('link', { name: 'Settings: datasets and classes' }).nth(3).waitFor();
+    assert.deepEqual(ownerAsked, []);
+    await owner.context().close();
+  });
 });

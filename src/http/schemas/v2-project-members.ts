@@ -25,3 +25,13 @@ export const CallerRole = Type.Object({
   projectId: Type.Integer(),
   role: ProjectRole,
 });
+/** The most projects GET /v2/project-roles answers for at once. */
+export const MAX_ROLES_ASKED = 500;
+export const ProjectRolesQuery = Type.Object({
+  projectIds: Type.Array(Id, { minItems: 1, maxItems: MAX_ROLES_ASKED, description: 'the projects asked of, comma-separated' }),
+});
+export const CallerRoles = Type.Object({
+  items: Type.Array(CallerRole, {
+    description: 'the caller’s role in each of the projects asked of that they have a role in, in project id order; a project they have none in and an id of no project of the team are both left out',
+  }),
+});

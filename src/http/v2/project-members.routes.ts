@@ -1,12 +1,14 @@
-// A project's role for the caller, and its members: GET /v2/projects/:id/role, GET and PATCH
+// A project's role for the caller, and its members: GET /v2/projects/:id/role, GET /v2/project-roles
+// (the caller's role in several projects: a page listing many asks once), GET and PATCH
 // /v2/projects/:id/members, PUT and DELETE /v2/projects/:id/members/:userId.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { projectRoleOf } from '../../services/project-access.ts';
+import { notFound } from '../../errors.ts';
+import { projectRoleOf, projectRolesOf } from '../../services/project-access.ts';
 import * as projectMembers from '../../services/project-members.service.ts';
-import { needs } from '../plugins/project-access.ts';
-import { CallerRole, MemberParams, ProjectMember, ProjectMembers, ProjectRole } from '../schemas/v2-project-members.ts';
+import { LIST_ROUTE, needs } from '../plugins/project-access.ts';
+import { CallerRole, CallerRoles, MemberParams, ProjectRolesQuery, ProjectMember, ProjectMembers, ProjectRole } from '../schemas/v2-project-members.ts';
 import { IdParams, problemResponses } from '../schemas/v2.ts';
 
 export const projectMemberRoutes =
@@ -21,7 +23,21 @@ export const projectMemberRoutes =
         config: { access: needs('viewer', ['project', 'params.id']) },
         schema: { tags, summary: 'The caller’s role in the project, as this key may use it (a read key: viewer at most)', params: IdParams, response: { 200: CallerRole, ...problemResponses } },
       },
-      async (request) => ({ projectId: request.params.id, role: (await projectRoleOf(db, request.principal, request.params.id))! }),
+      async (request) => {
+        // The role check has let through an id of no project of the team (its answer is the route's).
+        const role = await projectRoleOf(db, request.principal, request.params.id);
+        if (!role) throw notFound('project', { projectId: request.params.id });
+        return { projectId: request.params.id, role };
+      },
+    );
+
+    app.get(
+      '/project-roles',
+      {
+        config: { access: LIST_ROUTE },
+        schema: { tags, summary: 'The caller’s role in each of several projects, as this key may use it', querystring: ProjectRolesQuery, response: { 200: CallerRoles, ...problemResponses } },
+      },
+      async (request) => ({ items: await projectRolesOf(db, request.principal, request.query.projectIds) }),
     );
 
     app.get(
