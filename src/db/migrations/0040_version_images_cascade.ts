@@ -23,6 +23,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (!isPostgres(db)) return;
   await sql`drop function annostore_version_images_cascade() cascade`.execute(db);
+  // Rows of no version cannot be made by the code, but would keep the key from coming back.
+  await sql`delete from version_images where not exists (select 1 from versions where versions.id = version_images.version_id)`.execute(db);
   await sql`alter table version_images add constraint version_images_version_id_fkey
     foreign key (version_id) references versions (id) on delete cascade`.execute(db);
 }
