@@ -2,7 +2,7 @@
 // byte and no annotation passes through the server, and an image's annotation is named by its content
 // hash, not copied; reads page a version's images by image id.
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
-import { integerListTable, jsonRows, jsonRowsOf, listPosition } from '../db/dialect.ts';
+import { allowWorkMemory, integerListTable, jsonRows, jsonRowsOf, listPosition } from '../db/dialect.ts';
 import type { Database, VersionImagesTable, VersionsTable } from '../db/types.ts';
 import { annotationContents, backfillAnnotationHashes } from './annotation-contents.repository.ts';
 import { hiddenDatasetsOf } from './hidden-datasets.ts';
@@ -147,6 +147,9 @@ export async function snapshotSubsets(trx: Kysely<Database>, versionId: number, 
     ends.push([subset, ids.length]);
   }
   if (ids.length === 0) return;
+  // The images' rows (their names and hashes) are hashed to meet the list: 100,000 of them take
+  // about 16 MB, which at PostgreSQL's default of 4 MB went to temporary files in four batches.
+  await allowWorkMemory(trx, 32);
   const position = listPosition(trx, 'l');
   const subsetOf = sql.join(
     ends.map(([subset, end]) => sql`when ${position} < ${end} then ${subset}`),
