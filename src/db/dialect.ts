@@ -43,6 +43,15 @@ export function integerListTable<DB>(db: Kysely<DB>, values: readonly number[], 
     : sql`json_each(${JSON.stringify(values)}) as ${sql.table(alias)}`;
 }
 
+/**
+ * Lets each sort or hash of the transaction's later statements use up to `megabytes` of memory before
+ * it spills to temporary files (PostgreSQL's work_mem, 4 MB by default; SQLite has no such limit).
+ * Only for a transaction whose statements are known to need it.
+ */
+export async function allowWorkMemory<DB>(db: Kysely<DB>, megabytes: number): Promise<void> {
+  if (isPostgres(db)) await sql`set local work_mem = ${sql.lit(`${megabytes}MB`)}`.execute(db);
+}
+
 /** The index (from 0) in its list of a member of textListTable(db, …, alias), as an integer. */
 export function listPosition<DB>(db: Kysely<DB>, alias: string): RawBuilder<number> {
   return isPostgres(db) ? sql<number>`(${sql.ref(`${alias}.position`)} - 1)::int` : sql<number>`${sql.ref(`${alias}.key`)}`;

@@ -2,7 +2,7 @@
 // byte and no annotation passes through the server, and an image's annotation is named by its content
 // hash, not copied; reads page a version's images by image id.
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
-import { integerListTable, jsonRows, jsonRowsOf, listPosition } from '../db/dialect.ts';
+import { allowWorkMemory, integerListTable, jsonRows, jsonRowsOf, listPosition } from '../db/dialect.ts';
 import type { Database, VersionImagesTable, VersionsTable } from '../db/types.ts';
 import { annotationContents, backfillAnnotationHashes } from './annotation-contents.repository.ts';
 import { hiddenDatasetsOf } from './hidden-datasets.ts';
@@ -67,24 +67,31 @@ export type StratumCandidate = [imageId: number, classId: number | null];
  * all of an image's summaries; the caller breaks ties by title.
  */
 export async function* scopeStrataCandidates(db: Kysely<Database>, scope: VersionScope): AsyncGenerator<StratumCandidate[]> {
-  let after = 0;
-  for (;;) {
-    const datasets = scope.datasetIds ? sql`and dataset_id in (${sql.join(scope.datasetIds.length ? scope.datasetIds : [0])})` : sql``;
+  // The hidden datasets by their ids, and only when there are some: a filter on the images' datasets
+  // reads every image's row, where the ids alone come from the project's index.
+  const hidden = (await hiddenDatasetsOf(db, scope.projectId).execute()).map((d) => d.id);
+  const datasets = sql`${hidden.length ? sql`and dataset_id not in (${sql.join(hidden)})` : sql``} ${
+    scope.datasetIds ? sql`and dataset_id in (${sql.join(scope.datasetIds.length ? scope.datasetIds : [0])})` : sql``
+  }`;
+  for (let after = 0; ; ) {
+    // The page's last id first (from the index), so the summaries are read by a range of image ids
+    // that the planner sees: with only the page's ids to join, PostgreSQL scanned every summary of
+    // the table for each page.
+    const { rows: ends } = await sql<{ id: number }>`
+      select id from images where project_id = ${scope.projectId} ${datasets} and id > ${after} order by id limit 1 offset ${STRATA_PAGE - 1}`.execute(db);
+    const last = ends[0]?.id ?? null;
+    const upTo = last === null ? sql`` : sql`and id <= ${last}`;
+    const summariesUpTo = last === null ? sql`` : sql`and ic.image_id <= ${last}`;
     // Each image's summaries are read once: the window finds their maximum in the same pass.
     const { rows } = await sql<{ found: string | null }>`
       select ${jsonRowsOf(db, [sql.ref('c.id'), sql.ref('c.class_id')])} as found from (
         select i.id, ic.class_id, ic.objects, max(ic.objects) over (partition by i.id) as top
-        from (select id from images where project_id = ${scope.projectId} ${datasets} and id > ${after} order by id limit ${STRATA_PAGE}) i
-        left join image_classes ic on ic.image_id = i.id and ic.objects > 0
+        from (select id from images where project_id = ${scope.projectId} ${datasets} and id > ${after} ${upTo}) i
+        left join image_classes ic on ic.image_id = i.id and ic.objects > 0 and ic.image_id > ${after} ${summariesUpTo}
       ) c where c.class_id is null or c.objects = c.top`.execute(db);
-    const page = jsonRows<StratumCandidate>(rows[0]?.found);
-    const images = new Set<number>();
-    for (const row of page) {
-      images.add(row[0]);
-      if (row[0] > after) after = row[0];
-    }
-    yield page;
-    if (images.size < STRATA_PAGE) return;
+    yield jsonRows<StratumCandidate>(rows[0]?.found);
+    if (last === null) return;
+    after = last;
   }
 }
 
@@ -140,6 +147,9 @@ export async function snapshotSubsets(trx: Kysely<Database>, versionId: number, 
     ends.push([subset, ids.length]);
   }
   if (ids.length === 0) return;
+  // The images' rows (their names and hashes) are hashed to meet the list: 100,000 of them take
+  // about 16 MB, which at PostgreSQL's default of 4 MB went to temporary files in four batches.
+  await allowWorkMemory(trx, 32);
   const position = listPosition(trx, 'l');
   const subsetOf = sql.join(
     ends.map(([subset, end]) => sql`when ${position} < ${end} then ${subset}`),

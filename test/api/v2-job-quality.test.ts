@@ -228,6 +228,12 @@ for (const dialect of dialects) {
       assert.equal(made.imageCount, visible.length);
       const versionImages = await get<List<{ imageId: number }>>(`/v2/versions/${made.id}/images?limit=100`);
       assert.deepEqual(versionImages.items.map((i) => i.imageId).sort((a, b) => a - b), visible);
+      const split = { method: 'random', ratios: { train: 1, val: 1 }, seed: 3, stratify: true };
+      const stratified = await request('POST', `/v2/projects/${projectId}/versions`, t.adminKey, { name: 'v1-stratified', split });
+      assert.equal(stratified.statusCode, 201, stratified.body);
+      const stratifiedId = json<{ id: number }>(stratified).id;
+      const stratifiedImages = await get<List<{ imageId: number }>>(`/v2/versions/${stratifiedId}/images?limit=100`);
+      assert.deepEqual(stratifiedImages.items.map((i) => i.imageId).sort((a, b) => a - b), visible, 'a stratified split takes no honeypot either');
 
       const started = await request('POST', '/v2/exports', t.adminKey, { projectId, format: 'supervisely', options: {} });
       assert.equal(started.statusCode, 201, started.body);

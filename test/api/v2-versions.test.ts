@@ -231,5 +231,19 @@ for (const dialect of dialects) {
       assert.equal((await t.request({ method: 'DELETE', url: `/v2/versions/${id}` })).statusCode, 204);
       assertProblem(await t.request({ method: 'GET', url: `/v2/versions/${id}` }), 404, 'NOT_FOUND');
     });
+
+    test("a deleted project's versions let go of its images' bytes", async () => {
+      const gone = await newProject(t.ctx, { title: 'gone', classes: [{ title: 'a', shape: 'polygon' }] });
+      const dataset = await newDataset(t.ctx, gone);
+      const made = [await newImage(t.ctx, dataset, { objects: [box('a', 1)] }), await newImage(t.ctx, dataset, { objects: [] })];
+      for (const name of ['plain', 'split']) {
+        const split = name === 'split' ? { method: 'random', ratios: { train: 1, val: 1 }, seed: 5, stratify: true } : undefined;
+        const res = await t.request({ method: 'POST', url: `/v2/projects/${gone}/versions`, payload: { name, split } });
+        assert.equal(res.statusCode, 201, res.body);
+      }
+      assert.equal((await t.request({ method: 'DELETE', url: `/v2/projects/${gone}` })).statusCode, 204);
+      await sweepBlobs(t.ctx, new Date(Date.now() + 2 * 60 * 60 * 1000));
+      for (const image of made) assert.ok(!(await t.ctx.blobs.has(image.hash)), 'no version of the deleted project keeps its bytes');
+    });
   });
 }

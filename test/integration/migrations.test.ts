@@ -262,5 +262,33 @@ for (const dialect of dialects) {
       assert.deepEqual(after.map((r) => r.title), ['before']);
       assert.equal('hidden' in after[0]!, false);
     });
+
+    test('0040 still takes a version\'s image rows away with it, with or without it, and undone the key is back', async () => {
+      await migrateTo(db, '0039_job_quality');
+      const k = db.kysely;
+      const now = new Date().toISOString();
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('c', ${now}) returning id`.execute(k);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'p', 0, ${now}, ${now}) returning id`.execute(k);
+      const version = async (name: string) => {
+        const { rows } = await sql<{ id: number }>`insert into versions (project_id, name, description, split, image_count, object_count, created_at)
+          values (${project[0]!.id}, ${name}, '', '{"method":"none"}', 1, 0, ${now}) returning id`.execute(k);
+        await sql`insert into version_images (version_id, image_id, dataset_id, dataset_title, name, hash, width, height, annotation_hash, subset)
+          values (${rows[0]!.id}, 1, 1, 'd', 'x.png', 'h', 4, 4, '', '')`.execute(k);
+        return rows[0]!.id;
+      };
+      const rowsOf = async (versionId: number) => (await sql<{ n: number }>`select count(*) as n from version_images where version_id = ${versionId}`.execute(k)).rows[0]!.n;
+      const missing = sql`insert into version_images (version_id, image_id, dataset_id, dataset_title, name, hash, width, height, annotation_hash, subset)
+        values (999999, 1, 1, 'd', 'x.png', 'h', 4, 4, '', '')`;
+      const before = await version('before');
+      assert.deepEqual(await migrateTo(db, '0040_version_images_cascade'), ['0040_version_images_cascade']);
+      const after = await version('after');
+      await sql`delete from versions where id = ${before}`.execute(k);
+      assert.equal(Number(await rowsOf(before)), 0);
+      await sql`delete from projects where id = ${project[0]!.id}`.execute(k);
+      assert.equal(Number(await rowsOf(after)), 0, 'the project deleted, its versions and their rows go');
+      await migrateTo(db, '0039_job_quality');
+      await assert.rejects(missing.execute(k), 'a row for no version is refused again');
+    });
   });
 }
