@@ -12,7 +12,8 @@
 // Targets: ours ≥ 70% of the floor, and ≥ 1,000 images/s. Reported beside: images per CPU-second of
 // each (the parent's and its workers' CPU time), and two ceilings measured in one process without
 // workers: the same files decoded in a tight loop, and that with each batch handed over as a worker
-// hands it (pickled to shared memory, unpickled); two idle cores give at most twice either.
+// hands it (pickled to shared memory, unpickled); two idle cores give at most twice either, and carry
+// ours at most at twice its images per CPU-second.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -114,7 +115,7 @@ async function main(): Promise<void> {
     const decode = median(result.decodeCpu);
     const serial = median(result.serialCpu);
     console.log(`one process, no workers, images per CPU-second: decode ${fmt(result.decodeCpu)}; decode and hand-over ${fmt(result.serialCpu)}`);
-    console.log(`ceiling on two idle cores: ${(2 * decode).toFixed(0)} images/s decoding alone, ${(2 * serial).toFixed(0)} with the hand-over`);
+    console.log(`ceiling on two idle cores: ${(2 * decode).toFixed(0)} images/s decoding alone, ${(2 * serial).toFixed(0)} with the hand-over, ${(2 * median(result.oursCpu)).toFixed(0)} for ours at its CPU cost`);
     console.log(`ours / floor: ${ratios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')}; median ${(ratio * 100).toFixed(0)}% (target ≥ ${RATIO_TARGET * 100}%)`);
     console.log(`images/s: ${ours >= RATE_TARGET ? 'pass' : 'FAIL'} (${ours.toFixed(0)} against ≥ ${RATE_TARGET}); ratio: ${ratio >= RATIO_TARGET ? 'pass' : 'FAIL'}`);
     process.exitCode = ratio >= RATIO_TARGET && ours >= RATE_TARGET ? 0 : 1;

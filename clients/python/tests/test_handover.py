@@ -37,6 +37,11 @@ class Assorted(torch.utils.data.Dataset):
         return image, target
 
 
+def storage_of(tensor):
+    """The tensor's memory block (``untyped_storage`` from PyTorch 2.0, ``storage`` before)."""
+    return tensor.untyped_storage() if hasattr(tensor, "untyped_storage") else tensor.storage()
+
+
 def same(got, want) -> None:
     assert type(got) is type(want), (type(got), type(want))
     if isinstance(want, torch.Tensor):
@@ -78,7 +83,7 @@ def check_batches(method):
             assert target["again"] is target["labels"], "a tensor twice in an item is one tensor after"
             seen += 1
         # The handover's point: the batch's images came in one shared piece, not one file each.
-        assert len({image.storage().data_ptr() for image in images}) == 1
+        assert len({storage_of(image).data_ptr() for image in images}) == 1
         assert images[0].is_shared()
     assert seen == len(data)
 
