@@ -25,16 +25,16 @@ SHARED_MIN_BYTES = 64 * 1024
 
 
 class _Slot:
-    """Where a tensor is in its flat: the offset, its shape with the dimensions in memory order (the
-    largest stride first), and the permutation back to its own order (None when it is row-major)."""
+    """Where a tensor is: its flat, where its memory starts in it, its shape and strides (its elements
+    were copied in the order they lay in memory, so the same strides find them again)."""
 
-    __slots__ = ("flat", "offset", "shape", "back")
+    __slots__ = ("flat", "offset", "shape", "stride")
 
-    def __init__(self, flat: int, offset: int, shape: Tuple[int, ...], back: Optional[Tuple[int, ...]]):
-        self.flat, self.offset, self.shape, self.back = flat, offset, shape, back
+    def __init__(self, flat: int, offset: int, shape: Tuple[int, ...], stride: Tuple[int, ...]):
+        self.flat, self.offset, self.shape, self.stride = flat, offset, shape, stride
 
     def __reduce__(self):
-        return (_Slot, (self.flat, self.offset, self.shape, self.back))
+        return (_Slot, (self.flat, self.offset, self.shape, self.stride))
 
 
 class WorkerBatch(tuple):
@@ -45,9 +45,8 @@ class WorkerBatch(tuple):
         return pack(tuple(self))
 
 
-def _in_memory_order(value: Any) -> Optional[Tuple[torch.Tensor, Tuple[int, ...]]]:
-    """``(the tensor's elements as they lie in memory, row-major; its dimensions' order)`` for a plain
-    CPU tensor whose elements fill a block of memory without gaps or overlaps (row-major, channels-last
+def _in_memory_order(value: Any) -> Optional[torch.Tensor]:
+    """The tensor's elements as they lie in memory, as a row-major view, for a plain CPU tensor whose elements fill a block of memory without gaps or overlaps (row-major, channels-last
     as torchvision's decode_jpeg gives, any permutation of a block); None for anything else (a subclass,
     a slice with gaps, a tensor needing grad...), which PyTorch pickles as it always does."""
     if not (type(value) is torch.Tensor and value.layout == torch.strided and value.device.type == "cpu"
@@ -56,7 +55,7 @@ def _in_memory_order(value: Any) -> Optional[Tuple[torch.Tensor, Tuple[int, ...]
         return None
     order = tuple(sorted(range(value.dim()), key=lambda d: -value.stride(d)))
     ordered = value.permute(order)
-    return (ordered, order) if ordered.is_contiguous() else None
+    return ordered if ordered.is_contiguous() else None
 
 
 def pack(batch: Any) -> Tuple[Any, Tuple[Any, List[Any]]]:
@@ -71,11 +70,9 @@ def pack(batch: Any) -> Tuple[Any, Tuple[Any, List[Any]]]:
             return seen[id(node)]
         ordered = _in_memory_order(node)
         if ordered is not None:
-            tensor, order = ordered
-            back = None if order == tuple(range(len(order))) else tuple(order.index(d) for d in range(len(order)))
-            slot = _Slot(numbers.setdefault(node.dtype, len(numbers)), sizes.get(node.dtype, 0), tuple(tensor.shape), back)
-            groups.setdefault(node.dtype, []).append(tensor)
-            sizes[node.dtype] = slot.offset + tensor.numel()
+            slot = _Slot(numbers.setdefault(node.dtype, len(numbers)), sizes.get(node.dtype, 0), tuple(node.shape), tuple(node.stride()))
+            groups.setdefault(node.dtype, []).append(ordered)
+            sizes[node.dtype] = slot.offset + node.numel()
             seen[id(node)] = slot
             return slot
         kind = type(node)
@@ -131,11 +128,7 @@ def unpack(skeleton: Any, flats: List[Any]) -> Any:
     def build(node: Any) -> Any:
         if type(node) is _Slot:
             if id(node) not in made:
-                numel = 1
-                for size in node.shape:
-                    numel *= size
-                tensor = flats[node.flat][node.offset:node.offset + numel].view(node.shape)
-                made[id(node)] = tensor if node.back is None else tensor.permute(node.back)
+                made[id(node)] = flats[node.flat].as_strided(node.shape, node.stride, node.offset)
             return made[id(node)]
         kind = type(node)
         if kind is tuple:

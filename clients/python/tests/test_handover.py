@@ -15,8 +15,9 @@ from annostore.torch import collate  # noqa: E402
 class Assorted(torch.utils.data.Dataset):
     """Items as a task or a transform may make them: large images laid out channels-last as
     torchvision's decode_jpeg gives them (shared memory) and small targets (inside the pickle), empty
-    tensors, a bool, a bfloat16, a 0-d tensor, a tensor twice, a transposed one, a slice with gaps,
-    and values that are not tensors, in tuples, lists and dicts."""
+    tensors, a bool, a bfloat16, a 0-d tensor, a tensor twice, transposed ones (one with a dimension of
+    size 1 and an odd stride), a slice with gaps, and values that are not tensors, in tuples, lists and
+    dicts."""
 
     def __len__(self) -> int:
         return 7
@@ -31,7 +32,8 @@ class Assorted(torch.utils.data.Dataset):
             "again": labels,
             "masks": torch.randint(0, 2, (i, 100 + i, 160), dtype=torch.uint8, generator=g),
             "image_id": i,
-            "extra": [torch.tensor(i / 3, dtype=torch.bfloat16), torch.rand(2, 3, generator=g).t(), torch.rand(4, 6, generator=g)[::2, 1:],
+            "extra": [torch.tensor(i / 3, dtype=torch.bfloat16), torch.rand(2, 3, generator=g).t(),
+                      torch.rand(5, 3, generator=g).t().unsqueeze(1), torch.rand(4, 6, generator=g)[::2, 1:],
                       torch.tensor([i % 2 == 0, True]), torch.tensor(float(i)), ("name", None)],
         }
         return image, target
