@@ -29,8 +29,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 from PIL import Image
-from torch.utils.data import Dataset
+from torch.utils.data import Dataset, get_worker_info
 
+from ._handover import WorkerBatch
 from .client import Client
 from .errors import AnnostoreError
 
@@ -211,8 +212,13 @@ class AnnostoreDataset(Dataset):
 
 def collate(batch: Sequence[Tuple[Any, Any]]) -> Tuple[Tuple[Any, ...], Tuple[Any, ...]]:
     """A DataLoader's ``collate_fn`` for targets of different sizes (detection, instance masks):
-    ``(images, targets)`` as two tuples, as torchvision's detection models take them."""
-    return tuple(zip(*batch))  # type: ignore[return-value]
+    ``(images, targets)`` as two tuples, as torchvision's detection models take them. In a worker, the
+    batch is handed to the main process as one piece per dtype (``_handover``), which gets the same
+    tuples; an image there is a view into the batch's shared memory, kept while any of them is."""
+    images_and_targets = tuple(zip(*batch))
+    if get_worker_info() is None:
+        return images_and_targets  # type: ignore[return-value]
+    return WorkerBatch(images_and_targets)  # type: ignore[return-value]
 
 
 def decode(data: bytes) -> torch.Tensor:
