@@ -11,9 +11,12 @@ const ROWS_PER_STATEMENT = 500;
 /** Images read at once while hashes are written for those that have none. */
 const BACKFILL_PAGE = 1000;
 
-/** Stores the snapshots that are not stored yet. */
+/**
+ * Stores the snapshots that are not stored yet. In hash order: two writers storing the same new
+ * snapshots wait for each other in one order, and never each for the other.
+ */
 export async function saveSnapshots(db: Kysely<Database>, snapshots: readonly EncodedSnapshot[]): Promise<void> {
-  const unique = [...new Map(snapshots.map((s) => [s.hash, s])).values()];
+  const unique = [...new Map(snapshots.map((s) => [s.hash, s])).values()].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
   for (let i = 0; i < unique.length; i += ROWS_PER_STATEMENT) {
     await db
       .insertInto('annotation_snapshots')

@@ -6,8 +6,9 @@ import { isPostgres, jsonRows, jsonRowsOf } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import type { TagValueType } from '../formats/canonical.ts';
 import { insertImageTags, insertObjectTagRefs } from './import.repository.ts';
-import { refreshAnnotationHashes, savedContentHash } from './annotation-contents.repository.ts';
-import { rewriteImageSummary } from './image-summary.repository.ts';
+import { refreshAnnotationHashes, saveSnapshots } from './annotation-contents.repository.ts';
+import { insertSummaryRows, rewriteImageSummary, summarise } from './image-summary.repository.ts';
+import { type EncodedSnapshot, encodeContent } from '../formats/annotation-snapshot.ts';
 import { rewritePredictionAgreement } from './prediction-agreement.repository.ts';
 
 /** An image's annotation as stored. */
@@ -119,26 +120,29 @@ export interface AnnotationWrite {
   objectTagIds: number[];
 }
 
+/** The image an annotation write is for: what its summary and its predictions' agreement read of it. */
+export interface WrittenImage {
+  imageId: number;
+  projectId: number;
+  width: number;
+  height: number;
+}
+
 /**
- * Replaces the image's annotation and what v1 derives from it: the image tags and the figure tag
- * references a tag rename or delete finds the image by. Call inside a transaction.
+ * An annotation write in two steps, both inside one transaction. `begin` writes the rows of the image
+ * alone: its tags, the figure tag references a tag rename or delete finds it by, and its predictions'
+ * agreement with the new objects. `finish` writes the image row, its object summary (image_classes)
+ * and the content's snapshot; call it last, just before the commit. Its statements update the
+ * dataset's running totals (migration 0037), rows that every save of the dataset's images updates too:
+ * each writer holds them from `finish` to its commit only, so concurrent saves of one dataset queue
+ * for a statement or two and the commit, not for a whole transaction.
  */
-export async function writeAnnotation(db: Kysely<Database>, imageId: number, write: AnnotationWrite): Promise<void> {
-  await db
-    .updateTable('images')
-    .set({
-      description: write.description,
-      objects_json: write.objectsJson,
-      object_ids: write.objectIds,
-      next_object_id: write.nextObjectId,
-      object_tag_values: write.objectTagValues,
-      annotation_hash: await savedContentHash(db, write),
-      updated_at: isoNow(),
-    })
-    .where('id', '=', imageId)
-    .execute();
-  await rewriteImageSummary(db, imageId);
-  await rewritePredictionAgreement(db, imageId);
+export interface AnnotationWriter {
+  finish(extraSnapshots: readonly EncodedSnapshot[]): Promise<void>;
+}
+
+export async function beginAnnotationWrite(db: Kysely<Database>, image: WrittenImage, write: AnnotationWrite): Promise<AnnotationWriter> {
+  const { imageId } = image;
   // The rows are written as the import writes them, a thousand a statement.
   await db.deleteFrom('image_tags').where('image_id', '=', imageId).execute();
   const tagRows = write.imageTags.map((t) => ({ image_id: imageId, tag_id: t.tagId, value: t.value }));
@@ -146,6 +150,32 @@ export async function writeAnnotation(db: Kysely<Database>, imageId: number, wri
   await db.deleteFrom('object_tag_refs').where('image_id', '=', imageId).execute();
   const refs = write.objectTagIds.map((tagId) => ({ image_id: imageId, tag_id: tagId }));
   for (let i = 0; i < refs.length; i += 1000) await insertObjectTagRefs(db, refs.slice(i, i + 1000));
+  const summarised = { projectId: image.projectId, width: image.width, height: image.height, objectsJson: write.objectsJson };
+  await rewritePredictionAgreement(db, imageId, undefined, { project_id: image.projectId, width: image.width, height: image.height, objects_json: write.objectsJson });
+  // Read now (the class ids), so that `finish` only writes.
+  const [summary] = await summarise(db, [summarised]);
+  const content = encodeContent(write);
+  return {
+    async finish(extraSnapshots) {
+      await saveSnapshots(db, [content, ...extraSnapshots]);
+      await db.deleteFrom('image_classes').where('image_id', '=', imageId).execute();
+      await insertSummaryRows(db, [{ id: imageId, projectId: image.projectId }], [summary!]);
+      await db
+        .updateTable('images')
+        .set({
+          description: write.description,
+          objects_json: write.objectsJson,
+          object_ids: write.objectIds,
+          next_object_id: write.nextObjectId,
+          object_tag_values: write.objectTagValues,
+          annotation_hash: content.hash,
+          object_count: summary!.objects,
+          updated_at: isoNow(),
+        })
+        .where('id', '=', imageId)
+        .execute();
+    },
+  };
 }
 
 /** A tag an annotation write names: its id, and what its values may be (a oneof_string tag's list, or null). */
