@@ -6,8 +6,9 @@ import { isPostgres, jsonRows, jsonRowsOf } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import type { TagValueType } from '../formats/canonical.ts';
 import { insertImageTags, insertObjectTagRefs } from './import.repository.ts';
-import { refreshAnnotationHashes, saveSnapshots } from './annotation-contents.repository.ts';
-import { insertSummaryRows, rewriteImageSummary, summarise } from './image-summary.repository.ts';
+import { inHashOrder, refreshAnnotationHashes, saveSnapshots } from './annotation-contents.repository.ts';
+import { SUMMARY_COLUMNS, insertSummaryRows, rewriteImageSummary, summarise, summaryRowOf } from './image-summary.repository.ts';
+import type { ImageSummary } from '../formats/object-summary.ts';
 import { type EncodedSnapshot, encodeContent } from '../formats/annotation-snapshot.ts';
 import { rewritePredictionAgreement } from './prediction-agreement.repository.ts';
 
@@ -129,13 +130,14 @@ export interface WrittenImage {
 }
 
 /**
- * An annotation write in two steps, both inside one transaction. `begin` writes the rows of the image
- * alone: its tags, the figure tag references a tag rename or delete finds it by, and its predictions'
- * agreement with the new objects. `finish` writes the image row, its object summary (image_classes)
- * and the content's snapshot; call it last, just before the commit. Its statements update the
- * dataset's running totals (migration 0037), rows that every save of the dataset's images updates too:
- * each writer holds them from `finish` to its commit only, so concurrent saves of one dataset queue
- * for a statement or two and the commit, not for a whole transaction.
+ * An annotation write in two steps, both inside one transaction. beginAnnotationWrite writes the rows
+ * of the image alone: its tags, the figure tag references a tag rename or delete finds it by, and its
+ * predictions' agreement with the new objects. `finish` writes the image row, its object summary
+ * (image_classes) and the content's snapshot (with `extraSnapshots`); call it last, just before the
+ * commit. It updates the dataset's running totals (migration 0037), rows that every save of the
+ * dataset's images updates too: each writer holds them from `finish` to its commit only (on
+ * PostgreSQL one statement), so concurrent saves of one dataset queue for that and the commit, not
+ * for a whole transaction.
  */
 export interface AnnotationWriter {
   finish(extraSnapshots: readonly EncodedSnapshot[]): Promise<void>;
@@ -155,27 +157,59 @@ export async function beginAnnotationWrite(db: Kysely<Database>, image: WrittenI
   // Read now (the class ids), so that `finish` only writes.
   const [summary] = await summarise(db, [summarised]);
   const content = encodeContent(write);
+  const row = {
+    description: write.description,
+    objects_json: write.objectsJson,
+    object_ids: write.objectIds,
+    next_object_id: write.nextObjectId,
+    object_tag_values: write.objectTagValues,
+    annotation_hash: content.hash,
+    object_count: summary!.objects,
+  };
   return {
     async finish(extraSnapshots) {
-      await saveSnapshots(db, [content, ...extraSnapshots]);
+      const snapshots = [content, ...extraSnapshots];
+      if (isPostgres(db)) return finishInOneStatement(db, image, summary!, snapshots, row);
+      await saveSnapshots(db, snapshots);
       await db.deleteFrom('image_classes').where('image_id', '=', imageId).execute();
       await insertSummaryRows(db, [{ id: imageId, projectId: image.projectId }], [summary!]);
       await db
         .updateTable('images')
-        .set({
-          description: write.description,
-          objects_json: write.objectsJson,
-          object_ids: write.objectIds,
-          next_object_id: write.nextObjectId,
-          object_tag_values: write.objectTagValues,
-          annotation_hash: content.hash,
-          object_count: summary!.objects,
-          updated_at: isoNow(),
-        })
+        .set({ ...row, updated_at: isoNow() })
         .where('id', '=', imageId)
         .execute();
     },
   };
+}
+
+/**
+ * PostgreSQL: the end of an annotation write as one statement, so the dataset's running totals its
+ * triggers update are held from that statement's end to the commit, with no round trip between.
+ * The image's summary is upserted and its classes no longer there deleted (two sets of rows that do
+ * not meet, so the order the parts run in does not matter); the triggers fire once per table and
+ * event at the statement's end, in the same order for every save.
+ */
+async function finishInOneStatement(
+  db: Kysely<Database>,
+  image: WrittenImage,
+  summary: ImageSummary,
+  snapshots: readonly EncodedSnapshot[],
+  row: Record<string, string | number | null>,
+): Promise<void> {
+  const parts: RawBuilder<unknown>[] = [];
+  parts.push(sql`saved as (insert into annotation_snapshots (hash, body, size)
+    values ${sql.join(inHashOrder(snapshots).map((s) => sql`(${s.hash}, ${s.body}, ${s.size})`))} on conflict (hash) do nothing)`);
+  const classIds = summary.classes.map((c) => c.classId);
+  if (summary.classes.length > 0) {
+    const columns = sql.join(SUMMARY_COLUMNS.map((c) => sql.id(c)));
+    const values = sql.join(summary.classes.map((c) => sql`(${sql.join(summaryRowOf(image.imageId, image.projectId, c))})`));
+    const set = sql.join(SUMMARY_COLUMNS.filter((c) => c !== 'image_id' && c !== 'class_id').map((c) => sql`${sql.id(c)} = excluded.${sql.id(c)}`));
+    parts.push(sql`summary as (insert into image_classes (${columns}) values ${values} on conflict (image_id, class_id) do update set ${set})`);
+  }
+  const stale = classIds.length > 0 ? sql` and class_id <> all(${classIds})` : sql``;
+  parts.push(sql`gone as (delete from image_classes where image_id = ${image.imageId}${stale})`);
+  const set = sql.join(Object.entries({ ...row, updated_at: isoNow() }).map(([column, value]) => sql`${sql.id(column)} = ${value}`));
+  await sql`with ${sql.join(parts)} update images set ${set} where id = ${image.imageId}`.execute(db);
 }
 
 /** A tag an annotation write names: its id, and what its values may be (a oneof_string tag's list, or null). */
