@@ -143,7 +143,8 @@ export interface AnnotationWriter {
   finish(extraSnapshots: readonly EncodedSnapshot[]): Promise<void>;
 }
 
-export async function beginAnnotationWrite(db: Kysely<Database>, image: WrittenImage, write: AnnotationWrite): Promise<AnnotationWriter> {
+/** `classIds`: the ids of the objects' classes by title, held by lockClassesByTitle. */
+export async function beginAnnotationWrite(db: Kysely<Database>, image: WrittenImage, write: AnnotationWrite, classIds: ReadonlyMap<string, number>): Promise<AnnotationWriter> {
   const { imageId } = image;
   // The rows are written as the import writes them, a thousand a statement.
   await db.deleteFrom('image_tags').where('image_id', '=', imageId).execute();
@@ -154,8 +155,7 @@ export async function beginAnnotationWrite(db: Kysely<Database>, image: WrittenI
   for (let i = 0; i < refs.length; i += 1000) await insertObjectTagRefs(db, refs.slice(i, i + 1000));
   const summarised = { projectId: image.projectId, width: image.width, height: image.height, objectsJson: write.objectsJson };
   await rewritePredictionAgreement(db, imageId, undefined, { project_id: image.projectId, width: image.width, height: image.height, objects_json: write.objectsJson });
-  // Read now (the class ids), so that `finish` only writes.
-  const [summary] = await summarise(db, [summarised]);
+  const [summary] = await summarise(db, [summarised], new Map([[image.projectId, new Map(classIds)]]));
   const content = encodeContent(write);
   const row = {
     description: write.description,
@@ -249,13 +249,14 @@ export async function lockTagsByTitle(db: Kysely<Database>, projectId: number, s
  * until the caller's transaction ends, so a rename or delete of one of them (which holds the class row
  * for update) waits for the annotation write and then finds the image, and a rename committed first
  * is seen: its class no longer has the title. SQLite runs one write transaction at a time anyway.
+ * Answers their ids by title.
  */
-export async function lockClassesByTitle(db: Kysely<Database>, projectId: number, titles: readonly string[]): Promise<Set<string>> {
-  const found = new Set<string>();
+export async function lockClassesByTitle(db: Kysely<Database>, projectId: number, titles: readonly string[]): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
   for (let i = 0; i < titles.length; i += 1000) {
-    let query = db.selectFrom('classes').select('title').where('project_id', '=', projectId).where('title', 'in', titles.slice(i, i + 1000));
+    let query = db.selectFrom('classes').select(['id', 'title']).where('project_id', '=', projectId).where('title', 'in', titles.slice(i, i + 1000));
     if (isPostgres(db)) query = query.forShare();
-    for (const row of await query.execute()) found.add(row.title);
+    for (const row of await query.execute()) found.set(row.title, row.id);
   }
   return found;
 }

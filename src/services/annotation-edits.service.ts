@@ -142,14 +142,8 @@ async function writeState(ctx: Context, trx: Kysely<Database>, written: WrittenA
   const objectTagValues = objectTagValuesTextOf(state.ids, objectValues);
   const { objectsJson } = state;
   const ids = storedObjectIds(state.ids, state.next);
-  const writer = await beginAnnotationWrite(trx, stored, {
-    description: state.description,
-    objectsJson,
-    ...ids,
-    objectTagValues,
-    imageTags,
-    objectTagIds: [...figureTitles].map((title) => figureTagIds.get(title)!.id),
-  });
+  const write = { description: state.description, objectsJson, ...ids, objectTagValues, imageTags, objectTagIds: [...figureTitles].map((title) => figureTagIds.get(title)!.id) };
+  const writer = await beginAnnotationWrite(trx, stored, write, classesHeld);
   const tags = imageTags.map((t) => t.title);
   const answer = answerOf(
     { ...stateOf(stored), description: state.description, tags, objectsJson, objectIds: ids.objectIds, imageTagValues: imageTagValuesText(imageTags), objectTagValues },
