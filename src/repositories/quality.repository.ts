@@ -92,6 +92,18 @@ export async function insertHoneypots(db: Kysely<Database>, job: { id: number; p
   return ids;
 }
 
+/** Gives each copy the created and updated times of its neighbour. */
+export async function takeTimesOf(db: Kysely<Database>, pairs: readonly { copyId: number; neighbourId: number }[]): Promise<void> {
+  if (pairs.length === 0) return;
+  const times = new Map(
+    (await db.selectFrom('images').select(['id', 'created_at', 'updated_at']).where('id', 'in', pairs.map((p) => p.neighbourId)).execute()).map((r) => [r.id, r]),
+  );
+  for (const { copyId, neighbourId } of pairs) {
+    const t = times.get(neighbourId)!;
+    await db.updateTable('images').set({ created_at: t.created_at, updated_at: t.updated_at }).where('id', '=', copyId).execute();
+  }
+}
+
 export interface HoneypotRecord {
   imageId: number;
   projectId: number;
