@@ -14,6 +14,7 @@ import { AnnostoreClient } from '../../src/client/index.ts';
 import { encodeMask } from '../../src/dtl/transform.ts';
 import type { AnnotationObject } from '../../src/formats/canonical.ts';
 import { createKey } from '../../src/services/keys.service.ts';
+import { recordNewImages } from '../../src/services/annotation-revisions.service.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
 import { scratchDir } from '../helpers/archive-folder.ts';
@@ -105,6 +106,9 @@ for (const dialect of dialects) {
       gt.push((await newImage(t.ctx, gtDataset, { name: 'g1.png', width: 100, height: 100, objects: truth1 })).id);
       gt.push((await newImage(t.ctx, gtDataset, { name: 'g2.png', width: 100, height: 100, objects: truth2 })).id);
       for (let i = 0; i < 4; i++) work.push((await newImage(t.ctx, workDataset, { name: `w${i}.png`, width: 100, height: 100 })).id);
+      // The work images' first revisions, as an upload records them.
+      const { team_id: teamId } = await db.selectFrom('projects').select('team_id').where('id', '=', projectId).executeTakeFirstOrThrow();
+      await db.transaction().execute((trx) => recordNewImages(trx, { teamId, keyId: null, userId: ids.ann2, taskId: null }, work.map((imageId) => ({ imageId, objectsJson: '[]' }))));
     });
     after(async () => {
       await runner?.stop();
@@ -202,6 +206,12 @@ for (const dialect of dialects) {
         const at = order.indexOf(copy);
         const neighbour = order.slice(0, at).findLast((id) => !copies.has(id)) ?? order.slice(at + 1).find((id) => !copies.has(id))!;
         assert.deepEqual([seen.createdAt, seen.updatedAt], [metadata.get(neighbour)!.createdAt, metadata.get(neighbour)!.updatedAt], `times of honeypot ${copy}`);
+        // Its revisions are the neighbour's upload, but for their ids.
+        const revisions = async (id: number) =>
+          (await get<List<{ id: number }>>(`/v2/images/${id}/annotation/revisions`, ann1)).items.map(({ id: _, ...rest }) => rest);
+        const upload = await revisions(neighbour);
+        assert.equal(upload.length, 1);
+        assert.deepEqual(await revisions(copy), upload);
       }
       // The quality routes are the managers'.
       assertProblem(await request('GET', `/v2/projects/${projectId}/quality`, ann1), 403, 'PROJECT_ROLE_REQUIRED');
