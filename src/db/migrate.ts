@@ -37,6 +37,7 @@ import * as annotationHashes from './migrations/0036_annotation_hashes.ts';
 import * as statsTotals from './migrations/0037_stats_totals.ts';
 import * as predictionAgreement from './migrations/0038_prediction_agreement.ts';
 import * as jobQuality from './migrations/0039_job_quality.ts';
+import * as stripedTotals from './migrations/0041_striped_totals.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -74,6 +75,7 @@ const migrations = {
   '0037_stats_totals': statsTotals,
   '0038_prediction_agreement': predictionAgreement,
   '0039_job_quality': jobQuality,
+  '0041_striped_totals': stripedTotals,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
