@@ -38,6 +38,7 @@ import * as statsTotals from './migrations/0037_stats_totals.ts';
 import * as predictionAgreement from './migrations/0038_prediction_agreement.ts';
 import * as jobQuality from './migrations/0039_job_quality.ts';
 import * as versionImagesCascade from './migrations/0040_version_images_cascade.ts';
+import * as stripedTotals from './migrations/0041_striped_totals.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -76,6 +77,7 @@ const migrations = {
   '0038_prediction_agreement': predictionAgreement,
   '0039_job_quality': jobQuality,
   '0040_version_images_cascade': versionImagesCascade,
+  '0041_striped_totals': stripedTotals,
 } satisfies Record<string, Migration>;
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

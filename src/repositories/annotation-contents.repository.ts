@@ -11,9 +11,16 @@ const ROWS_PER_STATEMENT = 500;
 /** Images read at once while hashes are written for those that have none. */
 const BACKFILL_PAGE = 1000;
 
+/**
+ * The snapshots, each once, in hash order: two writers storing the same new snapshots wait for each
+ * other in one order, and never each for the other.
+ */
+export const inHashOrder = (snapshots: readonly EncodedSnapshot[]): EncodedSnapshot[] =>
+  [...new Map(snapshots.map((s) => [s.hash, s])).values()].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+
 /** Stores the snapshots that are not stored yet. */
 export async function saveSnapshots(db: Kysely<Database>, snapshots: readonly EncodedSnapshot[]): Promise<void> {
-  const unique = [...new Map(snapshots.map((s) => [s.hash, s])).values()];
+  const unique = inHashOrder(snapshots);
   for (let i = 0; i < unique.length; i += ROWS_PER_STATEMENT) {
     await db
       .insertInto('annotation_snapshots')

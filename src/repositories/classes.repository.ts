@@ -5,6 +5,7 @@ import { isPostgres } from '../db/dialect.ts';
 import { containsText } from '../db/json-text.ts';
 import type { ClassRow, Database } from '../db/types.ts';
 import type { ClassShape } from '../formats/canonical.ts';
+import { hiddenDatasetsOf } from './hidden-datasets.ts';
 
 /** A class as API v2 shows it. */
 export interface ClassResource {
@@ -92,15 +93,15 @@ export async function imagesNamingClass(
   title: string,
   afterId: number,
   limit: number,
+  options: { visibleOnly?: boolean } = {},
 ): Promise<{ id: number; objectsJson: string }[]> {
-  const rows = await db
+  let query = db
     .selectFrom('images')
     .select(['id', 'objects_json'])
     .where('project_id', '=', projectId)
     .where('id', '>', afterId)
-    .where(containsText(db, 'objects_json', `{"classTitle":${JSON.stringify(title)},`))
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+    .where(containsText(db, 'objects_json', `{"classTitle":${JSON.stringify(title)},`));
+  if (options.visibleOnly) query = query.where('dataset_id', 'not in', hiddenDatasetsOf(db, projectId));
+  const rows = await query.orderBy('id').limit(limit).execute();
   return rows.map((r) => ({ id: r.id, objectsJson: r.objects_json }));
 }

@@ -6,8 +6,10 @@ import { isPostgres, jsonRows, jsonRowsOf } from '../db/dialect.ts';
 import type { Database } from '../db/types.ts';
 import type { TagValueType } from '../formats/canonical.ts';
 import { insertImageTags, insertObjectTagRefs } from './import.repository.ts';
-import { refreshAnnotationHashes, savedContentHash } from './annotation-contents.repository.ts';
-import { rewriteImageSummary } from './image-summary.repository.ts';
+import { inHashOrder, refreshAnnotationHashes, saveSnapshots } from './annotation-contents.repository.ts';
+import { SUMMARY_COLUMNS, insertSummaryRows, rewriteImageSummary, summarise, summaryRowOf } from './image-summary.repository.ts';
+import type { ImageSummary } from '../formats/object-summary.ts';
+import { type EncodedSnapshot, encodeContent } from '../formats/annotation-snapshot.ts';
 import { rewritePredictionAgreement } from './prediction-agreement.repository.ts';
 
 /** An image's annotation as stored. */
@@ -119,26 +121,31 @@ export interface AnnotationWrite {
   objectTagIds: number[];
 }
 
+/** The image an annotation write is for: what its summary and its predictions' agreement read of it. */
+export interface WrittenImage {
+  imageId: number;
+  projectId: number;
+  width: number;
+  height: number;
+}
+
 /**
- * Replaces the image's annotation and what v1 derives from it: the image tags and the figure tag
- * references a tag rename or delete finds the image by. Call inside a transaction.
+ * An annotation write in two steps, both inside one transaction. beginAnnotationWrite writes the rows
+ * of the image alone: its tags, the figure tag references a tag rename or delete finds it by, and its
+ * predictions' agreement with the new objects. `finish` writes the image row, its object summary
+ * (image_classes) and the content's snapshot (with `extraSnapshots`); call it last, just before the
+ * commit. It updates the dataset's running totals (migration 0037), rows that every save of the
+ * dataset's images updates too: each writer holds them from `finish` to its commit only (on
+ * PostgreSQL one statement), so concurrent saves of one dataset queue for that and the commit, not
+ * for a whole transaction.
  */
-export async function writeAnnotation(db: Kysely<Database>, imageId: number, write: AnnotationWrite): Promise<void> {
-  await db
-    .updateTable('images')
-    .set({
-      description: write.description,
-      objects_json: write.objectsJson,
-      object_ids: write.objectIds,
-      next_object_id: write.nextObjectId,
-      object_tag_values: write.objectTagValues,
-      annotation_hash: await savedContentHash(db, write),
-      updated_at: isoNow(),
-    })
-    .where('id', '=', imageId)
-    .execute();
-  await rewriteImageSummary(db, imageId);
-  await rewritePredictionAgreement(db, imageId);
+export interface AnnotationWriter {
+  finish(extraSnapshots: readonly EncodedSnapshot[]): Promise<void>;
+}
+
+/** `classIds`: the ids of the objects' classes by title, held by lockClassesByTitle. */
+export async function beginAnnotationWrite(db: Kysely<Database>, image: WrittenImage, write: AnnotationWrite, classIds: ReadonlyMap<string, number>): Promise<AnnotationWriter> {
+  const { imageId } = image;
   // The rows are written as the import writes them, a thousand a statement.
   await db.deleteFrom('image_tags').where('image_id', '=', imageId).execute();
   const tagRows = write.imageTags.map((t) => ({ image_id: imageId, tag_id: t.tagId, value: t.value }));
@@ -146,6 +153,63 @@ export async function writeAnnotation(db: Kysely<Database>, imageId: number, wri
   await db.deleteFrom('object_tag_refs').where('image_id', '=', imageId).execute();
   const refs = write.objectTagIds.map((tagId) => ({ image_id: imageId, tag_id: tagId }));
   for (let i = 0; i < refs.length; i += 1000) await insertObjectTagRefs(db, refs.slice(i, i + 1000));
+  const summarised = { projectId: image.projectId, width: image.width, height: image.height, objectsJson: write.objectsJson };
+  await rewritePredictionAgreement(db, imageId, undefined, { project_id: image.projectId, width: image.width, height: image.height, objects_json: write.objectsJson });
+  const [summary] = await summarise(db, [summarised], new Map([[image.projectId, new Map(classIds)]]));
+  const content = encodeContent(write);
+  const row = {
+    description: write.description,
+    objects_json: write.objectsJson,
+    object_ids: write.objectIds,
+    next_object_id: write.nextObjectId,
+    object_tag_values: write.objectTagValues,
+    annotation_hash: content.hash,
+    object_count: summary!.objects,
+  };
+  return {
+    async finish(extraSnapshots) {
+      const snapshots = [content, ...extraSnapshots];
+      if (isPostgres(db)) return finishInOneStatement(db, image, summary!, snapshots, row);
+      await saveSnapshots(db, snapshots);
+      await db.deleteFrom('image_classes').where('image_id', '=', imageId).execute();
+      await insertSummaryRows(db, [{ id: imageId, projectId: image.projectId }], [summary!]);
+      await db
+        .updateTable('images')
+        .set({ ...row, updated_at: isoNow() })
+        .where('id', '=', imageId)
+        .execute();
+    },
+  };
+}
+
+/**
+ * PostgreSQL: the end of an annotation write as one statement, so the dataset's running totals its
+ * triggers update are held from that statement's end to the commit, with no round trip between.
+ * The image's summary is upserted and its classes no longer there deleted (two sets of rows that do
+ * not meet, so the order the parts run in does not matter); the triggers fire once per table and
+ * event at the statement's end, in the same order for every save.
+ */
+async function finishInOneStatement(
+  db: Kysely<Database>,
+  image: WrittenImage,
+  summary: ImageSummary,
+  snapshots: readonly EncodedSnapshot[],
+  row: Record<string, string | number | null>,
+): Promise<void> {
+  const parts: RawBuilder<unknown>[] = [];
+  parts.push(sql`saved as (insert into annotation_snapshots (hash, body, size)
+    values ${sql.join(inHashOrder(snapshots).map((s) => sql`(${s.hash}, ${s.body}, ${s.size})`))} on conflict (hash) do nothing)`);
+  const classIds = summary.classes.map((c) => c.classId);
+  if (summary.classes.length > 0) {
+    const columns = sql.join(SUMMARY_COLUMNS.map((c) => sql.id(c)));
+    const values = sql.join(summary.classes.map((c) => sql`(${sql.join(summaryRowOf(image.imageId, image.projectId, c))})`));
+    const set = sql.join(SUMMARY_COLUMNS.filter((c) => c !== 'image_id' && c !== 'class_id').map((c) => sql`${sql.id(c)} = excluded.${sql.id(c)}`));
+    parts.push(sql`summary as (insert into image_classes (${columns}) values ${values} on conflict (image_id, class_id) do update set ${set})`);
+  }
+  const stale = classIds.length > 0 ? sql` and class_id <> all(${classIds})` : sql``;
+  parts.push(sql`gone as (delete from image_classes where image_id = ${image.imageId}${stale})`);
+  const set = sql.join(Object.entries({ ...row, updated_at: isoNow() }).map(([column, value]) => sql`${sql.id(column)} = ${value}`));
+  await sql`with ${sql.join(parts)} update images set ${set} where id = ${image.imageId}`.execute(db);
 }
 
 /** A tag an annotation write names: its id, and what its values may be (a oneof_string tag's list, or null). */
@@ -185,13 +249,14 @@ export async function lockTagsByTitle(db: Kysely<Database>, projectId: number, s
  * until the caller's transaction ends, so a rename or delete of one of them (which holds the class row
  * for update) waits for the annotation write and then finds the image, and a rename committed first
  * is seen: its class no longer has the title. SQLite runs one write transaction at a time anyway.
+ * Answers their ids by title.
  */
-export async function lockClassesByTitle(db: Kysely<Database>, projectId: number, titles: readonly string[]): Promise<Set<string>> {
-  const found = new Set<string>();
+export async function lockClassesByTitle(db: Kysely<Database>, projectId: number, titles: readonly string[]): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
   for (let i = 0; i < titles.length; i += 1000) {
-    let query = db.selectFrom('classes').select('title').where('project_id', '=', projectId).where('title', 'in', titles.slice(i, i + 1000));
+    let query = db.selectFrom('classes').select(['id', 'title']).where('project_id', '=', projectId).where('title', 'in', titles.slice(i, i + 1000));
     if (isPostgres(db)) query = query.forShare();
-    for (const row of await query.execute()) found.add(row.title);
+    for (const row of await query.execute()) found.set(row.title, row.id);
   }
   return found;
 }

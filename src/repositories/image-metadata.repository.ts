@@ -9,7 +9,7 @@ import { startsWithText } from '../db/json-text.ts';
 import { type NameSearch, nameContains, nameMatches, planNameSearch } from '../db/name-search.ts';
 import type { Database } from '../db/types.ts';
 import { NO_OBJECTS, OBJECT_START, countClassTitles } from './stored-objects.ts';
-import { hiddenDatasetsOf } from './hidden-datasets.ts';
+import { hiddenDatasetsOf, shownDatasetId } from './hidden-datasets.ts';
 
 export interface ImageTagValue {
   id: number;
@@ -258,9 +258,9 @@ interface MetadataRow {
 function withColumns(query: ImagesQuery) {
   return query
     .innerJoin('blobs', 'blobs.hash', 'images.hash')
+    .select(shownDatasetId().as('dataset_id'))
     .select([
       'images.id',
-      'images.dataset_id',
       'images.project_id',
       'images.name',
       'images.hash',

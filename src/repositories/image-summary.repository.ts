@@ -8,11 +8,12 @@ import { insertRows } from '../db/bulk-insert.ts';
 import type { Database } from '../db/types.ts';
 import { AREA_COLUMNS, ASPECT_COLUMNS, type ClassSummary, GRID_COLUMNS, type ImageSummary, summariseObjects } from '../formats/object-summary.ts';
 
-const COLUMNS = ['image_id', 'class_id', 'project_id', 'objects', 'min_area', 'max_area', 'min_side', 'max_side', ...AREA_COLUMNS, ...ASPECT_COLUMNS, ...GRID_COLUMNS] as (keyof Database['image_classes'] & string)[];
+export const SUMMARY_COLUMNS = ['image_id', 'class_id', 'project_id', 'objects', 'min_area', 'max_area', 'min_side', 'max_side', ...AREA_COLUMNS, ...ASPECT_COLUMNS, ...GRID_COLUMNS] as (keyof Database['image_classes'] & string)[];
 /** Rows per statement: under both dialects' limits on the parameters of one. */
-const ROWS_PER_STATEMENT = Math.floor(30_000 / COLUMNS.length);
+const ROWS_PER_STATEMENT = Math.floor(30_000 / SUMMARY_COLUMNS.length);
 
-const rowOf = (imageId: number, projectId: number, s: ClassSummary): unknown[] => [
+/** An image_classes row, its values in SUMMARY_COLUMNS order. */
+export const summaryRowOf = (imageId: number, projectId: number, s: ClassSummary): unknown[] => [
   imageId,
   s.classId,
   projectId,
@@ -62,9 +63,9 @@ export async function summarise(db: Kysely<Database>, images: readonly Omit<Summ
 export async function insertSummaryRows(db: Kysely<Database>, images: readonly { id: number; projectId: number }[], summaries: readonly ImageSummary[]): Promise<void> {
   const rows: unknown[][] = [];
   images.forEach((image, i) => {
-    for (const c of summaries[i]!.classes) rows.push(rowOf(image.id, image.projectId, c));
+    for (const c of summaries[i]!.classes) rows.push(summaryRowOf(image.id, image.projectId, c));
   });
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) await insertRows(db, 'image_classes', COLUMNS, rows.slice(i, i + ROWS_PER_STATEMENT));
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) await insertRows(db, 'image_classes', SUMMARY_COLUMNS, rows.slice(i, i + ROWS_PER_STATEMENT));
 }
 
 /** Inserts the image_classes rows of images and answers their object counts, in their order. */

@@ -10,16 +10,25 @@ import type { AnnotationObject } from '../formats/canonical.ts';
 
 const COLUMNS = ['image_id', 'model', 'iou_type', 'iou', 'agree_above', 'agree_upto'] as const;
 
+/** What agreement reads of the image: its project, size and objects. */
+export interface AgreementImage {
+  project_id: number;
+  width: number;
+  height: number;
+  objects_json: string;
+}
+
 /**
  * Computes again how the image's predictions (of `model`, or of every model) agree with its
- * annotation, and writes it in place of what was stored. Call inside the transaction of the write.
+ * annotation, and writes it in place of what was stored. Call inside the transaction of the write;
+ * `written` is the image as that transaction writes it, when its row is written later (annotation saves).
  */
-export async function rewritePredictionAgreement(db: Kysely<Database>, imageId: number, model?: string): Promise<void> {
+export async function rewritePredictionAgreement(db: Kysely<Database>, imageId: number, model?: string, written?: AgreementImage): Promise<void> {
   let query = db.selectFrom('image_predictions').select(['model', 'objects_json']).where('image_id', '=', imageId);
   if (model !== undefined) query = query.where('model', '=', model);
   const predictions = await query.execute();
   if (predictions.length === 0) return;
-  const image = await db.selectFrom('images').select(['project_id', 'width', 'height', 'objects_json']).where('id', '=', imageId).executeTakeFirst();
+  const image = written ?? (await db.selectFrom('images').select(['project_id', 'width', 'height', 'objects_json']).where('id', '=', imageId).executeTakeFirst());
   if (!image) return;
   const classes = await db.selectFrom('classes').select(['id', 'title', 'shape']).where('project_id', '=', image.project_id).execute();
   const byTitle = new Map(classes.map((c) => [c.title, c]));

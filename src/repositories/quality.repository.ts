@@ -92,6 +92,33 @@ export async function insertHoneypots(db: Kysely<Database>, job: { id: number; p
   return ids;
 }
 
+/**
+ * Gives each copy what the ordinary image next to it shows of its past: its created and updated
+ * times, and its first revision when that is an upload's (no state before it), as the copy's own.
+ */
+export async function takePastOf(db: Kysely<Database>, pairs: readonly { copyId: number; neighbourId: number }[]): Promise<void> {
+  if (pairs.length === 0) return;
+  const neighbourIds = pairs.map((p) => p.neighbourId);
+  const times = new Map((await db.selectFrom('images').select(['id', 'created_at', 'updated_at']).where('id', 'in', neighbourIds).execute()).map((r) => [r.id, r]));
+  const firsts = await db
+    .selectFrom('annotation_revisions')
+    .selectAll()
+    .where('id', 'in', db.selectFrom('annotation_revisions').select((eb) => eb.fn.min('id').as('id')).where('image_id', 'in', neighbourIds).groupBy('image_id'))
+    .execute();
+  const firstOf = new Map(firsts.map((r) => [r.image_id, r]));
+  for (const { copyId, neighbourId } of pairs) {
+    const t = times.get(neighbourId)!;
+    await db.updateTable('images').set({ created_at: t.created_at, updated_at: t.updated_at }).where('id', '=', copyId).execute();
+    const first = firstOf.get(neighbourId);
+    // Only an upload's: a later revision names the neighbour's own states, which a restore would bring.
+    if (!first || first.before_hash !== null) continue;
+    await db
+      .insertInto('annotation_revisions')
+      .values({ image_id: copyId, team_id: first.team_id, key_id: first.key_id, user_id: first.user_id, task_id: first.task_id, created_at: first.created_at, before_hash: null, added: 0, removed: 0, changed: 0 })
+      .execute();
+  }
+}
+
 export interface HoneypotRecord {
   imageId: number;
   projectId: number;

@@ -234,12 +234,12 @@ export async function removeObjectTagValues(db: Kysely<Database>, tagId: number,
 }
 
 /** How many images carry the image tag, and with each value how many (values as stored, JSON text). */
-export async function imageTagUsage(db: Kysely<Database>, tagId: number): Promise<{ images: number; values: Map<string, number> }> {
-  const rows = await db
-    .selectFrom('image_tags')
-    .select((eb) => ['value', eb.fn.countAll().as('n')])
-    .where('tag_id', '=', tagId)
-    .groupBy('value')
+export async function imageTagUsage(db: Kysely<Database>, tagId: number, options: { visibleOnly?: boolean } = {}): Promise<{ images: number; values: Map<string, number> }> {
+  let query = db.selectFrom('image_tags').where('image_tags.tag_id', '=', tagId);
+  if (options.visibleOnly) query = query.where('image_tags.image_id', 'not in', honeypotCopies(db));
+  const rows = await query
+    .select((eb) => ['image_tags.value', eb.fn.countAll().as('n')])
+    .groupBy('image_tags.value')
     .execute();
   const values = new Map<string, number>();
   let images = 0;
@@ -250,14 +250,18 @@ export async function imageTagUsage(db: Kysely<Database>, tagId: number): Promis
   return { images, values };
 }
 
+/** The honeypot copies in jobs (docs/jobs.md "Quality"), which usage counts leave out. */
+const honeypotCopies = (db: Kysely<Database>) => db.selectFrom('honeypots').select('honeypots.image_id');
+
 /** The images whose objects use the figure tag, with their stored objects and object tag values. */
-export async function imagesUsingFigureTagWithValues(db: Kysely<Database>, tagId: number): Promise<{ objectsJson: string; objectTagValues: string | null }[]> {
-  const rows = await db
+export async function imagesUsingFigureTagWithValues(db: Kysely<Database>, tagId: number, options: { visibleOnly?: boolean } = {}): Promise<{ objectsJson: string; objectTagValues: string | null }[]> {
+  let query = db
     .selectFrom('object_tag_refs')
     .innerJoin('images', 'images.id', 'object_tag_refs.image_id')
     .select(['images.objects_json', 'images.object_tag_values'])
-    .where('object_tag_refs.tag_id', '=', tagId)
-    .execute();
+    .where('object_tag_refs.tag_id', '=', tagId);
+  if (options.visibleOnly) query = query.where('object_tag_refs.image_id', 'not in', honeypotCopies(db));
+  const rows = await query.execute();
   return rows.map((r) => ({ objectsJson: r.objects_json, objectTagValues: r.object_tag_values }));
 }
 

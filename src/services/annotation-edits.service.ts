@@ -13,7 +13,7 @@ import type { Database } from '../db/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import { type AnnotationObject, type TagValue, serializeObjects, toAnnotationObject } from '../formats/canonical.ts';
 import { parseObjectTagValues } from '../formats/object-tag-values.ts';
-import { type StoredAnnotation, findAnnotation, lockClassesByTitle, lockTagsByTitle, writeAnnotation } from '../repositories/image-annotation.repository.ts';
+import { type StoredAnnotation, beginAnnotationWrite, findAnnotation, lockClassesByTitle, lockTagsByTitle } from '../repositories/image-annotation.repository.ts';
 import { classShapes } from '../repositories/import.repository.ts';
 import { invalidAt, readAnnotation } from './annotation-input.ts';
 import { imageTagValuesText, objectTagValuesTextOf, resolveTagValues } from './annotation-tag-values.ts';
@@ -22,7 +22,8 @@ import { type AnnotationState, annotationJson, annotationTag, checkAnnotationIfM
 import { type IdentifiedObjects, nextObjectIdOf, objectIdsOf, storedObjectIds } from './object-ids.ts';
 import { type WrittenAnnotations, objectsJsonReusing, sameObject } from './stored-object-texts.ts';
 import { recordEvent, recordEvents } from './webhook-events.ts';
-import { type RevisionAuthor, recordRevision, revisionState, snapshotOf } from './annotation-revisions.service.ts';
+import { type RevisionAuthor, recordRevisionLeavingSnapshot, revisionState, snapshotOf } from './annotation-revisions.service.ts';
+import type { EncodedSnapshot } from './annotation-snapshots.ts';
 import { checkAnnotationTurn } from './jobs.service.ts';
 
 /**
@@ -91,9 +92,10 @@ interface NextState {
 
 /**
  * Writes `state` as the image's annotation: resolves the tags (each must be a project tag of its
- * scope), stores objects, ids and tags, and answers the new representation.
+ * scope), stores objects, ids and tags, records the annotation.updated event and the revision, and
+ * answers the new representation.
  */
-async function writeState(trx: Kysely<Database>, written: WrittenAnnotations, stored: StoredAnnotation, state: NextState): Promise<AnnotationAnswer> {
+async function writeState(ctx: Context, trx: Kysely<Database>, written: WrittenAnnotations, author: RevisionAuthor, stored: StoredAnnotation, state: NextState): Promise<AnnotationAnswer> {
   const imageTitles = state.imageTags.map((t) => t.title);
   const seen = new Set<string>();
   for (const t of state.imageTags) {
@@ -140,20 +142,19 @@ async function writeState(trx: Kysely<Database>, written: WrittenAnnotations, st
   const objectTagValues = objectTagValuesTextOf(state.ids, objectValues);
   const { objectsJson } = state;
   const ids = storedObjectIds(state.ids, state.next);
-  await writeAnnotation(trx, stored.imageId, {
-    description: state.description,
-    objectsJson,
-    ...ids,
-    objectTagValues,
-    imageTags,
-    objectTagIds: [...figureTitles].map((title) => figureTagIds.get(title)!.id),
-  });
-  written.remember(stored.imageId, objectsJson, state.objects);
+  const write = { description: state.description, objectsJson, ...ids, objectTagValues, imageTags, objectTagIds: [...figureTitles].map((title) => figureTagIds.get(title)!.id) };
+  const writer = await beginAnnotationWrite(trx, stored, write, classesHeld);
   const tags = imageTags.map((t) => t.title);
-  return answerOf(
+  const answer = answerOf(
     { ...stateOf(stored), description: state.description, tags, objectsJson, objectIds: ids.objectIds, imageTagValues: imageTagValuesText(imageTags), objectTagValues },
     state.ids,
   );
+  await recordUpdated(trx, author.teamId, stored, answer);
+  const before = await recordEditRevision(ctx, trx, author, stored, answer);
+  // Last: the statements that update the dataset's running totals (see beginAnnotationWrite).
+  await writer.finish(before ? [before] : []);
+  written.remember(stored.imageId, objectsJson, state.objects);
+  return answer;
 }
 
 /**
@@ -203,9 +204,9 @@ export async function recordAnnotationsRewritten(trx: Kysely<Database>, teamId: 
  * The revision of a write, in its transaction: who made it, and the state it replaced. A write that
  * left the ETag as it was changed nothing and makes none.
  */
-async function recordEditRevision(ctx: Context, trx: Kysely<Database>, author: RevisionAuthor, stored: StoredAnnotation, answer: AnnotationAnswer): Promise<void> {
-  if (answer.etag === annotationTag(stateOf(stored))) return;
-  await recordRevision(trx, ctx.config.operations.revisionsPerImage, author, stored.imageId, snapshotOf(stored), answer.state);
+async function recordEditRevision(ctx: Context, trx: Kysely<Database>, author: RevisionAuthor, stored: StoredAnnotation, answer: AnnotationAnswer): Promise<EncodedSnapshot | undefined> {
+  if (answer.etag === annotationTag(stateOf(stored))) return undefined;
+  return recordRevisionLeavingSnapshot(trx, ctx.config.operations.revisionsPerImage, author, stored.imageId, snapshotOf(stored), answer.state);
 }
 
 function checkDescription(ctx: Context, description: string, at: string): void {
@@ -258,7 +259,7 @@ export async function replaceAnnotation(ctx: Context, written: WrittenAnnotation
       ? objectsJsonReusing(stored.objectsJson, objects, from, (i) => sameObject(objects[i]!, previous[from[i]!]!))
       : serializeObjects(objects);
 
-    const answer = await writeState(trx, written, stored, {
+    return writeState(ctx, trx, written, author, stored, {
       description: read.description,
       imageTags: read.tags.map((t, i) => ({ title: t.name, at: `/tags/${i}` })),
       imageValues: { tags: body.tags, tagValues: body.tagValues },
@@ -269,9 +270,6 @@ export async function replaceAnnotation(ctx: Context, written: WrittenAnnotation
       tagsAt: (i) => `/objects/${i}/tags`,
       objectsJson,
     });
-    await recordUpdated(trx, teamId, stored, answer);
-    await recordEditRevision(ctx, trx, author, stored, answer);
-    return answer;
   });
 }
 
@@ -286,16 +284,13 @@ export async function patchAnnotation(ctx: Context, written: WrittenAnnotations,
     checkAnnotationIfMatch(stateOf(stored), ifMatch);
     await checkAnnotationTurn(trx, author, imageId);
     const patched = applyPatch(currentObjects(stored), patch, { width: stored.width, height: stored.height }, await classShapes(trx, stored.projectId));
-    const answer = await writeState(trx, written, stored, {
+    return writeState(ctx, trx, written, author, stored, {
       ...patched,
       // The objects the patch leaves alone are written as the text they were stored as.
       objectsJson: objectsJsonReusing(stored.objectsJson, patched.objects, patched.from, () => true),
       description: stored.description,
       imageTags: stored.tags.map((t, i) => ({ title: t.title, at: `/tags/${i}` })),
     });
-    await recordUpdated(trx, teamId, stored, answer);
-    await recordEditRevision(ctx, trx, author, stored, answer);
-    return answer;
   });
 }
 
@@ -318,7 +313,7 @@ export async function restoreRevision(ctx: Context, written: WrittenAnnotations,
     // Ids are never given twice in an image: the restored objects keep theirs, and the next new one
     // comes after every id either state has used.
     const next = Math.max(nextObjectIdOf(state.nextObjectId, objects.length), nextObjectIdOf(stored.nextObjectId, objectStarts(stored.objectsJson).length));
-    const answer = await writeState(trx, written, stored, {
+    return writeState(ctx, trx, written, author, stored, {
       description: state.description,
       imageTags: state.tags.map((t, i) => ({ title: t.title, at: `/tags/${i}` })),
       imageValues: { tagValues },
@@ -329,8 +324,5 @@ export async function restoreRevision(ctx: Context, written: WrittenAnnotations,
       tagsAt: (i) => `/objects/${i}/tags`,
       objectsJson: state.objectsJson,
     });
-    await recordUpdated(trx, teamId, stored, answer);
-    await recordEditRevision(ctx, trx, author, stored, answer);
-    return answer;
   });
 }

@@ -74,8 +74,30 @@ export async function recordRevision(
   await recordEncodedRevision(trx, keep, author, imageId, encodeSnapshot(before), objectChanges(before, after));
 }
 
+/**
+ * As recordRevision, but the snapshot of the state before is left to the caller to store, in its
+ * transaction, and answered: an annotation save stores it with its others in one statement at its end
+ * (image-annotation.repository.ts, beginAnnotationWrite).
+ */
+export async function recordRevisionLeavingSnapshot(
+  trx: Kysely<Database>,
+  keep: number,
+  author: RevisionAuthor,
+  imageId: number,
+  before: AnnotationSnapshot,
+  after: Pick<AnnotationSnapshot, 'objectsJson' | 'objectIds' | 'objectTagValues'>,
+): Promise<EncodedSnapshot> {
+  const encoded = encodeSnapshot(before);
+  await recordRevisionRow(trx, keep, author, imageId, encoded, objectChanges(before, after));
+  return encoded;
+}
+
 async function recordEncodedRevision(trx: Kysely<Database>, keep: number, author: RevisionAuthor, imageId: number, before: EncodedSnapshot, changes: ObjectChanges): Promise<void> {
   await revisions.saveSnapshot(trx, before);
+  await recordRevisionRow(trx, keep, author, imageId, before, changes);
+}
+
+async function recordRevisionRow(trx: Kysely<Database>, keep: number, author: RevisionAuthor, imageId: number, before: EncodedSnapshot, changes: ObjectChanges): Promise<void> {
   await revisions.insertRevisions(trx, [{ imageId, ...author, createdAt: isoNow(), beforeHash: before.hash, ...changes }]);
   const gone = await revisions.trimImageRevisions(trx, imageId, keep);
   if (gone.length > 0) await revisions.deleteUnnamedSnapshots(trx, gone);

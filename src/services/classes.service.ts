@@ -75,7 +75,7 @@ export async function changeClass(
       await classes.updateClass(trx, classId, { title, color: change.color ?? row.color });
       if (title !== row.title) {
         const rewritten: number[] = [];
-        await forImagesNamingClass(trx, row, async (images) => {
+        await forImagesNamingClass(trx, row, {}, async (images) => {
           rewritten.push(
             ...(await rewriteImageObjects(trx, images, (objects) =>
               objects.some((o) => o.classTitle === row.title) ? objects.map((o) => (o.classTitle === row.title ? { ...o, classTitle: title } : o)) : null,
@@ -110,7 +110,7 @@ export async function removeClass(
     const ofClass = (o: AnnotationObject) => o.classTitle === row.title;
     if (options.cascade) {
       const rewritten: number[] = [];
-      await forImagesNamingClass(trx, row, async (images) => {
+      await forImagesNamingClass(trx, row, {}, async (images) => {
         rewritten.push(
           ...(await rewriteImageObjects(trx, images, (stored) => {
             const kept = stored.filter((o) => !ofClass(o));
@@ -134,15 +134,19 @@ export async function removeClass(
   });
 }
 
-/** How many objects of the class are stored, and in how many images: what a cascading delete removes. */
+/**
+ * How many objects of the class are stored, and in how many images of the project as its gallery
+ * shows it: what a cascading delete removes there. The honeypot copies in jobs are not counted (their
+ * objects are an annotator's answers on a copy of a ground-truth image, which is counted).
+ */
 export async function classUsage(db: Kysely<Database>, teamId: number, classId: number): Promise<{ classId: number; objects: number; images: number }> {
-  return { classId, ...(await usageOf(db, await requireClass(db, teamId, classId))) };
+  return { classId, ...(await usageOf(db, await requireClass(db, teamId, classId), { visibleOnly: true })) };
 }
 
-async function usageOf(db: Kysely<Database>, row: ClassRow): Promise<{ objects: number; images: number }> {
+async function usageOf(db: Kysely<Database>, row: ClassRow, options: { visibleOnly?: boolean } = {}): Promise<{ objects: number; images: number }> {
   let objects = 0;
   let images = 0;
-  await forImagesNamingClass(db, row, async (batch) => {
+  await forImagesNamingClass(db, row, options, async (batch) => {
     for (const image of batch) {
       const count = (JSON.parse(image.objectsJson) as AnnotationObject[]).filter((o) => o.classTitle === row.title).length;
       objects += count;
@@ -159,10 +163,11 @@ const IMAGE_BATCH = 200;
 async function forImagesNamingClass(
   db: Kysely<Database>,
   row: ClassRow,
+  options: { visibleOnly?: boolean },
   each: (images: { id: number; objectsJson: string }[]) => Promise<void>,
 ): Promise<void> {
   for (let afterId = 0; ; ) {
-    const images = await classes.imagesNamingClass(db, row.project_id, row.title, afterId, IMAGE_BATCH);
+    const images = await classes.imagesNamingClass(db, row.project_id, row.title, afterId, IMAGE_BATCH, options);
     if (images.length > 0) await each(images);
     if (images.length < IMAGE_BATCH) return;
     afterId = images[images.length - 1]!.id;

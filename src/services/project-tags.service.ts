@@ -39,10 +39,13 @@ export async function describeProjectTag(db: Kysely<Database>, teamId: number, t
   return tagRows.toTagResource(await requireTag(db, teamId, tagId));
 }
 
-/** How many images (and, for an object tag, objects) carry the tag: what its delete takes away. */
+/**
+ * How many images (and, for an object tag, objects) of the project as its gallery shows it carry the
+ * tag: what its delete takes away there. Honeypot copies in jobs are not counted.
+ */
 export async function projectTagUsage(db: Kysely<Database>, teamId: number, tagId: number): Promise<{ images: number; objects?: number }> {
   const tag = await requireTag(db, teamId, tagId);
-  const usage = await tags.tagUsage(db, tag, { objects: true });
+  const usage = await tags.tagUsage(db, tag, { objects: true, visibleOnly: true });
   return { images: usage.images, ...(usage.objects !== undefined ? { objects: usage.objects } : {}) };
 }
 

@@ -71,6 +71,16 @@ export async function mixHoneypots(trx: Kysely<Database>, job: { id: number; pro
   const copies = await quality.insertHoneypots(trx, job, pool.slice(0, k));
   const mixed = [...imageIds];
   for (const id of copies) mixed.splice(randomInt(mixed.length + 1), 0, id);
+  // A copy made now would show the job's making as the time it was added, and no upload in its
+  // revisions: it takes the past of the ordinary image next to it (before it, or after it when it
+  // comes first), the one whose dataset it is shown in (shownDatasetId).
+  const isCopy = new Set(copies);
+  const neighbours = mixed.flatMap((id, i) => {
+    if (!isCopy.has(id)) return [];
+    const before = mixed.slice(0, i).findLast((other) => !isCopy.has(other));
+    return [{ copyId: id, neighbourId: before ?? mixed.slice(i + 1).find((other) => !isCopy.has(other))! }];
+  });
+  await quality.takePastOf(trx, neighbours);
   return mixed;
 }
 

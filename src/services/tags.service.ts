@@ -205,10 +205,13 @@ export interface TagUsage {
   values: Map<string, number>;
 }
 
-/** The tag's usage; `objects: false` leaves a figure tag's objects uncounted (it reads every image's objects). */
-export async function tagUsage(db: Kysely<Database>, tag: Pick<ProjectTagRow, 'id' | 'scope' | 'title'>, options: { objects: boolean }): Promise<TagUsage> {
-  if (tag.scope === 'images') return tags.imageTagUsage(db, tag.id);
-  const images = await tags.imagesUsingFigureTagWithValues(db, tag.id);
+/**
+ * The tag's usage; `objects: false` leaves a figure tag's objects uncounted (it reads every image's
+ * objects), `visibleOnly` the honeypot copies in jobs (every value they carry must stay valid too).
+ */
+export async function tagUsage(db: Kysely<Database>, tag: Pick<ProjectTagRow, 'id' | 'scope' | 'title'>, options: { objects: boolean; visibleOnly?: boolean }): Promise<TagUsage> {
+  if (tag.scope === 'images') return tags.imageTagUsage(db, tag.id, options);
+  const images = await tags.imagesUsingFigureTagWithValues(db, tag.id, options);
   const values = new Map<string, number>();
   let objects = 0;
   for (const image of images) {

@@ -14,6 +14,7 @@ import { AnnostoreClient } from '../../src/client/index.ts';
 import { encodeMask } from '../../src/dtl/transform.ts';
 import type { AnnotationObject } from '../../src/formats/canonical.ts';
 import { createKey } from '../../src/services/keys.service.ts';
+import { recordNewImages } from '../../src/services/annotation-revisions.service.ts';
 import { taskHandlers } from '../../src/tasks/registry.ts';
 import { type TaskRunner, startTaskRunner } from '../../src/tasks/runner.ts';
 import { scratchDir } from '../helpers/archive-folder.ts';
@@ -105,6 +106,9 @@ for (const dialect of dialects) {
       gt.push((await newImage(t.ctx, gtDataset, { name: 'g1.png', width: 100, height: 100, objects: truth1 })).id);
       gt.push((await newImage(t.ctx, gtDataset, { name: 'g2.png', width: 100, height: 100, objects: truth2 })).id);
       for (let i = 0; i < 4; i++) work.push((await newImage(t.ctx, workDataset, { name: `w${i}.png`, width: 100, height: 100 })).id);
+      // The work images' first revisions, as an upload records them.
+      const { team_id: teamId } = await db.selectFrom('projects').select('team_id').where('id', '=', projectId).executeTakeFirstOrThrow();
+      await db.transaction().execute((trx) => recordNewImages(trx, { teamId, keyId: null, userId: ids.ann2, taskId: null }, work.map((imageId) => ({ imageId, objectsJson: '[]' }))));
     });
     after(async () => {
       await runner?.stop();
@@ -181,6 +185,34 @@ for (const dialect of dialects) {
       assert.deepEqual(image.tags, []);
       const annotation = await get<{ objects: unknown[] }>(`/v2/images/${honeypot}/annotation`, ann1);
       assert.deepEqual(annotation.objects, []);
+
+      // No field tells a honeypot apart: what every ordinary image of the job has in common (its
+      // dataset above all: a honeypot's own is hidden), each honeypot has too, and it shows the times
+      // of the ordinary image next to it (the one before it, or after it when it comes first), not
+      // the making of the job.
+      const copies = new Set(honeypots[0]!.values());
+      const metadata = new Map<number, Record<string, unknown>>();
+      for (const item of list) metadata.set(item.imageId as number, await get<Record<string, unknown>>(`/v2/images/${item.imageId as number}`, ann1));
+      const ordinaryIds = list.map((i) => i.imageId as number).filter((id) => !copies.has(id));
+      // (An image's own bytes and name, which a copy takes from its source, differ between any two.)
+      const own = new Set(['id', 'name', 'hash', 'size', 'createdAt', 'updatedAt']);
+      const shared = Object.keys(ordinary).filter((key) => !own.has(key) && ordinaryIds.every((id) => JSON.stringify(metadata.get(id)![key]) === JSON.stringify(metadata.get(ordinaryIds[0]!)![key])));
+      assert.ok(shared.includes('datasetId') && shared.includes('projectId'), shared.join());
+      const order = list.map((i) => i.imageId as number);
+      for (const copy of copies) {
+        const seen = metadata.get(copy)!;
+        for (const key of shared) assert.deepEqual(seen[key], metadata.get(ordinaryIds[0]!)![key], `${key} of honeypot ${copy}`);
+        assert.equal(seen.datasetId, workDataset);
+        const at = order.indexOf(copy);
+        const neighbour = order.slice(0, at).findLast((id) => !copies.has(id)) ?? order.slice(at + 1).find((id) => !copies.has(id))!;
+        assert.deepEqual([seen.createdAt, seen.updatedAt], [metadata.get(neighbour)!.createdAt, metadata.get(neighbour)!.updatedAt], `times of honeypot ${copy}`);
+        // Its revisions are the neighbour's upload, but for their ids.
+        const revisions = async (id: number) =>
+          (await get<List<{ id: number }>>(`/v2/images/${id}/annotation/revisions`, ann1)).items.map(({ id: _, ...rest }) => rest);
+        const upload = await revisions(neighbour);
+        assert.equal(upload.length, 1);
+        assert.deepEqual(await revisions(copy), upload);
+      }
       // The quality routes are the managers'.
       assertProblem(await request('GET', `/v2/projects/${projectId}/quality`, ann1), 403, 'PROJECT_ROLE_REQUIRED');
       assertProblem(await request('GET', `/v2/projects/${projectId}/ground-truth`, ann1), 403, 'PROJECT_ROLE_REQUIRED');
@@ -276,6 +308,26 @@ for (const dialect of dialects) {
       res = await put(h2, ann1, [rect('car', 10, 10, 30, 30), square('road', 0, 60, 10, 70)]);
       assert.equal(res.statusCode, 200, res.body);
       for (const h of [h1, h2]) assert.equal((await request('POST', `/v2/jobs/${job1}/images/${h}/submit`, ann1)).statusCode, 200);
+
+      // The cars drawn on the honeypots are the annotator's answers on copies of the ground-truth
+      // images, which are counted once, as they are: the class's usage and the project's statistics
+      // count the cars of the images the gallery shows (two in g1, one in g2 since its edit).
+      const carClass = (await get<List<{ id: number; title: string }>>(`/v2/projects/${projectId}/classes`)).items.find((c) => c.title === 'car')!;
+      assert.deepEqual(await get<{ objects: number; images: number }>(`/v2/classes/${carClass.id}/usage`), { classId: carClass.id, objects: 3, images: 2 });
+      const stats = await get<{ classes: { classId: number; images: number; objects: number }[] }>(`/v2/projects/${projectId}/stats`);
+      assert.deepEqual(
+        stats.classes.filter((c) => c.classId === carClass.id).map((c) => [c.images, c.objects]),
+        [[2, 3]],
+      );
+      // An image tag put on a honeypot is not counted in the tag's usage either.
+      const tagged = await request('POST', `/v2/projects/${projectId}/tags`, t.adminKey, { title: 'blurry', scope: 'images' });
+      assert.equal(tagged.statusCode, 201, tagged.body);
+      const tagId = json<{ id: number }>(tagged).id;
+      const onCopy = await request('PUT', `/v2/images/${h1}/annotation`, t.adminKey, { ...(await get<Record<string, unknown>>(`/v2/images/${h1}/annotation`)), tags: ['blurry'] });
+      assert.equal(onCopy.statusCode, 200, onCopy.body);
+      const onSource = await request('PUT', `/v2/images/${gt[0]}/annotation`, t.adminKey, { ...(await get<Record<string, unknown>>(`/v2/images/${gt[0]}/annotation`)), tags: ['blurry'] });
+      assert.equal(onSource.statusCode, 200, onSource.body);
+      assert.deepEqual(await get<{ images: number }>(`/v2/tags/${tagId}/usage`), { images: 1 });
       // The second annotator submits the whole job with nothing drawn: every truth is missed.
       assert.equal((await request('POST', `/v2/jobs/${job2}/submit`, ann2)).statusCode, 200);
 

@@ -69,21 +69,36 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
  * The totals of the rows of `from` (image_classes, or a trigger's transition table of it) aliased ic,
  * grouped by the dataset `dataset` names (of images i joined on the image, unless `join` says otherwise).
  */
-function classTotalsOf(from: RawBuilder<unknown>, sign: '' | '-', dataset = sql`i.dataset_id`, join = sql`join images i on i.id = ic.image_id`): RawBuilder<unknown> {
+function classTotalsOf(
+  from: RawBuilder<unknown>,
+  sign: '' | '-',
+  dataset = sql`i.dataset_id`,
+  join = sql`join images i on i.id = ic.image_id`,
+  stripe?: StripeOf,
+): RawBuilder<unknown> {
   const s = sql.raw(sign);
-  return sql`select ${dataset}, min(ic.project_id), ic.class_id, ${s}count(*), ${sql.join(CLASS_SUMS.map((c) => sql`${s}sum(ic.${sql.id(c)})`))}
-    from ${from} ic ${join} group by ${dataset}, ic.class_id`;
+  const striped = stripe ? sql`, ${stripe(sql`ic.image_id`)}` : sql``;
+  return sql`select ${dataset}, min(ic.project_id), ic.class_id${striped}, ${s}count(*), ${sql.join(CLASS_SUMS.map((c) => sql`${s}sum(ic.${sql.id(c)})`))}
+    from ${from} ic ${join} group by ${dataset}, ic.class_id${striped}`;
 }
 
-function imageTotalsOf(from: RawBuilder<unknown>, sign: '' | '-', least: string): RawBuilder<unknown> {
+function imageTotalsOf(from: RawBuilder<unknown>, sign: '' | '-', least: string, stripe?: StripeOf): RawBuilder<unknown> {
   const s = sql.raw(sign);
   const bin = sql`${sql.raw(least)}(object_count, ${cap})`;
-  return sql`select dataset_id, project_id, ${bin}, ${s}count(*), ${s}sum(object_count) from ${from} group by dataset_id, project_id, ${bin}`;
+  const striped = stripe ? sql`, ${stripe(sql`id`)}` : sql``;
+  return sql`select dataset_id, project_id, ${bin}${striped}, ${s}count(*), ${s}sum(object_count) from ${from} group by dataset_id, project_id, ${bin}${striped}`;
 }
 
-function sizeTotalsOf(from: RawBuilder<unknown>, sign: '' | '-'): RawBuilder<unknown> {
-  return sql`select dataset_id, project_id, width, height, ${sql.raw(sign)}count(*) from ${from} group by dataset_id, project_id, width, height`;
+function sizeTotalsOf(from: RawBuilder<unknown>, sign: '' | '-', stripe?: StripeOf): RawBuilder<unknown> {
+  const striped = stripe ? sql`, ${stripe(sql`id`)}` : sql``;
+  return sql`select dataset_id, project_id, width, height${striped}, ${sql.raw(sign)}count(*) from ${from} group by dataset_id, project_id, width, height${striped}`;
 }
+
+/**
+ * The stripe of an image's rows in the totals, from its id (migration 0041 adds it to their keys on
+ * PostgreSQL); without one, a dataset's totals are one row per class, object count and size.
+ */
+export type StripeOf = (imageId: RawBuilder<unknown>) => RawBuilder<unknown>;
 
 const CLASS_KEYS = ['dataset_id', 'class_id'];
 const IMAGE_KEYS = ['dataset_id', 'objects_bin'];
@@ -92,19 +107,26 @@ const CLASS_COLUMNS = ['dataset_id', 'project_id', 'class_id', 'images', ...CLAS
 const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'objects_bin', 'images', 'objects'];
 const SIZE_COLUMNS = ['dataset_id', 'project_id', 'width', 'height', 'images'];
 
+/** The keys and columns of the three tables, with `stripe` after the keys when striped. */
+function layoutOf(striped: boolean) {
+  const keys = (k: string[]) => (striped ? [...k, 'stripe'] : k);
+  const columns = (c: string[], after: string) => (striped ? c.flatMap((name) => (name === after ? [name, 'stripe'] : [name])) : c);
+  return {
+    classKeys: keys(CLASS_KEYS),
+    imageKeys: keys(IMAGE_KEYS),
+    sizeKeys: keys(SIZE_KEYS),
+    classColumns: columns(CLASS_COLUMNS, 'class_id'),
+    imageColumns: columns(IMAGE_COLUMNS, 'objects_bin'),
+    sizeColumns: columns(SIZE_COLUMNS, 'height'),
+  };
+}
+
 /** Adds the rows of a select (in `columns` order) to `table`'s totals, `sums` added on a conflict of `keys`. */
 function addTo(table: string, columns: string[], keys: string[], sums: string[], rows: RawBuilder<unknown>, where = false): RawBuilder<unknown> {
   // SQLite reads "select … on conflict" as a join's ON without a WHERE between them.
   const w = where ? sql` where true` : sql``;
   return sql`insert into ${sql.id(table)} (${ids(columns)}) ${rows}${w}
     on conflict (${ids(keys)}) do update set ${sql.join(sums.map((c) => sql`${sql.id(c)} = ${sql.id(table)}.${sql.id(c)} + excluded.${sql.id(c)}`))}`;
-}
-
-async function backfill(db: Kysely<unknown>): Promise<void> {
-  const least = isPostgres(db) ? 'least' : 'min';
-  await sql`insert into dataset_class_totals (${ids(CLASS_COLUMNS)}) ${classTotalsOf(sql`image_classes`, '')}`.execute(db);
-  await sql`insert into dataset_image_totals (${ids(IMAGE_COLUMNS)}) ${imageTotalsOf(sql`images`, '', least)}`.execute(db);
-  await sql`insert into dataset_size_totals (${ids(SIZE_COLUMNS)}) ${sizeTotalsOf(sql`images`, '')}`.execute(db);
 }
 
 const classAdd = ['images', ...CLASS_SUMS];
@@ -157,38 +179,47 @@ async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
 /**
  * PostgreSQL: one trigger per statement, over its transition tables (new_rows, old_rows). Rows to
  * subtract are locked in key order first, and added in key order, so two writers of one project wait
- * for each other rather than deadlock.
+ * for each other rather than deadlock. `stripe` keys the rows by a stripe of the image id too (0041).
+ * Made with `create or replace`, so a later migration changes them in place.
  */
-async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
-  // Totals to subtract, a select in CLASS_COLUMNS order with negative sums.
+export async function postgresTotalsFunctions(db: Kysely<unknown>, stripe?: StripeOf): Promise<void> {
+  const { classKeys, imageKeys, sizeKeys, classColumns, imageColumns, sizeColumns } = layoutOf(stripe !== undefined);
+  const tk = (keys: string[], alias: string) => sql.join(keys.map((k) => sql`${sql.raw(alias)}.${sql.id(k)}`));
+  const matching = (keys: string[]) => sql.join(keys.map((k) => sql`t.${sql.id(k)} = d.${sql.id(k)}`), sql` and `);
+  // The order of a select in `columns` order by its keys (1-based places).
+  const keyOrder = (columns: string[], keys: string[]) => sql.raw(keys.map((k) => columns.indexOf(k) + 1).join(', '));
+  const imageStripe = stripe ? sql`, ${stripe(sql`id`)}` : sql``;
+  // Totals to subtract, a select in classColumns order with negative sums.
   const subtractClassTotals = (totals: RawBuilder<unknown>) => sql`
-    perform 1 from dataset_class_totals t where (t.dataset_id, t.class_id) in (select d.dataset_id, d.class_id from (${totals}) as d (${ids(CLASS_COLUMNS)}))
-      order by t.dataset_id, t.class_id for update;
+    perform 1 from dataset_class_totals t where (${tk(classKeys, 't')}) in (select ${tk(classKeys, 'd')} from (${totals}) as d (${ids(classColumns)}))
+      order by ${tk(classKeys, 't')} for update;
     update dataset_class_totals t set images = t.images + d.images, ${sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = t.${sql.id(c)} + d.${sql.id(c)}`))}
-      from (${totals}) as d (${ids(CLASS_COLUMNS)})
-      where t.dataset_id = d.dataset_id and t.class_id = d.class_id;`;
-  const addClassTotals = (totals: RawBuilder<unknown>) => sql`${addTo('dataset_class_totals', CLASS_COLUMNS, CLASS_KEYS, classAdd, sql`${totals} order by 1, 3`)};`;
+      from (${totals}) as d (${ids(classColumns)})
+      where ${matching(classKeys)};`;
+  const addClassTotals = (totals: RawBuilder<unknown>) =>
+    sql`${addTo('dataset_class_totals', classColumns, classKeys, classAdd, sql`${totals} order by ${keyOrder(classColumns, classKeys)}`)};`;
+  const ofImages = sql`join images i on i.id = ic.image_id`;
   // Rows of images gone already (a delete cascading from the image) find no image and change nothing.
-  const subtractClasses = subtractClassTotals(classTotalsOf(sql`old_rows`, '-'));
-  const addClasses = addClassTotals(classTotalsOf(sql`new_rows`, ''));
+  const subtractClasses = subtractClassTotals(classTotalsOf(sql`old_rows`, '-', sql`i.dataset_id`, ofImages, stripe));
+  const addClasses = addClassTotals(classTotalsOf(sql`new_rows`, '', sql`i.dataset_id`, ofImages, stripe));
   const moved = sql`(select o.id, o.dataset_id as from_dataset, n.dataset_id as to_dataset from old_rows o join new_rows n using (id) where o.dataset_id <> n.dataset_id) m`;
   const moveClasses = sql`
-    ${subtractClassTotals(classTotalsOf(sql`image_classes`, '-', sql`m.from_dataset`, sql`join ${moved} on m.id = ic.image_id`))}
-    ${addClassTotals(classTotalsOf(sql`image_classes`, '', sql`m.to_dataset`, sql`join ${moved} on m.id = ic.image_id`))}`;
+    ${subtractClassTotals(classTotalsOf(sql`image_classes`, '-', sql`m.from_dataset`, sql`join ${moved} on m.id = ic.image_id`, stripe))}
+    ${addClassTotals(classTotalsOf(sql`image_classes`, '', sql`m.to_dataset`, sql`join ${moved} on m.id = ic.image_id`, stripe))}`;
   const subtractImages = sql`
-    perform 1 from dataset_image_totals t where (t.dataset_id, t.objects_bin) in (select dataset_id, least(object_count, ${cap}) from old_rows)
-      order by t.dataset_id, t.objects_bin for update;
+    perform 1 from dataset_image_totals t where (${tk(imageKeys, 't')}) in (select dataset_id, least(object_count, ${cap})${imageStripe} from old_rows)
+      order by ${tk(imageKeys, 't')} for update;
     update dataset_image_totals t set images = t.images + d.images, objects = t.objects + d.objects
-      from (${imageTotalsOf(sql`old_rows`, '-', 'least')}) as d (${ids(IMAGE_COLUMNS)})
-      where t.dataset_id = d.dataset_id and t.objects_bin = d.objects_bin;
-    perform 1 from dataset_size_totals t where (t.dataset_id, t.width, t.height) in (select dataset_id, width, height from old_rows)
-      order by t.dataset_id, t.width, t.height for update;
+      from (${imageTotalsOf(sql`old_rows`, '-', 'least', stripe)}) as d (${ids(imageColumns)})
+      where ${matching(imageKeys)};
+    perform 1 from dataset_size_totals t where (${tk(sizeKeys, 't')}) in (select dataset_id, width, height${imageStripe} from old_rows)
+      order by ${tk(sizeKeys, 't')} for update;
     update dataset_size_totals t set images = t.images + d.images
-      from (${sizeTotalsOf(sql`old_rows`, '-')}) as d (${ids(SIZE_COLUMNS)})
-      where t.dataset_id = d.dataset_id and t.width = d.width and t.height = d.height;`;
+      from (${sizeTotalsOf(sql`old_rows`, '-', stripe)}) as d (${ids(sizeColumns)})
+      where ${matching(sizeKeys)};`;
   const addImages = sql`
-    ${addTo('dataset_image_totals', IMAGE_COLUMNS, IMAGE_KEYS, ['images', 'objects'], sql`${imageTotalsOf(sql`new_rows`, '', 'least')} order by 1, 3`)};
-    ${addTo('dataset_size_totals', SIZE_COLUMNS, SIZE_KEYS, ['images'], sql`${sizeTotalsOf(sql`new_rows`, '')} order by 1, 3, 4`)};`;
+    ${addTo('dataset_image_totals', imageColumns, imageKeys, ['images', 'objects'], sql`${imageTotalsOf(sql`new_rows`, '', 'least', stripe)} order by ${keyOrder(imageColumns, imageKeys)}`)};
+    ${addTo('dataset_size_totals', sizeColumns, sizeKeys, ['images'], sql`${sizeTotalsOf(sql`new_rows`, '', stripe)} order by ${keyOrder(sizeColumns, sizeKeys)}`)};`;
   // An update that leaves the counted columns alone (a rename, a description) changes no total.
   const changedImages = sql`exists (select from old_rows o join new_rows n using (id)
     where (o.dataset_id, o.project_id, o.object_count, o.width, o.height) is distinct from (n.dataset_id, n.project_id, n.object_count, n.width, n.height))`;
@@ -201,19 +232,33 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
     ['annostore_image_totals_update', sql`if ${changedImages} then ${subtractImages} ${addImages} ${moveClasses} end if;`],
   ];
   for (const [name, body] of functions) {
-    await sql`create function ${sql.id(name)}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`.execute(db);
+    await sql`create or replace function ${sql.id(name)}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`.execute(db);
   }
-  await sql`create function annostore_dataset_totals_delete() returns trigger language plpgsql as $$ begin
+  await sql`create or replace function annostore_dataset_totals_delete() returns trigger language plpgsql as $$ begin
     ${sql.join(TABLES.map((t) => sql`delete from ${sql.id(t)} where dataset_id in (select id from old_rows);`), sql` `)}
     return null; end $$`.execute(db);
+  // Before the delete cascades to them, one image at a time (a statement trigger would see them gone).
+  const ownStripe = stripe ? sql` and t.stripe = ${stripe(sql`old.id`)}` : sql``;
+  await sql`create or replace function annostore_image_class_totals_delete() returns trigger language plpgsql as $$ begin
+    update dataset_class_totals t set images = t.images - 1, ${sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = t.${sql.id(c)} - ic.${sql.id(c)}`))}
+      from image_classes ic where ic.image_id = old.id and t.dataset_id = old.dataset_id and t.class_id = ic.class_id${ownStripe};
+    return old; end $$`.execute(db);
+}
+
+/** Fills the totals of the images stored (empty tables), keyed as postgresTotalsFunctions keys them. */
+export async function fillTotals(db: Kysely<unknown>, stripe?: StripeOf): Promise<void> {
+  const least = isPostgres(db) ? 'least' : 'min';
+  const { classColumns, imageColumns, sizeColumns } = layoutOf(stripe !== undefined);
+  await sql`insert into dataset_class_totals (${ids(classColumns)}) ${classTotalsOf(sql`image_classes`, '', sql`i.dataset_id`, sql`join images i on i.id = ic.image_id`, stripe)}`.execute(db);
+  await sql`insert into dataset_image_totals (${ids(imageColumns)}) ${imageTotalsOf(sql`images`, '', least, stripe)}`.execute(db);
+  await sql`insert into dataset_size_totals (${ids(sizeColumns)}) ${sizeTotalsOf(sql`images`, '', stripe)}`.execute(db);
+}
+
+async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
+  await postgresTotalsFunctions(db);
   // Named outside `annostore_*`, which names the change notices every table has (src/db/pg-changes.ts).
   await sql`create trigger stats_totals_delete after delete on datasets referencing old table as old_rows
     for each statement execute function annostore_dataset_totals_delete()`.execute(db);
-  // Before the delete cascades to them, one image at a time (a statement trigger would see them gone).
-  await sql`create function annostore_image_class_totals_delete() returns trigger language plpgsql as $$ begin
-    update dataset_class_totals t set images = t.images - 1, ${sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = t.${sql.id(c)} - ic.${sql.id(c)}`))}
-      from image_classes ic where ic.image_id = old.id and t.dataset_id = old.dataset_id and t.class_id = ic.class_id;
-    return old; end $$`.execute(db);
   await sql`create trigger stats_class_totals_delete before delete on images for each row execute function annostore_image_class_totals_delete()`.execute(db);
   const events = [
     ['insert', sql`referencing new table as new_rows`],
@@ -233,7 +278,7 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await createTables(db);
-  await backfill(db);
+  await fillTotals(db);
   if (isPostgres(db)) {
     await postgresTriggers(db);
     for (const table of TABLES) await notifyChangesOf(db, table);
