@@ -37,6 +37,7 @@ import * as annotationHashes from './migrations/0036_annotation_hashes.ts';
 import * as statsTotals from './migrations/0037_stats_totals.ts';
 import * as predictionAgreement from './migrations/0038_prediction_agreement.ts';
 import * as jobQuality from './migrations/0039_job_quality.ts';
+import * as imageOrderCovering from './migrations/0042_image_order_covering.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -74,7 +75,12 @@ const migrations = {
   '0037_stats_totals': statsTotals,
   '0038_prediction_agreement': predictionAgreement,
   '0039_job_quality': jobQuality,
+  '0042_image_order_covering': imageOrderCovering,
 } satisfies Record<string, Migration>;
+
+export type MigrationName = keyof typeof migrations;
+/** Every migration, in the order they apply. */
+export const MIGRATION_NAMES = Object.keys(migrations) as MigrationName[];
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

@@ -5,3 +5,8 @@ import type { Database } from '../db/types.ts';
 
 export const hiddenDatasetsOf = (db: Kysely<Database>, projectId: number) =>
   db.selectFrom('datasets').select('datasets.id').where('datasets.project_id', '=', projectId).where('datasets.hidden', '=', 1);
+
+/** The ids of the project's hidden datasets, read once before a query that would test every image against them. */
+export async function hiddenDatasetIdsOf(db: Kysely<Database>, projectId: number): Promise<number[]> {
+  return (await hiddenDatasetsOf(db, projectId).execute()).map((r) => r.id);
+}
