@@ -47,9 +47,9 @@ export async function positionAt(db: Kysely<Database>, filter: ImageFilter, sort
   const search = filter.nameContains ? await planNameSearch(db, filter.nameContains) : undefined;
   // Only the sort key is read, so the positions stepped over are read from the sort's index alone
   // (0042_image_order_covering.ts), never from the image rows.
-  const key = sort === 'name' ? 'images.name' : sort === 'objects' || sort === '-objects' ? 'images.object_count' : 'images.id';
+  const key = sort === 'name' ? (['images.name'] as const) : sort === 'objects' || sort === '-objects' ? (['images.object_count'] as const) : [];
   const row = await sorted(filteredImages(db, filter, search), sort, undefined)
-    .select(['images.id', key])
+    .select(['images.id', ...key])
     .limit(1)
     .offset(index)
     .executeTakeFirst();
