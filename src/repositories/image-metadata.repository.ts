@@ -124,9 +124,10 @@ type ImagesQuery = SelectQueryBuilder<Database, 'images', object>;
 /**
  * How a query walks the filter's matches. `page`: in the list's order, testing image after image until
  * the page is full, so each class or tag set is a probe per image (EXISTS). `every`: every match is
- * read (a count, the statistics): the first class or tag set is looked up from its own index and
- * leads (`images.id IN (…)`), which SQLite walks first, so a class on 1% of the images reads that 1%
- * instead of probing every image of the project.
+ * read (a count, the statistics): in a whole project, the first class or tag set is looked up from its
+ * own index and leads (`images.id IN (…)`), which SQLite walks first, so a class on 1% of the images
+ * reads that 1% instead of probing every image of the project. The set holds images of every dataset
+ * of the project: a filter of some datasets still walks their images, which may be far fewer.
  */
 export type FilterWalk = 'page' | 'every';
 
@@ -210,8 +211,9 @@ function combined(start: ImagesQuery, filter: ImageFilter, walk: FilterWalk): Im
   for (const id of filter.classAll ?? []) sets.push(['image_classes', [id]]);
   if (filter.tagAny?.length) sets.push(['image_tags', filter.tagAny]);
   for (const id of filter.tagAll ?? []) sets.push(['image_tags', [id]]);
+  const leads = walk === 'every' && filter.datasetId === undefined && !filter.datasetIds?.length;
   sets.forEach(([table, ids], i) => {
-    query = query.where((walk === 'every' && i === 0 ? lookup : probe)(table, ids));
+    query = query.where((leads && i === 0 ? lookup : probe)(table, ids));
   });
   if (filter.classNone?.length) query = query.where((eb) => eb.not(probe('image_classes', filter.classNone!)(eb)));
   if (filter.tagNone?.length) query = query.where((eb) => eb.not(probe('image_tags', filter.tagNone!)(eb)));
