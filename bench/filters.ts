@@ -37,7 +37,8 @@ const { values: args } = parseArgs({
 const DB = parseDbChoice(args.db);
 const IMAGES = positive('images', args.images);
 const ROUNDS = positive('rounds', args.rounds);
-const SEED_VERSION = 1;
+// 2: each image's image_classes rows written together (1 wrote them class by class, scattering them).
+const SEED_VERSION = 2;
 const TARGET_MS = 300;
 const CHUNK = 100_000;
 
@@ -107,12 +108,18 @@ async function seed(ctx: Context): Promise<void> {
       const base = Number(first.id) - start;
       const columns = sql`(image_id, class_id, project_id, objects, min_area, max_area, min_side, max_side, area_3, aspect_3, grid_5)`;
       const side = sql`(n % 64)`;
+      // Kind 0: a common class, 1: one of two others, 2: the rare class. An image's rows are written
+      // together, in image order, as the write paths write them (image-summary.repository.ts), so they
+      // lie side by side in the table.
+      const lit = (v: unknown) => (typeof v === 'number' ? sql.lit(v) : v);
+      const of = (common: unknown, other: unknown, rare: unknown) => sql`case k when 0 then ${lit(common)} when 1 then ${lit(other)} else ${lit(rare)} end`;
       await sql`insert into image_classes ${columns}
-        select ${base} + n, ${c0} + (n % 7), ${projectId}, 6, ${side} * ${side}, ${side} * ${side} + 500, ${side}, ${side} + 10, 6, 6, 6 from (${numbers(start, end)}) as g where n % 50 <> 0`.execute(trx);
-      await sql`insert into image_classes ${columns}
-        select ${base} + n, ${c0} + 7 + (n % 2), ${projectId}, 3, 400, 900, 20, 30, 3, 3, 3 from (${numbers(start, end)}) as g where n % 50 <> 0`.execute(trx);
-      await sql`insert into image_classes ${columns}
-        select ${base} + n, ${c0} + 9, ${projectId}, 1, 100, 100, 10, 10, 1, 1, 1 from (${numbers(start, end)}) as g where n % 100 = 1`.execute(trx);
+        select ${base} + n, ${of(sql`${c0} + (n % 7)`, sql`${c0} + 7 + (n % 2)`, sql`${c0} + 9`)}, ${projectId}, ${of(6, 3, 1)},
+          ${of(sql`${side} * ${side}`, 400, 100)}, ${of(sql`${side} * ${side} + 500`, 900, 100)}, ${of(side, 20, 10)}, ${of(sql`${side} + 10`, 30, 10)},
+          ${of(6, 3, 1)}, ${of(6, 3, 1)}, ${of(6, 3, 1)}
+        from (${numbers(start, end)}) as g cross join (select 0 as k union all select 1 union all select 2) as kinds
+        where n % 50 <> 0 and (k < 2 or n % 100 = 1)
+        order by n, k`.execute(trx);
       await sql`insert into image_tags (image_id, tag_id, value)
         select ${base} + n, ${tagId}, case when n % 20 = 0 then '"red"' else '"blue"' end from (${numbers(start, end)}) as g where n % 10 = 0`.execute(trx);
     });

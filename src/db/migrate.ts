@@ -39,6 +39,7 @@ import * as predictionAgreement from './migrations/0038_prediction_agreement.ts'
 import * as jobQuality from './migrations/0039_job_quality.ts';
 import * as versionImagesCascade from './migrations/0040_version_images_cascade.ts';
 import * as stripedTotals from './migrations/0041_striped_totals.ts';
+import * as imageOrderCovering from './migrations/0042_image_order_covering.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -78,7 +79,12 @@ const migrations = {
   '0039_job_quality': jobQuality,
   '0040_version_images_cascade': versionImagesCascade,
   '0041_striped_totals': stripedTotals,
+  '0042_image_order_covering': imageOrderCovering,
 } satisfies Record<string, Migration>;
+
+export type MigrationName = keyof typeof migrations;
+/** Every migration, in the order they apply. */
+export const MIGRATION_NAMES = Object.keys(migrations) as MigrationName[];
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

@@ -20,3 +20,7 @@ export const shownDatasetId = (): RawBuilder<number> => sql<number>`coalesce((
     where h.image_id = images.id and not exists (select 1 from honeypots o where o.image_id = nj.image_id)
     order by case when nj.position < hj.position then hj.position - nj.position else nj.position end
     limit 1), images.dataset_id)`;
+/** The ids of the project's hidden datasets, read once before a query that would test every image against them. */
+export async function hiddenDatasetIdsOf(db: Kysely<Database>, projectId: number): Promise<number[]> {
+  return (await hiddenDatasetsOf(db, projectId).execute()).map((r) => r.id);
+}

@@ -48,6 +48,12 @@ export interface ImageMetadata {
 export interface ImageFilter {
   datasetId?: number;
   projectId?: number;
+  /**
+   * With projectId: the project's hidden datasets (hidden-datasets.ts), read before the query. A list of
+   * a project without any then tests no image for them, so a walk along an index reads the index alone;
+   * without this field, the query looks them up itself.
+   */
+  hiddenDatasetIds?: number[];
   /** Names that begin with exactly this text (case counts). */
   namePrefix?: string;
   /** Names that hold this text anywhere, case aside (Unicode case: CAFÉ holds café). */
@@ -115,16 +121,31 @@ export interface ImagePosition {
 
 type ImagesQuery = SelectQueryBuilder<Database, 'images', object>;
 
+/**
+ * How a query walks the filter's matches. `page`: in the list's order, testing image after image until
+ * the page is full, so each class or tag set is a probe per image (EXISTS). `every`: every match is
+ * read (a count, the statistics): in a whole project, the first class or tag set is looked up from its
+ * own index and leads (`images.id IN (…)`), which SQLite walks first, so a class on 1% of the images
+ * reads that 1% instead of probing every image of the project. The set holds images of every dataset
+ * of the project: a filter of some datasets still walks their images, which may be far fewer.
+ */
+export type FilterWalk = 'page' | 'every';
+
 /** The images the filter finds, unsorted and unselected. */
-export function filteredImages(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch): ImagesQuery {
-  return filtered(db, filter, search);
+export function filteredImages(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch, walk: FilterWalk = 'page'): ImagesQuery {
+  return filtered(db, filter, search, walk);
 }
 
 /** `search`: the plan of filter.nameContains (planNameSearch), when it has one. */
-function filtered(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch): ImagesQuery {
+function filtered(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch, walk: FilterWalk = 'page'): ImagesQuery {
   let query = db.selectFrom('images') as ImagesQuery;
   if (filter.datasetId !== undefined) query = query.where('images.dataset_id', '=', filter.datasetId);
-  if (filter.projectId !== undefined) query = query.where('images.project_id', '=', filter.projectId).where('images.dataset_id', 'not in', hiddenDatasetsOf(db, filter.projectId));
+  if (filter.projectId !== undefined) {
+    query = query.where('images.project_id', '=', filter.projectId);
+    const hidden = filter.hiddenDatasetIds;
+    if (hidden === undefined) query = query.where('images.dataset_id', 'not in', hiddenDatasetsOf(db, filter.projectId));
+    else if (hidden.length > 0) query = query.where('images.dataset_id', 'not in', hidden);
+  }
   if (filter.namePrefix !== undefined && filter.namePrefix !== '') {
     const prefix = filter.namePrefix;
     // The range bound lets the (…, name) indexes find the first name; startsWithText is the exact
@@ -165,23 +186,37 @@ function filtered(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch
       ),
     );
   }
-  return combined(query, filter);
+  return combined(query, filter, walk);
 }
 
+type SetTable = 'image_classes' | 'image_tags';
+
 /** The filters answered from image_classes, image_tags and images.object_count. */
-function combined(start: ImagesQuery, filter: ImageFilter): ImagesQuery {
+function combined(start: ImagesQuery, filter: ImageFilter, walk: FilterWalk): ImagesQuery {
   let query = start;
   if (filter.datasetIds?.length) query = query.where('images.dataset_id', 'in', filter.datasetIds);
-  const classes = (ids: number[]) => (eb: ExpressionBuilder<Database, 'images'>) =>
-    eb.exists(eb.selectFrom('image_classes').select('image_classes.class_id').whereRef('image_classes.image_id', '=', 'images.id').where('image_classes.class_id', 'in', ids));
-  const tags = (ids: number[]) => (eb: ExpressionBuilder<Database, 'images'>) =>
-    eb.exists(eb.selectFrom('image_tags').select('image_tags.tag_id').whereRef('image_tags.image_id', '=', 'images.id').where('image_tags.tag_id', 'in', ids));
-  if (filter.classAny?.length) query = query.where(classes(filter.classAny));
-  for (const id of filter.classAll ?? []) query = query.where(classes([id]));
-  if (filter.classNone?.length) query = query.where((eb) => eb.not(classes(filter.classNone!)(eb)));
-  if (filter.tagAny?.length) query = query.where(tags(filter.tagAny));
-  for (const id of filter.tagAll ?? []) query = query.where(tags([id]));
-  if (filter.tagNone?.length) query = query.where((eb) => eb.not(tags(filter.tagNone!)(eb)));
+  // The images holding any of `ids` (classes or image tags); `probed`: those rows of the image at hand.
+  const rowsOf = (eb: ExpressionBuilder<Database, 'images'>, table: SetTable, ids: number[], probed: boolean) => {
+    if (table === 'image_classes') {
+      const rows = eb.selectFrom('image_classes').select('image_classes.image_id').where('image_classes.class_id', 'in', ids);
+      return probed ? rows.whereRef('image_classes.image_id', '=', 'images.id') : rows;
+    }
+    const rows = eb.selectFrom('image_tags').select('image_tags.image_id').where('image_tags.tag_id', 'in', ids);
+    return probed ? rows.whereRef('image_tags.image_id', '=', 'images.id') : rows;
+  };
+  const probe = (table: SetTable, ids: number[]) => (eb: ExpressionBuilder<Database, 'images'>) => eb.exists(rowsOf(eb, table, ids, true));
+  const lookup = (table: SetTable, ids: number[]) => (eb: ExpressionBuilder<Database, 'images'>) => eb('images.id', 'in', rowsOf(eb, table, ids, false));
+  const sets: [SetTable, number[]][] = [];
+  if (filter.classAny?.length) sets.push(['image_classes', filter.classAny]);
+  for (const id of filter.classAll ?? []) sets.push(['image_classes', [id]]);
+  if (filter.tagAny?.length) sets.push(['image_tags', filter.tagAny]);
+  for (const id of filter.tagAll ?? []) sets.push(['image_tags', [id]]);
+  const leads = walk === 'every' && filter.datasetId === undefined && !filter.datasetIds?.length;
+  sets.forEach(([table, ids], i) => {
+    query = query.where((leads && i === 0 ? lookup : probe)(table, ids));
+  });
+  if (filter.classNone?.length) query = query.where((eb) => eb.not(probe('image_classes', filter.classNone!)(eb)));
+  if (filter.tagNone?.length) query = query.where((eb) => eb.not(probe('image_tags', filter.tagNone!)(eb)));
   for (const { tagId, values } of filter.tagValues ?? []) {
     query = query.where(({ exists, selectFrom }) =>
       exists(
@@ -193,8 +228,14 @@ function combined(start: ImagesQuery, filter: ImageFilter): ImagesQuery {
       ),
     );
   }
-  if (filter.minObjects !== undefined) query = query.where('images.object_count', '>=', filter.minObjects);
-  if (filter.maxObjects !== undefined) query = query.where('images.object_count', '<=', filter.maxObjects);
+  // One count (no objects: maxObjects=0) is an equality, so the (…, object_count, id) indexes give the
+  // list's order by id at once; a range of counts is sorted.
+  const only = filter.maxObjects !== undefined && (filter.minObjects ?? 0) === filter.maxObjects ? filter.maxObjects : undefined;
+  if (only !== undefined) query = query.where('images.object_count', '=', only);
+  else {
+    if (filter.minObjects !== undefined) query = query.where('images.object_count', '>=', filter.minObjects);
+    if (filter.maxObjects !== undefined) query = query.where('images.object_count', '<=', filter.maxObjects);
+  }
   const box = filter.box;
   if (box) {
     query = query.where(({ exists, selectFrom }) => {
@@ -295,7 +336,7 @@ export async function countImages(db: Kysely<Database>, filter: ImageFilter): Pr
   // A count reads every match whatever the text: never a probe per image of the list.
   const search = filter.nameContains ? await planNameSearch(db, filter.nameContains) : undefined;
   const matches = search ? nameMatches(db, search) : null;
-  let query = filtered(db, filter, search && !matches ? { ...search, common: false } : undefined);
+  let query = filtered(db, filter, search && !matches ? { ...search, common: false } : undefined, 'every');
   if (matches) query = query.innerJoin(matches, (join) => join.onRef('name_matches.rowid', '=', 'images.id')) as unknown as ImagesQuery;
   const row = await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);

@@ -11,9 +11,11 @@ import { type ImageFilter, type ImagePosition, type ImageSort, filteredImages, p
 
 export type Scope = { datasetId: number } | { projectId: number };
 
+const SCOPE_KEYS = new Set(['datasetId', 'projectId', 'hiddenDatasetIds']);
+
 /** The dataset or project of a filter that narrows nothing else: the lists the block counts know. */
 export function plainScopeOf(filter: ImageFilter): Scope | undefined {
-  const narrowed = Object.entries(filter).some(([key, value]) => key !== 'datasetId' && key !== 'projectId' && value !== undefined);
+  const narrowed = Object.entries(filter).some(([key, value]) => !SCOPE_KEYS.has(key) && value !== undefined);
   if (narrowed) return undefined;
   if (filter.datasetId !== undefined) return { datasetId: filter.datasetId };
   if (filter.projectId !== undefined) return { projectId: filter.projectId };
@@ -43,8 +45,11 @@ export async function positionAt(db: Kysely<Database>, filter: ImageFilter, sort
   const scope = sort === 'id' ? plainScopeOf(filter) : undefined;
   if (scope) return positionByBlocks(db, scope, index);
   const search = filter.nameContains ? await planNameSearch(db, filter.nameContains) : undefined;
+  // Only the sort key is read, so the positions stepped over are read from the sort's index alone
+  // (0042_image_order_covering.ts), never from the image rows.
+  const key = sort === 'name' ? (['images.name'] as const) : sort === 'objects' || sort === '-objects' ? (['images.object_count'] as const) : [];
   const row = await sorted(filteredImages(db, filter, search), sort, undefined)
-    .select(['images.id', 'images.name', 'images.object_count'])
+    .select(['images.id', ...key])
     .limit(1)
     .offset(index)
     .executeTakeFirst();

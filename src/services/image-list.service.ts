@@ -7,6 +7,7 @@ import type { Database } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
 import { AGREEMENT_IOUS } from '../evaluation/agreement.ts';
 import { findDataset } from '../repositories/datasets.repository.ts';
+import { hiddenDatasetIdsOf } from '../repositories/hidden-datasets.ts';
 import {
   type ImageFilter,
   type ImageMetadata,
@@ -19,6 +20,7 @@ import {
   positionOfRow,
   projectIdsOf,
 } from '../repositories/image-metadata.repository.ts';
+import { countFromTotals } from '../repositories/image-count-totals.repository.ts';
 import { countByBlocks, plainScopeOf, positionAt } from '../repositories/image-positions.repository.ts';
 import { findProject } from '../repositories/projects.repository.ts';
 import { findTag } from '../repositories/tags.repository.ts';
@@ -111,7 +113,7 @@ export async function filterOf(db: Kysely<Database>, teamId: number, query: Imag
     if (!(await findProject(db, teamId, query.projectId!))) throw notFound('project', { projectId: query.projectId });
     projectId = query.projectId!;
   }
-  const filter: ImageFilter = query.datasetId !== undefined ? { datasetId: query.datasetId } : { projectId };
+  const filter: ImageFilter = query.datasetId !== undefined ? { datasetId: query.datasetId } : { projectId, hiddenDatasetIds: await hiddenDatasetIdsOf(db, projectId) };
   if (query.namePrefix !== undefined) filter.namePrefix = query.namePrefix;
   if (query.nameContains !== undefined) filter.nameContains = query.nameContains;
   if (query.annotated !== undefined) filter.annotated = query.annotated;
@@ -182,11 +184,15 @@ export async function listImages(db: Kysely<Database>, teamId: number, query: Im
   return page;
 }
 
-/** A dataset's or a project's whole list is counted from the id blocks; a filtered one by its rows. */
-const countOf = (db: Kysely<Database>, filter: ImageFilter): Promise<number> => {
+/**
+ * A dataset's or a project's whole list is counted from the id blocks; one class or one range of
+ * object counts from the running totals; any other filter by its rows.
+ */
+async function countOf(db: Kysely<Database>, filter: ImageFilter): Promise<number> {
   const scope = plainScopeOf(filter);
-  return scope ? countByBlocks(db, scope) : countImages(db, filter);
-};
+  if (scope) return countByBlocks(db, scope);
+  return (await countFromTotals(db, filter)) ?? countImages(db, filter);
+}
 
 /** A page as it is sent: its JSON bytes, and the cursor of the next page for the Link header. */
 export interface SentPage {

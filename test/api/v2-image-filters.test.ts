@@ -183,5 +183,46 @@ for (const dialect of dialects) {
       await backfillImageSummaries(db);
       assert.deepEqual(await stats(`datasetIds=${dsB},${dsA}`), before);
     });
+
+    test('a total is the number of images listed, whether the running totals or a count answer it', async () => {
+      const p = await newProject(t.ctx, { title: 'totals', classes: [{ title: 'car', shape: 'polygon' }, { title: 'dog', shape: 'polygon' }] });
+      const [a, b, hidden] = [await newDataset(t.ctx, p, 'A'), await newDataset(t.ctx, p, 'B'), await newDataset(t.ctx, p, 'honeypot')];
+      const boxes = (title: string, n: number) => Array.from({ length: n }, (_, i) => boxOf(title, i, i, 5, 5));
+      // Object counts 0, 1, 3 and 25 (past the totals' cap of 20, which counts 20 and more together).
+      await newImage(t.ctx, a, { name: 'none' });
+      await newImage(t.ctx, a, { name: 'one car', objects: boxes('car', 1) });
+      await newImage(t.ctx, b, { name: 'three', objects: [...boxes('car', 2), ...boxes('dog', 1)] });
+      await newImage(t.ctx, b, { name: 'many dogs', objects: boxes('dog', 25) });
+      await newImage(t.ctx, hidden, { name: 'hidden car', objects: boxes('car', 3) });
+      await newImage(t.ctx, hidden, { name: 'hidden none' });
+      await t.ctx.db.kysely.updateTable('datasets').set({ hidden: 1 }).where('id', '=', hidden).execute();
+      const classOf = Object.fromEntries((await t.ctx.db.kysely.selectFrom('classes').select(['id', 'title']).where('project_id', '=', p).execute()).map((r) => [r.title, r.id]));
+      const listed = async (query: string) => {
+        const res = await t.request({ method: 'GET', url: `/v2/images?projectId=${p}&limit=1000&count=true&${query}` });
+        assert.equal(res.statusCode, 200, res.body);
+        const page = json<Page & { total: number }>(res);
+        if (!query.includes('offset=')) assert.equal(page.total, page.items.length, query);
+        return page.items.map((i) => i.name);
+      };
+      assert.deepEqual(await listed(`classAny=${classOf.car}`), ['one car', 'three']);
+      assert.deepEqual(await listed(`classAll=${classOf.dog}`), ['three', 'many dogs']);
+      assert.deepEqual(await listed(`classAny=${classOf.car},${classOf.dog}`), ['one car', 'three', 'many dogs']);
+      assert.deepEqual(await listed(`classAny=${classOf.car}&datasetIds=${b}`), ['three']);
+      assert.deepEqual(await listed(`classAny=${classOf.car}&datasetIds=${hidden}`), []);
+      assert.deepEqual(await listed('maxObjects=0'), ['none']);
+      assert.deepEqual(await listed('minObjects=1&maxObjects=1'), ['one car']);
+      assert.deepEqual(await listed('minObjects=1&maxObjects=3'), ['one car', 'three']);
+      assert.deepEqual(await listed('minObjects=3&maxObjects=0'), []);
+      assert.deepEqual(await listed('minObjects=20'), ['many dogs']);
+      assert.deepEqual(await listed('minObjects=21'), ['many dogs']);
+      assert.deepEqual(await listed('minObjects=2&maxObjects=24'), ['three']);
+      assert.deepEqual(await listed('minObjects=2&maxObjects=25'), ['three', 'many dogs']);
+      assert.deepEqual(await listed(`minObjects=1&datasetIds=${a}`), ['one car']);
+      // Every position of a sort is the image a whole list shows there.
+      for (const sort of ['-objects', 'objects', 'name']) {
+        const all = await listed(`sort=${sort}`);
+        for (let offset = 1; offset < all.length; offset += 1) assert.deepEqual(await listed(`sort=${sort}&offset=${offset}`), all.slice(offset), `${sort} at ${offset}`);
+      }
+    });
   });
 }

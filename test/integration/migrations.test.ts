@@ -290,5 +290,41 @@ for (const dialect of dialects) {
       await migrateTo(db, '0039_job_quality');
       await assert.rejects(missing.execute(k), 'a row for no version is refused again');
     });
+
+    test('0042 ends the project indexes by name and by object count with the dataset, analysed where the database was, and undoes cleanly', async () => {
+      const k = db.kysely;
+      const sqlite = dialect.name === 'sqlite';
+      const columnsOf = async (index: string): Promise<string[]> => {
+        if (sqlite) return (await sql<{ name: string }>`select name from pragma_index_info(${index}) order by seqno`.execute(k)).rows.map((r) => r.name);
+        const { rows } = await sql<{ def: string }>`select indexdef as def from pg_indexes where indexname = ${index} and schemaname = current_schema()`.execute(k);
+        return /\((.*)\)/.exec(rows[0]!.def)![1]!.split(', ');
+      };
+      const statsOf = async () =>
+        (await sql<{ idx: string }>`select idx from sqlite_stat1 where idx in ('images_project_objects_idx', 'images_project_name_idx') order by idx`.execute(k)).rows.map((r) => r.idx);
+      const analysed = async () => (await sql`select name from sqlite_master where name = 'sqlite_stat1'`.execute(k)).rows.length > 0;
+      await migrateTo(db, '0039_job_quality');
+      assert.deepEqual(await columnsOf('images_project_objects_idx'), ['project_id', 'object_count', 'id']);
+      assert.deepEqual(await migrateTo(db, '0042_image_order_covering'), ['0042_image_order_covering']);
+      assert.deepEqual(await columnsOf('images_project_objects_idx'), ['project_id', 'object_count', 'id', 'dataset_id']);
+      assert.deepEqual(await columnsOf('images_project_name_idx'), ['project_id', 'name', 'id', 'dataset_id']);
+      if (sqlite) assert.equal(await analysed(), false, 'a database never analysed stays so');
+      await migrateTo(db, '0039_job_quality');
+      assert.deepEqual(await columnsOf('images_project_objects_idx'), ['project_id', 'object_count', 'id']);
+      assert.deepEqual(await columnsOf('images_project_name_idx'), ['project_id', 'name', 'id']);
+      if (!sqlite) return;
+      // ANALYZE writes no statistics of an empty index.
+      const now = new Date().toISOString();
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('a', ${now}) returning id`.execute(k);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'p', 0, ${now}, ${now}) returning id`.execute(k);
+      const { rows: dataset } = await sql<{ id: number }>`
+        insert into datasets (project_id, title, size, created_at, updated_at) values (${project[0]!.id}, 'd', 0, ${now}, ${now}) returning id`.execute(k);
+      await sql`insert into blobs (hash, size, media_type, width, height, created_at) values ('h', 1, 'image/png', 1, 1, ${now})`.execute(k);
+      await sql`insert into images (dataset_id, project_id, name, hash, size, width, height, description, objects_json, created_at, updated_at)
+        values (${dataset[0]!.id}, ${project[0]!.id}, 'a.png', 'h', 1, 1, 1, '', '[]', ${now}, ${now})`.execute(k);
+      await sql`analyze`.execute(k);
+      await migrateTo(db, '0042_image_order_covering');
+      assert.deepEqual(await statsOf(), ['images_project_name_idx', 'images_project_objects_idx']);
+    });
   });
 }
