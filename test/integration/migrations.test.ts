@@ -302,13 +302,13 @@ for (const dialect of dialects) {
       const statsOf = async () =>
         (await sql<{ idx: string }>`select idx from sqlite_stat1 where idx in ('images_project_objects_idx', 'images_project_name_idx') order by idx`.execute(k)).rows.map((r) => r.idx);
       const analysed = async () => (await sql`select name from sqlite_master where name = 'sqlite_stat1'`.execute(k)).rows.length > 0;
-      await migrateTo(db, '0039_job_quality');
+      await migrateTo(db, '0041_striped_totals');
       assert.deepEqual(await columnsOf('images_project_objects_idx'), ['project_id', 'object_count', 'id']);
       assert.deepEqual(await migrateTo(db, '0042_image_order_covering'), ['0042_image_order_covering']);
       assert.deepEqual(await columnsOf('images_project_objects_idx'), ['project_id', 'object_count', 'id', 'dataset_id']);
       assert.deepEqual(await columnsOf('images_project_name_idx'), ['project_id', 'name', 'id', 'dataset_id']);
       if (sqlite) assert.equal(await analysed(), false, 'a database never analysed stays so');
-      await migrateTo(db, '0039_job_quality');
+      await migrateTo(db, '0041_striped_totals');
       assert.deepEqual(await columnsOf('images_project_objects_idx'), ['project_id', 'object_count', 'id']);
       assert.deepEqual(await columnsOf('images_project_name_idx'), ['project_id', 'name', 'id']);
       if (!sqlite) return;
