@@ -17,7 +17,9 @@ import { scratchDir, writeAll, writeEntries } from '../helpers/archive-folder.ts
 import { dialects } from '../helpers/dialects.ts';
 import { type ImportFormat, importFolder, readExport } from '../helpers/export-round-trip.ts';
 import { SAMPLE_PROJECT, sampleImages, sampleRecords } from '../helpers/export-samples.ts';
+import { bulkImages } from '../helpers/bulk-images.ts';
 import { newDataset, newImage, newProject } from '../helpers/factories.ts';
+import { picture } from '../helpers/pictures.ts';
 import type { TaskBody } from '../helpers/importing.ts';
 import { startS3 } from '../helpers/s3.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
@@ -307,10 +309,11 @@ for (const dialect of dialects) {
     });
 
     test('a stopped export leaves no archive; its archive route is a 409', async () => {
-      // Enough images that the export is caught while it runs.
+      // Enough images that the export is caught while it runs: 1,500 could all be written before the
+      // stop was asked on an idle machine.
       const big = await newProject(t.ctx, { title: 'big', classes: [{ title: 'car', shape: 'rectangle' }] });
       const dataset = await newDataset(t.ctx, big);
-      for (let i = 0; i < 1500; i += 1) await newImage(t.ctx, dataset, { name: `${i}.png` });
+      await bulkImages(t.ctx, { datasetId: dataset, count: 30_000, bytes: await picture(32, 24, { seed: 9 }), width: 32, height: 24 });
       const res = await post({ projectId: big, format: 'supervisely' });
       assert.equal(res.statusCode, 201, res.body);
       const id = json<ExportAnswer>(res).task.id;
