@@ -71,7 +71,7 @@ export async function recordRevision(
   before: AnnotationSnapshot,
   after: Pick<AnnotationSnapshot, 'objectsJson' | 'objectIds' | 'objectTagValues'>,
 ): Promise<void> {
-  await recordEncodedRevision(trx, keep, author, imageId, encodeSnapshot(before), objectChanges(before, after));
+  await revisions.saveSnapshot(trx, await recordRevisionLeavingSnapshot(trx, keep, author, imageId, before, after));
 }
 
 /**
@@ -90,11 +90,6 @@ export async function recordRevisionLeavingSnapshot(
   const encoded = encodeSnapshot(before);
   await recordRevisionRow(trx, keep, author, imageId, encoded, objectChanges(before, after));
   return encoded;
-}
-
-async function recordEncodedRevision(trx: Kysely<Database>, keep: number, author: RevisionAuthor, imageId: number, before: EncodedSnapshot, changes: ObjectChanges): Promise<void> {
-  await revisions.saveSnapshot(trx, before);
-  await recordRevisionRow(trx, keep, author, imageId, before, changes);
 }
 
 async function recordRevisionRow(trx: Kysely<Database>, keep: number, author: RevisionAuthor, imageId: number, before: EncodedSnapshot, changes: ObjectChanges): Promise<void> {
