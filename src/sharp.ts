@@ -7,6 +7,12 @@ export type Sharp = typeof SharpModule;
 let loading: Promise<Sharp> | undefined;
 
 export function loadSharp(): Promise<Sharp> {
-  loading ??= import('sharp').then((module) => module.default);
+  loading ??= import('sharp').then((module) => {
+    // libvips keeps the results of its last operations (up to 50 MB) for one asked again. Ours are
+    // each of another image (a thumbnail, a check of an upload), and the thumbnails are kept as files:
+    // an import making thumbnails alongside held 26 MB more for nothing.
+    module.default.cache(false);
+    return module.default;
+  });
   return loading;
 }

@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { PostgresChangeStamp, reportingStatements } from './pg-changes.ts';
 import { copyOut } from './pg-copy.ts';
+import { RetryingWhenBusy } from './sqlite-busy-retry.ts';
 import { SqliteChangeStamp } from './sqlite-changes.ts';
 import { sqliteFile } from './sqlite-file.ts';
 import { BULK_CHECKPOINTS, type BulkCheckpoints, bulkWriteHolds } from './sqlite-checkpoints.ts';
@@ -76,9 +77,24 @@ function withStatementCache(connection: SQLite.Database): SqliteDatabase {
  * held by another process (an `annostore worker` beside `annostore serve`, a CLI call) or by the
  * checkpoint thread's restart of the log, it fails at once with SQLITE_BUSY: SQLite cannot wait there
  * without risking a deadlock. Begun immediately, it waits (up to busy_timeout) instead. Within the
- * process nothing changes: its one connection runs one transaction at a time anyway.
+ * process nothing changes: its one connection runs one transaction at a time anyway. Where SQLite
+ * answers busy at once all the same, what ran outside a transaction is tried again (sqlite-busy-retry.ts).
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #inTransaction: () => boolean;
+  #retrying: RetryingWhenBusy | undefined;
+
+  constructor(config: SqliteDialectConfig, inTransaction: () => boolean) {
+    super(config);
+    this.#inTransaction = inTransaction;
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    this.#retrying ??= new RetryingWhenBusy(connection, this.#inTransaction);
+    return this.#retrying;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
@@ -86,14 +102,17 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #inTransaction: () => boolean;
 
-  constructor(config: SqliteDialectConfig) {
+  /** `inTransaction`: whether the connection is inside a transaction (better-sqlite3 tells). */
+  constructor(config: SqliteDialectConfig, inTransaction: () => boolean) {
     super(config);
     this.#config = config;
+    this.#inTransaction = inTransaction;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.#config, this.#inTransaction);
   }
 }
 
@@ -128,17 +147,20 @@ function openSqlite(dataDir: string, bulkCheckpoints = BULK_CHECKPOINTS, onQuery
   // A second process (an `annostore worker`, a CLI call) may hold the write lock for a moment.
   connection.pragma('busy_timeout = 5000');
   const changes = new SqliteChangeStamp(connection);
-  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(connection) }), log: failureLog(onQueryError) });
+  const bulkWrites = bulkWriteHolds(connection, file, bulkCheckpoints);
+  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(connection) }, () => connection.inTransaction), log: failureLog(onQueryError) });
   return {
     kysely,
     dialect: 'sqlite',
     schema: undefined,
     changeStamp: () => changes.current(),
-    holdBulkWrites: bulkWriteHolds(connection, file, bulkCheckpoints),
+    holdBulkWrites: bulkWrites.hold,
     async ping() {
       await sql`select 1`.execute(kysely);
     },
     async close() {
+      // The threads first: the last connection to close copies what is left of the log and removes it.
+      await bulkWrites.close();
       await kysely.destroy();
     },
   };

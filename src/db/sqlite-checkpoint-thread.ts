@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { copyAndRestart } from './sqlite-log-restart.ts';
 
 export interface CheckpointThreadData {
   /** The database file. */
@@ -23,7 +24,6 @@ const connection = new SQLite(file);
 // while it waits for the writer; a reader that stays (a long stream) makes it give up after this long,
 // having copied all it could.
 connection.pragma('busy_timeout = 200');
-const checkpoint = (mode: 'PASSIVE' | 'TRUNCATE') => connection.pragma(`wal_checkpoint(${mode})`);
 
 const log = `${file}-wal`;
 /**
@@ -39,17 +39,10 @@ parentPort!.on('message', () => {
 });
 
 while (running) {
-  // Passive: copies what the log holds now without stopping the writer, which may append meanwhile.
-  // The log only starts anew once all of it is copied: a second passive copies what was appended
-  // during the first, and the truncation what is left (little) while it holds the writers back.
-  if (logBytes() >= restartBytes) {
-    checkpoint('PASSIVE');
-    checkpoint('PASSIVE');
-    checkpoint('TRUNCATE');
-  }
+  if (logBytes() >= restartBytes) copyAndRestart(connection);
   await sleep(pauseMs);
 }
 // The last of the bulk writes, copied here rather than in the writer's next commit.
-checkpoint('PASSIVE');
+connection.pragma('wal_checkpoint(PASSIVE)');
 connection.close();
 parentPort!.close();

@@ -47,6 +47,16 @@ const RETRY_MS = 100;
 /** The thread keeps a connection and little else. */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 };
 
+export interface BulkWriteHolds {
+  /** Holds bulk writes until the answer is called. */
+  hold(): () => void;
+  /**
+   * Asks every checkpoint thread to copy the rest of the log and end, and waits until they have, so
+   * that no thread still has the database's files open when the connection closes.
+   */
+  close(): Promise<void>;
+}
+
 /**
  * Counts the holds of bulk writes on `connection` (the database in `file`): while any is held, the
  * checkpoint thread runs and the connection's own checkpoints are off, until the thread has ended
@@ -54,8 +64,12 @@ const THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 
  * Should the thread fail, the connection checkpoints itself again, in its usual steps: a step of the
  * thread's length would copy a gigabyte inside one commit.
  */
-export function bulkWriteHolds(connection: SQLite.Database, file: string, settings = BULK_CHECKPOINTS): () => () => void {
+export function bulkWriteHolds(connection: SQLite.Database, file: string, settings = BULK_CHECKPOINTS): BulkWriteHolds {
   let thread: Worker | null = null;
+  /** Every thread not yet ended: a stopped one still copies the rest of the log and closes its files. */
+  const living = new Set<Worker>();
+  /** Once closed, a hold starts no thread: nobody would wait for it. */
+  let closed = false;
 
   /** The connection's cache size as it was before the first hold (the pragma's own form). */
   let cacheSize: number | null = null;
@@ -94,6 +108,7 @@ export function bulkWriteHolds(connection: SQLite.Database, file: string, settin
   };
 
   const start = () => {
+    if (closed || !connection.open) return;
     connection.pragma('wal_autocheckpoint = 0');
     cacheSize = connection.pragma('cache_size', { simple: true }) as number;
     connection.pragma(`cache_size = ${-BULK_CACHE_KIB}`);
@@ -105,10 +120,12 @@ export function bulkWriteHolds(connection: SQLite.Database, file: string, settin
     });
     started.on('exit', () => {
       if (thread === started) thread = null;
+      living.delete(started);
     });
     // It never keeps the process alive: an exit in the middle of a checkpoint loses nothing.
     started.unref();
     thread = started;
+    living.add(started);
   };
 
   const checkpointItself = () => {
@@ -133,5 +150,20 @@ export function bulkWriteHolds(connection: SQLite.Database, file: string, settin
   };
 
   const holds = new CountedHold(start, stop);
-  return () => holds.hold();
+  return {
+    hold: () => holds.hold(),
+    async close() {
+      closed = true;
+      const ending = [...living].map((running) => {
+        const ended = new Promise<void>((resolve) => {
+          running.once('exit', () => resolve());
+        });
+        // Waited for now: the process stays until it has ended.
+        running.ref();
+        running.postMessage('stop');
+        return ended;
+      });
+      await Promise.all(ending);
+    },
+  };
 }

@@ -9,7 +9,9 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
 import { createDb } from '../../src/db/create-db.ts';
-import { BULK_CACHE_KIB, DEFAULT_CHECKPOINT_PAGES, bulkWriteHolds } from '../../src/db/sqlite-checkpoints.ts';
+import { BULK_CACHE_KIB, type BulkCheckpoints, type BulkWriteHolds, DEFAULT_CHECKPOINT_PAGES, bulkWriteHolds } from '../../src/db/sqlite-checkpoints.ts';
+import { sqliteFile } from '../../src/db/sqlite-file.ts';
+import { copyAndRestart } from '../../src/db/sqlite-log-restart.ts';
 import { tempDir } from '../helpers/dialects.ts';
 
 /** The restart length of most tests: 100 pages of 4 KiB. */
@@ -29,6 +31,15 @@ describe('SQLite checkpoints during bulk writes', () => {
   let dir: string;
   let file: string;
   let connection: SQLite.Database;
+  /** The holds a test made, whose threads end before the folder goes. */
+  let made: BulkWriteHolds[] = [];
+
+  /** The holding function of new holds on `connection`. */
+  const holdsOn = (database: string, settings: BulkCheckpoints): (() => () => void) => {
+    const holds = bulkWriteHolds(connection, database, settings);
+    made.push(holds);
+    return holds.hold;
+  };
 
   beforeEach(() => {
     dir = tempDir('checkpoints');
@@ -40,17 +51,18 @@ describe('SQLite checkpoints during bulk writes', () => {
     connection.exec('create table rows (id integer primary key, body text not null)');
   });
 
-  afterEach(() => {
+  afterEach(async () => {
+    await Promise.all(made.map((holds) => holds.close()));
+    made = [];
     connection.close();
-    // A checkpoint thread of the last test may still be closing its connection's files: retry.
-    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   const autocheckpoint = () => connection.pragma('wal_autocheckpoint', { simple: true }) as number;
   const cacheSize = () => connection.pragma('cache_size', { simple: true }) as number;
 
   test('the log is copied and restarted by the thread, and the connection checkpoints itself again after', async () => {
-    const hold = bulkWriteHolds(connection, file, { restartBytes: RESTART_BYTES, pauseMs: 5 });
+    const hold = holdsOn(file, { restartBytes: RESTART_BYTES, pauseMs: 5 });
     const release = hold();
     assert.equal(autocheckpoint(), 0, 'the writer does not checkpoint while bulk writes are held');
     const insert = connection.prepare('insert into rows (body) values (?)');
@@ -84,7 +96,7 @@ describe('SQLite checkpoints during bulk writes', () => {
   test('a log shorter than the restart length is left to grow while bulk writes are held, and copied after', async () => {
     const size = (name: string) => fs.statSync(name, { throwIfNoEntry: false })?.size ?? 0;
     const before = size(file);
-    const hold = bulkWriteHolds(connection, file, { restartBytes: 64 * 1024 * 1024, pauseMs: 5 });
+    const hold = holdsOn(file, { restartBytes: 64 * 1024 * 1024, pauseMs: 5 });
     const release = hold();
     try {
       const insert = connection.prepare('insert into rows (body) values (?)');
@@ -146,7 +158,7 @@ describe('SQLite checkpoints during bulk writes', () => {
 
   test('the writer keeps more pages in memory while any hold lasts, and gives them back after the last', async () => {
     connection.pragma('cache_size = -3000');
-    const hold = bulkWriteHolds(connection, file, { restartBytes: RESTART_BYTES, pauseMs: 5 });
+    const hold = holdsOn(file, { restartBytes: RESTART_BYTES, pauseMs: 5 });
     const first = hold();
     const second = hold();
     assert.equal(cacheSize(), -BULK_CACHE_KIB);
@@ -159,7 +171,7 @@ describe('SQLite checkpoints during bulk writes', () => {
 
   test('statement journals are kept in memory while bulk writes are held, and only then', async () => {
     const tempStore = () => connection.pragma('temp_store', { simple: true }) as number;
-    const hold = bulkWriteHolds(connection, file, { restartBytes: RESTART_BYTES, pauseMs: 5 });
+    const hold = holdsOn(file, { restartBytes: RESTART_BYTES, pauseMs: 5 });
     const release = hold();
     assert.equal(tempStore(), 2);
     release();
@@ -214,9 +226,63 @@ describe('SQLite checkpoints during bulk writes', () => {
     }
   });
 
+  test('closing the database ends its checkpoint thread first: the log is copied and removed, and nothing holds the folder', async () => {
+    const db = await createDb(loadConfig({}, { dataDir: dir }), { bulkCheckpoints: { restartBytes: RESTART_BYTES, pauseMs: 5 } });
+    const database = sqliteFile(dir);
+    await sql`create table notes (id integer primary key, body text not null)`.execute(db.kysely);
+    // Closed while an import still holds bulk writes, and so while the thread runs: it has started the
+    // log anew at least once (its file got shorter) before the close.
+    db.holdBulkWrites();
+    const walBytes = () => fs.statSync(`${database}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    let written = 0;
+    let logBytes = walBytes();
+    for (let restarted = false; !restarted; written += 1) {
+      await sql`insert into notes (body) values (${'x'.repeat(20_000)})`.execute(db.kysely);
+      const bytes = walBytes();
+      restarted = bytes < logBytes;
+      logBytes = bytes;
+      if (written > 20_000) assert.fail('the thread never started the log anew');
+      await sleep(1);
+    }
+    await db.close();
+    assert.equal(fs.existsSync(`${database}-wal`), false, 'the last connection closed has copied the log and removed it');
+    const reopened = new SQLite(database);
+    assert.equal(reopened.prepare('select count(*) from notes').pluck().get(), written);
+    reopened.close();
+  });
+
+  test('the log is started anew only once little of it is left to copy: a truncation holds every writer back while it copies', () => {
+    const walBytes = () => fs.statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    connection.pragma('wal_autocheckpoint = 0');
+    const insert = connection.prepare('insert into rows (body) values (?)');
+    const write = (pages: number) => connection.transaction(() => {
+      for (let i = 0; i < pages / 3; i += 1) insert.run('x'.repeat(12_000));
+    })();
+    const copier = new SQLite(file);
+    // A reader that stays in a snapshot taken before 2,000 pages were written: none of them can be
+    // copied, so the log is left as it is, and no writer is held back meanwhile.
+    const reader = new SQLite(file);
+    try {
+      reader.exec('begin');
+      reader.prepare('select count(*) from rows').get();
+      write(2000);
+      const long = walBytes();
+      assert.equal(copyAndRestart(copier), false);
+      assert.equal(walBytes(), long, 'the log was not started anew');
+      // Once the reader has left, all is copied without holding the writer back, then the log restarts.
+      reader.exec('commit');
+      assert.equal(copyAndRestart(copier), true);
+      assert.equal(walBytes(), 0);
+      assert.equal(connection.prepare('select count(*) from rows').pluck().get(), Math.ceil(2000 / 3));
+    } finally {
+      reader.close();
+      copier.close();
+    }
+  });
+
   test('a thread that cannot run leaves the checkpoints to the connection, in its usual steps', async () => {
     const before = cacheSize();
-    const hold = bulkWriteHolds(connection, path.join(dir, 'missing', 'db.sqlite'), { restartBytes: RESTART_BYTES, pauseMs: 5 });
+    const hold = holdsOn(path.join(dir, 'missing', 'db.sqlite'), { restartBytes: RESTART_BYTES, pauseMs: 5 });
     const release = hold();
     await until(() => autocheckpoint() === DEFAULT_CHECKPOINT_PAGES);
     release();
