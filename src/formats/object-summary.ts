@@ -3,6 +3,7 @@
 // centre sits on a grid over the image). Kept as one row per image and class (image_classes), written
 // with every write of the objects, so a statistic or a filter reads a few integers per image and
 // class instead of parsing the objects of every image.
+import { scanBoxes } from './object-boxes-scan.ts';
 import { readMaskSize } from './supervisely/bitmap.ts';
 
 /** Upper edges of the box area bins, as the side of a square (px): 8² … 512², then one bin above. */
@@ -86,17 +87,49 @@ function binOf(value: number, edges: readonly number[]): number {
 const clampCell = (v: number) => Math.min(GRID - 1, Math.max(0, Math.floor(v * GRID)));
 
 /**
+ * The objects of an image as its summary reads them: each object's class title and box (left, top,
+ * width, height at 4 × i in `boxes`). An import's annotation threads make these beside the objects'
+ * text, so the thread that writes the rows only bins numbers.
+ */
+export interface ObjectBoxes {
+  titles: string[];
+  boxes: Float64Array;
+}
+
+/** The boxes of stored objects (images.objects_json). */
+export function boxesOf(objectsJson: string): ObjectBoxes {
+  if (objectsJson === '[]') return { titles: [], boxes: new Float64Array(0) };
+  const scanned = scanBoxes(objectsJson);
+  if (scanned) return { titles: scanned.titles, boxes: Float64Array.from(scanned.boxes) };
+  return parsedBoxes(objectsJson);
+}
+
+/** The boxes of stored objects, parsed whole: what scanBoxes declines (tags, bitmaps, escapes). */
+export function parsedBoxes(objectsJson: string): ObjectBoxes {
+  const objects = JSON.parse(objectsJson) as StoredObject[];
+  const boxes = new Float64Array(objects.length * 4);
+  objects.forEach((o, i) => {
+    const box = boxOf(o);
+    boxes.set([box.left, box.top, box.width, box.height], i * 4);
+  });
+  return { titles: objects.map((o) => o.classTitle), boxes };
+}
+
+/**
  * The summary of stored objects (images.objects_json) on an image of `width` × `height`. Objects of a
  * title `classIdOf` does not know count in `objects` but in no class.
  */
-export function summariseObjects(objectsJson: string, width: number, height: number, classIdOf: ReadonlyMap<string, number>): ImageSummary {
-  if (objectsJson === '[]') return { objects: 0, classes: [] };
-  const objects = JSON.parse(objectsJson) as StoredObject[];
+export const summariseObjects = (objectsJson: string, width: number, height: number, classIdOf: ReadonlyMap<string, number>): ImageSummary =>
+  summariseBoxes(boxesOf(objectsJson), width, height, classIdOf);
+
+/** The summary of objects by their boxes (see summariseObjects). */
+export function summariseBoxes({ titles, boxes }: ObjectBoxes, width: number, height: number, classIdOf: ReadonlyMap<string, number>): ImageSummary {
+  if (titles.length === 0) return { objects: 0, classes: [] };
   const byClass = new Map<number, ClassSummary>();
-  for (const o of objects) {
-    const classId = classIdOf.get(o.classTitle);
-    if (classId === undefined) continue;
-    const box = boxOf(o);
+  titles.forEach((title, i) => {
+    const classId = classIdOf.get(title);
+    if (classId === undefined) return;
+    const box = { left: boxes[i * 4]!, top: boxes[i * 4 + 1]!, width: boxes[i * 4 + 2]!, height: boxes[i * 4 + 3]! };
     const area = Math.round(box.width * box.height);
     const longer = Math.round(Math.max(box.width, box.height));
     const shorter = Math.round(Math.min(box.width, box.height));
@@ -127,8 +160,8 @@ export function summariseObjects(objectsJson: string, width: number, height: num
     const cx = width > 0 ? (box.left + box.width / 2) / width : 0;
     const cy = height > 0 ? (box.top + box.height / 2) / height : 0;
     s.grid[clampCell(cy) * GRID + clampCell(cx)]! += 1;
-  }
-  return { objects: objects.length, classes: [...byClass.values()].sort((a, b) => a.classId - b.classId) };
+  });
+  return { objects: titles.length, classes: [...byClass.values()].sort((a, b) => a.classId - b.classId) };
 }
 
 /** The columns of image_classes that hold the histograms, in bin order. */

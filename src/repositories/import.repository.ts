@@ -24,7 +24,7 @@ export interface ImportItem {
 }
 
 /** Items stored in one row of a plan: about a megabyte of JSON. */
-const PLAN_PART_ITEMS = 5000;
+export const PLAN_PART_ITEMS = 5000;
 
 /** Stores the plan of import task `taskId`, a part at a time (never all of it as one string). */
 export async function insertPlan(db: Kysely<Database>, taskId: number, items: readonly ImportItem[]): Promise<void> {
@@ -38,10 +38,16 @@ export async function insertPlan(db: Kysely<Database>, taskId: number, items: re
 export async function loadPlan(db: Kysely<Database>, taskId: number): Promise<ImportItem[]> {
   const items: ImportItem[] = [];
   for (let part = 0; ; part += 1) {
-    const row = await db.selectFrom('import_plans').select('items').where('task_id', '=', taskId).where('part', '=', part).executeTakeFirst();
-    if (!row) return items;
-    for (const item of JSON.parse(row.items) as ImportItem[]) items.push(item);
+    const read = await readPlanPart(db, taskId, part);
+    if (!read) return items;
+    for (const item of read) items.push(item);
   }
+}
+
+/** Part `part` of the plan of import task `taskId` (items part × PLAN_PART_ITEMS on), or null past its end. */
+export async function readPlanPart(db: Kysely<Database>, taskId: number, part: number): Promise<ImportItem[] | null> {
+  const row = await db.selectFrom('import_plans').select('items').where('task_id', '=', taskId).where('part', '=', part).executeTakeFirst();
+  return row ? (JSON.parse(row.items) as ImportItem[]) : null;
 }
 
 /** The project's classes by title. */

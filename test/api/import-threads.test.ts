@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
+import { decodeContent, encodeContent } from '../../src/formats/annotation-snapshot.ts';
 import type { TaskRunner } from '../../src/tasks/runner.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { type ProjectFile, startImportRunner, uploadProject, waitForTask } from '../helpers/importing.ts';
@@ -52,6 +53,55 @@ async function project(): Promise<ProjectFile[]> {
   return files;
 }
 
+/** The rows an import derives from its annotations, by image name and class title (ids differ between databases). */
+async function derivedRows(t: TestApp, projectId: number) {
+  const db = t.ctx.db.kysely;
+  const images = await db
+    .selectFrom('images')
+    .leftJoin('annotation_snapshots', 'annotation_snapshots.hash', 'images.annotation_hash')
+    .select(['images.name', 'images.annotation_hash', 'images.object_count', 'images.description', 'images.objects_json', 'images.object_tag_values', 'annotation_snapshots.body'])
+    .where('images.project_id', '=', projectId)
+    .orderBy('images.name')
+    .execute();
+  const classes = await db
+    .selectFrom('image_classes')
+    .innerJoin('images', 'images.id', 'image_classes.image_id')
+    .innerJoin('classes', 'classes.id', 'image_classes.class_id')
+    .selectAll('image_classes')
+    .select(['images.name', 'classes.title'])
+    .where('images.project_id', '=', projectId)
+    .orderBy('images.name')
+    .orderBy('classes.title')
+    .execute();
+  const totals = await db
+    .selectFrom('dataset_class_totals')
+    .innerJoin('classes', 'classes.id', 'dataset_class_totals.class_id')
+    .innerJoin('datasets', 'datasets.id', 'dataset_class_totals.dataset_id')
+    .selectAll('dataset_class_totals')
+    .select(['classes.title', 'datasets.title as dataset'])
+    .where('dataset_class_totals.project_id', '=', projectId)
+    .execute();
+  const byKey = new Map<string, Record<string, unknown>>();
+  for (const row of totals) {
+    // PostgreSQL spreads a dataset's totals over stripes: summed here.
+    const sums: Record<string, unknown> = { ...row };
+    for (const id of ['dataset_id', 'class_id', 'project_id', 'stripe']) delete sums[id];
+    const key = `${String(sums.dataset)}/${String(sums.title)}`;
+    const sum = byKey.get(key);
+    if (!sum) byKey.set(key, sums);
+    else for (const [k, v] of Object.entries(sums)) if (typeof v === 'number' || typeof v === 'string') sum[k] = k === 'dataset' || k === 'title' ? v : Number(sum[k]) + Number(v);
+  }
+  return {
+    images: images.map(({ body, ...image }) => ({
+      ...image,
+      snapshot: body ? decodeContent(Buffer.from(body)) : null,
+      hashOfStored: encodeContent({ description: image.description, objectsJson: image.objects_json, objectIds: null, objectTagValues: image.object_tag_values }).hash,
+    })),
+    classes: classes.map(({ image_id: _i, class_id: _c, project_id: _p, ...row }) => row),
+    totals: [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, sums]) => ({ key, ...Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, k === 'dataset' || k === 'title' ? v : Number(v)])) })),
+  };
+}
+
 for (const dialect of dialects) {
   describe(`annotation threads on ${dialect.name}`, { skip: dialect.skip }, () => {
     const apps: { t: TestApp; runner: TaskRunner }[] = [];
@@ -81,7 +131,7 @@ for (const dialect of dialects) {
         const projectId = task.meta.project.id as number;
         const page = await t.request({ method: 'GET', url: `/v1/annotations?projectId=${projectId}` });
         assert.equal(page.statusCode, 200);
-        outcomes.push({ meta: { imported: task.meta.imported, failed: task.meta.failed, warnings: task.meta.warnings }, page: page.body });
+        outcomes.push({ meta: { imported: task.meta.imported, failed: task.meta.failed, warnings: task.meta.warnings }, page: page.body, derived: await derivedRows(t, projectId) });
       }
       const [threaded, inline] = outcomes;
       assert.deepEqual(threaded!.meta, inline!.meta);
@@ -89,6 +139,11 @@ for (const dialect of dialects) {
       assert.equal(threaded!.meta.failed, 6);
       assert.match(threaded!.meta.warnings[0].message, /^annotation: objects\[0\]\.points\.exterior: a polygon needs at least 3 points/);
       assert.equal(threaded!.page, inline!.page);
+      // What the threads derive (content snapshots, class summaries, running totals) is what the
+      // task's thread derives, and the hash names the content as stored.
+      assert.deepEqual(threaded!.derived, inline!.derived);
+      for (const image of threaded!.derived.images) assert.equal(image.annotation_hash, image.hashOfStored, image.name);
+      assert.equal(threaded!.derived.classes.length, 34 * 2, "a car and a sign on every image imported");
       const records = JSON.parse(threaded!.page) as { data: { tags: string[]; objects: { tags: string[]; points: { exterior: number[][] } }[] } }[];
       assert.equal(records.length, 34);
       assert.deepEqual(records[1]!.data.objects[1]!.points.exterior, [[2, 3], [8, 6]], 'rectangle corners put in order');

@@ -14,7 +14,7 @@ import type { BlobStore } from '../../storage/blob-store.ts';
 import { createBlobStore } from '../../storage/create-blob-store.ts';
 import { FsBlobStore } from '../../storage/fs-blob-store.ts';
 import { type DocumentProblem, type DocumentType, checkUploadedDocument } from '../../services/upload-documents.ts';
-import { type Preparation, prepareAnnotation } from './annotation-preparation.ts';
+import { type Preparation, prepareAnnotation, withDerived } from './annotation-preparation.ts';
 import { type PackedPreparations, packFacts, packPreparations } from './thread-replies.ts';
 
 export interface ThreadRequest {
@@ -76,8 +76,8 @@ function storeFor(config: Config): Promise<BlobStore> {
 
 async function prepareAll(store: BlobStore, hashes: string[], meta: ProjectMeta): Promise<Preparation[]> {
   // Blocking is free here: this thread has nothing else to do meanwhile.
-  if (store instanceof FsBlobStore) return hashes.map((hash) => prepareAnnotation(store.readBytesSync(hash, scratch), meta));
-  return mapLimited(hashes, READS_AT_ONCE, async (hash) => prepareAnnotation(await store.readBytes(hash), meta));
+  if (store instanceof FsBlobStore) return hashes.map((hash) => withDerived(prepareAnnotation(store.readBytesSync(hash, scratch), meta)));
+  return mapLimited(hashes, READS_AT_ONCE, async (hash) => withDerived(prepareAnnotation(await store.readBytes(hash), meta)));
 }
 
 const NO_FACTS = new Float64Array(0);

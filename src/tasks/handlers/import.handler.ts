@@ -16,11 +16,12 @@ import type { ImportItem } from '../../repositories/import.repository.ts';
 import type { ImportInput } from '../../services/import.service.ts';
 import { queueImportThumbnails } from '../../services/thumbnail-tasks.ts';
 import { ThumbnailsAlongside } from './import-thumbnails.ts';
+import { PendingItems, type PlanSummary, type Slice, summarisePlan } from './import-plan-reader.ts';
 import { LARGE_IMPORT, collectGarbage, holdHeapGrowth } from '../../heap-growth.ts';
 import { KEPT_WARNINGS } from '../../formats/kept-warnings.ts';
 import { TaskFailure, type TaskHandler, type TaskRun } from '../handler.ts';
 import { renumberObjectTagValues } from '../../formats/object-tag-values.ts';
-import { EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
+import { type DerivedForms, EMPTY_ANNOTATION, type Preparation, prepareAnnotation } from './annotation-preparation.ts';
 import { type AnnotationThreads, annotationThreads } from './annotation-threads.ts';
 import { recordNewImages, taskAuthor } from '../../services/annotation-revisions.service.ts';
 
@@ -55,6 +56,7 @@ interface Prepared {
     imageTags: { title: string; value: string | null }[];
     objectTags: string[];
     objectTagValues: string | null;
+    derived?: DerivedForms;
   } | null;
   warning?: Warning;
 }
@@ -64,8 +66,6 @@ interface Counts {
   skipped: number;
   failed: number;
 }
-
-type Slice = { item: ImportItem; index: number }[];
 
 /**
  * The images of a slice, ready to commit: blob facts from the database, annotation files read and
@@ -204,6 +204,7 @@ async function commitNewNames(trx: Kysely<Database>, run: TaskRun, input: Import
       description: p.image!.description,
       objectsJson: p.image!.objectsJson,
       objectTagValues: p.image!.objectTagValues,
+      derived: p.image!.derived,
     })),
   );
   const imageTagRows = [];
@@ -265,6 +266,7 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
         description: p.image.description,
         objectsJson: p.image.objectsJson,
         objectTagValues: p.image.objectTagValues,
+        derived: p.image.derived,
       });
       const imageTagRows = [];
       for (const t of p.image.imageTags) {
@@ -287,10 +289,9 @@ async function commitBatch(run: TaskRun, input: ImportInput, batch: Prepared[], 
 
 export const importHandler: TaskHandler = async (run) => {
   const input = run.input as ImportInput;
-  const items = await importRepo.loadPlan(run.ctx.db.kysely, run.taskId);
   const thumbnails = new ThumbnailsAlongside(run.ctx);
   try {
-    await importAll(run, input, items, thumbnails);
+    await importAll(run, input, thumbnails);
     await thumbnails.finish();
   } finally {
     await thumbnails.stop();
@@ -299,17 +300,19 @@ export const importHandler: TaskHandler = async (run) => {
   await queueImportThumbnails(run.ctx, run, (trx) => run.fenceLease(trx));
 };
 
-async function importAll(run: TaskRun, input: ImportInput, items: ImportItem[], thumbnails: ThumbnailsAlongside): Promise<void> {
-  if (items.length < LARGE_IMPORT) {
-    await importItems(run, input, items, thumbnails);
+async function importAll(run: TaskRun, input: ImportInput, thumbnails: ThumbnailsAlongside): Promise<void> {
+  const done = await importRepo.doneItems(run.ctx.db.kysely, run.taskId);
+  const plan = await summarisePlan(run.ctx.db.kysely, run.taskId, done);
+  if (plan.total < LARGE_IMPORT) {
+    await importItems(run, input, plan, done, thumbnails);
   } else {
     // A large import: the heap held tight (see heap-growth.ts) after a full collection of what came
-    // before it (the request that planned it, the plan just read), and the database told of its writes.
+    // before it (the request that planned it), and the database told of its writes.
     const releaseHeap = holdHeapGrowth();
     const releaseWrites = run.ctx.db.holdBulkWrites();
     collectGarbage();
     try {
-      await importItems(run, input, items, thumbnails);
+      await importItems(run, input, plan, done, thumbnails);
     } finally {
       releaseWrites();
       releaseHeap();
@@ -317,9 +320,8 @@ async function importAll(run: TaskRun, input: ImportInput, items: ImportItem[], 
   }
 }
 
-async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[], thumbnails: ThumbnailsAlongside): Promise<void> {
+async function importItems(run: TaskRun, input: ImportInput, plan: PlanSummary, done: ReadonlySet<number>, thumbnails: ThumbnailsAlongside): Promise<void> {
   const db = run.ctx.db.kysely;
-  const done = await importRepo.doneItems(db, run.taskId);
   const shapes = await importRepo.classShapes(db, input.projectId);
   const meta: ProjectMeta = {
     classes: [...shapes].map(([title, shape]) => ({ title, shape, color: '#000000' })),
@@ -332,20 +334,16 @@ async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]
   // The first KEPT_WARNINGS warnings (the planning's first), and how many more there were.
   const warnings: Warning[] = [...(previous.warnings ?? [])];
   let moreWarnings = previous.moreWarnings ?? 0;
-  const total = items.length;
+  const { total } = plan;
   // A resumed task counted what it committed before; recount from the committed items to stay exact.
   if (done.size > 0) counts.imported = await importRepo.countImported(db, run.taskId);
 
-  // Indexes of the items still to import: a large import has a hundred thousand.
-  const pending: number[] = [];
-  for (let index = 0; index < total; index += 1) if (!done.has(index)) pending.push(index);
   let written = { skipped: counts.skipped, failed: counts.failed, warnings: warnings.length + moreWarnings, at: Date.now() };
   const settings = run.ctx.config.tasks;
   const batchSize = settings.importBatchSize;
-  const annotated = input.format === 'local' ? 0 : pending.reduce((n, index) => n + (items[index]!.a ? 1 : 0), 0);
+  const annotated = input.format === 'local' ? 0 : plan.annotatedPending;
   const threads = settings.importThreads > 0 && annotated >= settings.importThreadMinImages ? annotationThreads(settings.importThreads) : null;
-  const prepareFrom = (start: number) => {
-    const slice: Slice = pending.slice(start, start + batchSize).map((index) => ({ item: items[index]!, index }));
+  const prepareFrom = (slice: Slice) => {
     const batch = input.format === 'local' ? prepareCopies(run, slice) : prepareSlice(run, slice, meta, threads);
     // A batch prepared ahead may fail (a file gone from the store) before its turn to be awaited comes,
     // or never come to it (a stop, an earlier failure): without a handler meanwhile, its rejection
@@ -353,19 +351,25 @@ async function importItems(run: TaskRun, input: ImportInput, items: ImportItem[]
     batch.catch(() => {});
     return { slice, batch };
   };
+  const pendingItems = new PendingItems(db, run.taskId, done);
 
   // The next batches are prepared while this one commits.
   const ahead: ReturnType<typeof prepareFrom>[] = [];
-  let nextStart = 0;
-  const prepareAhead = () => {
-    for (; ahead.length < BATCHES_AHEAD && nextStart < pending.length; nextStart += batchSize) ahead.push(prepareFrom(nextStart));
+  let taken = 0;
+  const prepareAhead = async () => {
+    while (ahead.length < BATCHES_AHEAD && taken < plan.pending) {
+      const slice = await pendingItems.take(batchSize);
+      if (slice.length === 0) break;
+      taken += slice.length;
+      ahead.push(prepareFrom(slice));
+    }
   };
-  prepareAhead();
-  let finished = total - pending.length;
+  await prepareAhead();
+  let finished = total - plan.pending;
   while (ahead.length > 0) {
     const { slice, batch: preparing } = ahead.shift()!;
     const batch = await preparing;
-    prepareAhead();
+    await prepareAhead();
     await commitBatch(run, input, batch, tagIds, counts);
     thumbnails.add(batch.filter((p) => p.image).map((p) => p.item.h));
     finished += slice.length;
