@@ -10,7 +10,7 @@ import { hiddenDatasetsOf } from './hidden-datasets.ts';
 import type { ImageFilter } from './image-metadata.repository.ts';
 import { OBJECTS_PER_IMAGE_CAP } from './project-stats.repository.ts';
 
-const SCOPE_KEYS = new Set(['datasetId', 'projectId', 'hiddenDatasetIds', 'datasetIds']);
+const SCOPE_KEYS = new Set(['datasetId', 'projectId', 'hiddenDatasetIds', 'reader', 'datasetIds']);
 
 /** The one class the filter asks of its images, when that is all it asks beyond its datasets. */
 function onlyClassOf(filter: ImageFilter, asked: string[]): number | undefined {
@@ -40,7 +40,7 @@ export async function countFromTotals(db: Kysely<Database>, filter: ImageFilter)
   // The totals tables name a row's dataset and project alike.
   const scope: Expression<SqlBool>[] = [];
   if (filter.datasetId !== undefined) scope.push(sql<SqlBool>`dataset_id = ${filter.datasetId}`);
-  if (filter.projectId !== undefined) scope.push(sql<SqlBool>`project_id = ${filter.projectId}`, sql<SqlBool>`dataset_id not in (${hiddenDatasetsOf(db, filter.projectId)})`);
+  if (filter.projectId !== undefined) scope.push(sql<SqlBool>`project_id = ${filter.projectId}`, sql<SqlBool>`dataset_id not in (${hiddenDatasetsOf(db, filter.projectId, filter.reader ?? 'member')})`);
   if (filter.datasetIds?.length) scope.push(sql<SqlBool>`dataset_id in (${sql.join(filter.datasetIds)})`);
   const inScope = sql<SqlBool>`${sql.join(scope, sql` and `)}`;
   const sum = sql<number | string | null>`sum(images)`.as('n');

@@ -8,6 +8,8 @@ import { sql } from 'kysely';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.ts';
 import type { AnnotationObject } from '../../src/formats/canonical.ts';
 import { imageStats } from '../../src/repositories/project-stats.repository.ts';
+import * as images from '../../src/repositories/images.repository.ts';
+import { serializeObjects } from '../../src/formats/canonical.ts';
 import { mulberry32 } from '../../src/seeded-random.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, polygon } from '../helpers/factories.ts';
@@ -147,6 +149,40 @@ for (const dialect of dialects) {
       await migrateTo(t.ctx.db, '0031_annotation_revisions');
       await migrateToLatest(t.ctx.db);
       await check('the migration again');
+    });
+
+    test('a bulk insert adds its totals itself, and one that fails leaves none of its own and keeps the triggers of the next', async () => {
+      const db = t.ctx.db.kysely;
+      const projectId = await newProject(t.ctx, { classes: [{ title: 'car', shape: 'polygon' }, { title: 'person', shape: 'polygon' }] });
+      const [one, bulk] = [await newDataset(t.ctx, projectId, 'one by one'), await newDataset(t.ctx, projectId, 'in bulk')];
+      const blob = await newImage(t.ctx, one, { name: 'blob.png', width: 640, height: 480 });
+      await db.deleteFrom('images').where('id', '=', blob.id).execute();
+      const objects = (i: number) => serializeObjects(Array.from({ length: i % 4 }, (_, k) => polygon(k % 2 ? 'car' : 'person', [[k, i], [k + 30 * i, i], [k + 30 * i, i + 9 * k + 1]])));
+      const image = (datasetId: number, i: number) => ({ datasetId, projectId, name: `${i}.png`, hash: blob.hash, size: blob.size, width: 640, height: 480, objectsJson: objects(i) });
+      for (let i = 0; i < 9; i += 1) await db.transaction().execute((trx) => images.insertImage(trx, image(one, i)));
+      await db.transaction().execute((trx) => images.insertImages(trx, Array.from({ length: 9 }, (_, i) => image(bulk, i))));
+      const stats = async (datasetId: number) => imageStats(db, { datasetId });
+      // The same figures, but for the dataset's own id.
+      const figures = async (datasetId: number) => {
+        const all = (await stats(datasetId)) as unknown as { datasets: Record<string, unknown>[] };
+        return { ...all, datasets: all.datasets.map(({ datasetId: _id, ...rest }) => rest) };
+      };
+      assert.deepEqual(await figures(bulk), await figures(one));
+      assert.deepEqual(await stats(bulk), await imageStats(db, { datasetId: bulk }, { recount: true }));
+      assert.equal((await stats(bulk)).datasets[0]!.images, 9);
+
+      // A name taken twice fails the second statement's insert, after the first's rows went in.
+      const failing = Array.from({ length: 600 }, (_, i) => image(bulk, 100 + i));
+      failing[599] = image(bulk, 100);
+      await assert.rejects(db.transaction().execute((trx) => images.insertImages(trx, failing)));
+      assert.equal((await stats(bulk)).datasets[0]!.images, 9, 'nothing of the failed insert is counted');
+      await db.transaction().execute((trx) => images.insertImage(trx, image(bulk, 50)));
+      assert.deepEqual(await stats(bulk), await imageStats(db, { datasetId: bulk }, { recount: true }), 'the next insert is counted by the triggers');
+      assert.equal((await stats(bulk)).datasets[0]!.images, 10);
+      // Outside a transaction it takes one of its own.
+      await images.insertImages(db, [image(bulk, 51)]);
+      assert.deepEqual(await stats(bulk), await imageStats(db, { datasetId: bulk }, { recount: true }));
+      assert.equal((await stats(bulk)).datasets[0]!.images, 11);
     });
   });
 }

@@ -133,7 +133,7 @@ const classAdd = ['images', ...CLASS_SUMS];
 const subtractSet = (from: string) => sql.join(CLASS_SUMS.map((c) => sql`${sql.id(c)} = dataset_class_totals.${sql.id(c)} - ${sql.raw(from)}.${sql.id(c)}`));
 
 /** SQLite: one trigger per row and event. `row` is new or old. */
-function sqliteClassRow(row: 'new' | 'old'): RawBuilder<unknown> {
+export function sqliteClassRow(row: 'new' | 'old'): RawBuilder<unknown> {
   if (row === 'new') {
     const values = sql.join([sql`i.dataset_id`, sql`new.project_id`, sql`new.class_id`, sql`1`, ...CLASS_SUMS.map((c) => sql`new.${sql.id(c)}`)]);
     return sql`${addTo('dataset_class_totals', CLASS_COLUMNS, CLASS_KEYS, classAdd, sql`select ${values} from images i where i.id = new.image_id`)};`;
@@ -151,7 +151,7 @@ function sqliteImageClasses(image: string, dataset: string, sign: '-' | '+'): Ra
   return sql`${addTo('dataset_class_totals', CLASS_COLUMNS, CLASS_KEYS, classAdd, sql`${classTotalsOf(sql`image_classes`, '', sql.raw(dataset), sql`where ic.image_id = ${sql.raw(image)}`)}`)};`;
 }
 
-function sqliteImageRow(row: 'new' | 'old'): RawBuilder<unknown> {
+export function sqliteImageRow(row: 'new' | 'old'): RawBuilder<unknown> {
   if (row === 'new') {
     return sql`${addTo('dataset_image_totals', IMAGE_COLUMNS, IMAGE_KEYS, ['images', 'objects'], sql`values (new.dataset_id, new.project_id, min(new.object_count, ${cap}), 1, new.object_count)`)};
       ${addTo('dataset_size_totals', SIZE_COLUMNS, SIZE_KEYS, ['images'], sql`values (new.dataset_id, new.project_id, new.width, new.height, 1)`)};`;
@@ -252,6 +252,19 @@ export async function fillTotals(db: Kysely<unknown>, stripe?: StripeOf): Promis
   await sql`insert into dataset_class_totals (${ids(classColumns)}) ${classTotalsOf(sql`image_classes`, '', sql`i.dataset_id`, sql`join images i on i.id = ic.image_id`, stripe)}`.execute(db);
   await sql`insert into dataset_image_totals (${ids(imageColumns)}) ${imageTotalsOf(sql`images`, '', least, stripe)}`.execute(db);
   await sql`insert into dataset_size_totals (${ids(sizeColumns)}) ${sizeTotalsOf(sql`images`, '', stripe)}`.execute(db);
+}
+
+/**
+ * SQLite: adds to the totals the images with ids from `first` to `last` and their image_classes rows,
+ * grouped, one statement a table: what the per-row insert triggers add, for a bulk insert during which
+ * they stood aside (0044_deferred_totals.ts).
+ */
+export async function addTotalsOfImages<DB>(db: Kysely<DB>, first: number, last: number): Promise<void> {
+  const images = sql`(select * from images where id between ${first} and ${last})`;
+  const classRows = sql`(select * from image_classes where image_id between ${first} and ${last})`;
+  await sql`${addTo('dataset_class_totals', CLASS_COLUMNS, CLASS_KEYS, classAdd, classTotalsOf(classRows, ''))}`.execute(db);
+  await sql`${addTo('dataset_image_totals', IMAGE_COLUMNS, IMAGE_KEYS, ['images', 'objects'], imageTotalsOf(images, '', 'min'))}`.execute(db);
+  await sql`${addTo('dataset_size_totals', SIZE_COLUMNS, SIZE_KEYS, ['images'], sizeTotalsOf(images, ''))}`.execute(db);
 }
 
 async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
