@@ -403,9 +403,12 @@ export const readProject = (id: number): Promise<Tagged<Project>> => tagged('GET
 export const changeProject = (id: number, change: { title?: string; description?: string }, etag: string): Promise<Tagged<Project>> => tagged('PATCH', `/v2/projects/${id}`, change, etag);
 export const deleteProject = (id: number, etag: string): Promise<void> => removeTagged(`/v2/projects/${id}`, etag);
 
-export const createDataset = (projectId: number, title: string): Promise<Dataset> => call('POST', `/v2/projects/${projectId}/datasets`, { title });
+/** `managersOnly`: a dataset only the project's managers see, where ground truth belongs (docs/jobs.md). */
+export const createDataset = (projectId: number, title: string, managersOnly = false): Promise<Dataset> =>
+  call('POST', `/v2/projects/${projectId}/datasets`, managersOnly ? { title, managersOnly } : { title });
 export const readDataset = (id: number): Promise<Tagged<Dataset>> => tagged('GET', `/v2/datasets/${id}`);
 export const renameDataset = (id: number, title: string, etag: string): Promise<Tagged<Dataset>> => tagged('PATCH', `/v2/datasets/${id}`, { title }, etag);
+export const setManagersOnly = (id: number, managersOnly: boolean, etag: string): Promise<Tagged<Dataset>> => tagged('PATCH', `/v2/datasets/${id}`, { managersOnly }, etag);
 export const deleteDataset = (id: number, etag: string): Promise<void> => removeTagged(`/v2/datasets/${id}`, etag);
 
 /** Without a colour, the server gives the palette's next one apart from the project's others. */

@@ -8,6 +8,7 @@ import type {
   ClassV2,
   ClassesQuery,
   DatasetBody,
+  DatasetChangeBody,
   DatasetListItem,
   DatasetV2,
   DatasetsQuery,
@@ -136,7 +137,7 @@ export class V2Client {
     get: (id: number) => this.tagged<DatasetV2T>('GET', `/datasets/${id}`),
     create: (projectId: number, body: S<typeof DatasetBody>) =>
       this.tagged<DatasetV2T>('POST', `/projects/${projectId}/datasets`, { json: body, idempotent: false }),
-    change: (id: number, body: S<typeof DatasetBody>, condition: Condition = {}) =>
+    change: (id: number, body: S<typeof DatasetChangeBody>, condition: Condition = {}) =>
       this.tagged<DatasetV2T>('PATCH', `/datasets/${id}`, this.conditional({ json: body }, condition)),
     remove: (id: number, condition: Condition = {}) => this.body<void>('DELETE', `/datasets/${id}`, this.conditional({}, condition)),
   };

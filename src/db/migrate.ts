@@ -40,6 +40,8 @@ import * as jobQuality from './migrations/0039_job_quality.ts';
 import * as versionImagesCascade from './migrations/0040_version_images_cascade.ts';
 import * as stripedTotals from './migrations/0041_striped_totals.ts';
 import * as imageOrderCovering from './migrations/0042_image_order_covering.ts';
+import * as managersOnlyDatasets from './migrations/0043_managers_only_datasets.ts';
+import * as deferredTotals from './migrations/0044_deferred_totals.ts';
 
 const migrations = {
   '0001_initial': initial,
@@ -80,6 +82,8 @@ const migrations = {
   '0040_version_images_cascade': versionImagesCascade,
   '0041_striped_totals': stripedTotals,
   '0042_image_order_covering': imageOrderCovering,
+  '0043_managers_only_datasets': managersOnlyDatasets,
+  '0044_deferred_totals': deferredTotals,
 } satisfies Record<string, Migration>;
 
 export type MigrationName = keyof typeof migrations;

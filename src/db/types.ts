@@ -95,6 +95,8 @@ export interface DatasetsTable {
   size: Bytes;
   /** 1 for a job's dataset of honeypot copies, left out of every list (0039_job_quality.ts). */
   hidden: ColumnType<number, number | undefined, number>;
+  /** 1 for a dataset only the project's managers see: where ground truth lives (0043_managers_only_datasets.ts). */
+  managers_only: ColumnType<number, number | undefined, number>;
   created_at: string;
   updated_at: string;
 }
@@ -620,6 +622,8 @@ export interface Database {
   dataset_class_totals: DatasetClassTotalsTable;
   dataset_image_totals: DatasetImageTotalsTable;
   dataset_size_totals: DatasetSizeTotalsTable;
+  /** SQLite: holds a row while a bulk insert adds its totals itself (0044_deferred_totals.ts). */
+  totals_deferred: { id: number };
   image_tags: ImageTagsTable;
   object_tag_refs: ObjectTagRefsTable;
   staged_files: StagedFilesTable;

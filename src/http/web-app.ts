@@ -3,6 +3,7 @@
 // key: they sign in through POST /v2/session and send its cookie. A browser that asks for a page that
 // is not one (a mistyped or stale address) gets the interface too, answered 404, which shows a "Not
 // found" page with a way back instead of the API's JSON.
+import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
 import { type WebAsset, type WebBundle, lazyWebBundle } from './web-bundle.ts';
@@ -28,7 +29,8 @@ function send(request: FastifyRequest, reply: FastifyReply, asset: WebAsset): Fa
   void reply.header('content-type', asset.contentType).header('etag', asset.etag).header('cache-control', 'no-cache');
   if (asset.contentType.startsWith('text/javascript')) void reply.headers(ISOLATION);
   if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-  return reply.send(asset.body);
+  if (Buffer.isBuffer(asset.body)) return reply.send(asset.body);
+  return reply.header('content-length', asset.body.size).send(fs.createReadStream(asset.body.file));
 }
 
 /** A page's ids are whole numbers: another (`/images/abc`) is no page, and is answered so. */

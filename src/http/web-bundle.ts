@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface WebAsset {
-  body: Buffer;
+  /** The bytes, or for a large file served as it is, the file they are read from at each request. */
+  body: Buffer | { file: string; size: number };
   contentType: string;
   etag: string;
 }
@@ -40,6 +41,28 @@ function asset(body: Buffer, name: string): WebAsset {
   return { body, contentType: CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream', etag };
 }
 
+/**
+ * A file served from the disk at each request: the segment tool's runtime is 14 MB, which every
+ * server held in memory while few pages ever load it. Its bytes are hashed once here, for the etag,
+ * a piece at a time.
+ */
+function fileAsset(file: string): WebAsset {
+  const hash = createHash('sha256');
+  const piece = Buffer.allocUnsafe(256 * 1024);
+  const fd = fs.openSync(file, 'r');
+  let size = 0;
+  try {
+    for (let read = fs.readSync(fd, piece); read > 0; read = fs.readSync(fd, piece)) {
+      hash.update(piece.subarray(0, read));
+      size += read;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  const etag = `"${hash.digest('base64url').slice(0, 27)}"`;
+  return { body: { file, size }, contentType: CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream', etag };
+}
+
 export async function buildWebBundle(webDir: string): Promise<WebBundle> {
   const esbuild = await import('esbuild');
   try {
@@ -66,7 +89,7 @@ export async function buildWebBundle(webDir: string): Promise<WebBundle> {
     const assets = new Map<string, WebAsset>();
     for (const file of result.outputFiles) assets.set(path.basename(file.path), asset(Buffer.from(file.contents), file.path));
     for (const name of STATIC) assets.set(name, asset(fs.readFileSync(path.join(webDir, name)), name));
-    assets.set(SEGMENT_RUNTIME, asset(fs.readFileSync(segmentRuntimePath()), SEGMENT_RUNTIME));
+    assets.set(SEGMENT_RUNTIME, fileAsset(segmentRuntimePath()));
     const html = fs.readFileSync(path.join(webDir, 'index.html'));
     return { page: asset(html, 'index.html'), assets };
   } finally {

@@ -5,7 +5,7 @@ import { isPostgres } from '../db/dialect.ts';
 import { containsText } from '../db/json-text.ts';
 import type { ClassRow, Database } from '../db/types.ts';
 import type { ClassShape } from '../formats/canonical.ts';
-import { hiddenDatasetsOf } from './hidden-datasets.ts';
+import { type DatasetReader, hiddenDatasetsOf } from './hidden-datasets.ts';
 
 /** A class as API v2 shows it. */
 export interface ClassResource {
@@ -93,7 +93,7 @@ export async function imagesNamingClass(
   title: string,
   afterId: number,
   limit: number,
-  options: { visibleOnly?: boolean } = {},
+  options: { visibleTo?: DatasetReader } = {},
 ): Promise<{ id: number; objectsJson: string }[]> {
   let query = db
     .selectFrom('images')
@@ -101,7 +101,7 @@ export async function imagesNamingClass(
     .where('project_id', '=', projectId)
     .where('id', '>', afterId)
     .where(containsText(db, 'objects_json', `{"classTitle":${JSON.stringify(title)},`));
-  if (options.visibleOnly) query = query.where('dataset_id', 'not in', hiddenDatasetsOf(db, projectId));
+  if (options.visibleTo) query = query.where('dataset_id', 'not in', hiddenDatasetsOf(db, projectId, options.visibleTo));
   const rows = await query.orderBy('id').limit(limit).execute();
   return rows.map((r) => ({ id: r.id, objectsJson: r.objects_json }));
 }

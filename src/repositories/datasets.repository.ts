@@ -1,10 +1,13 @@
 // Datasets, always reached through a project of the caller's team. A hidden dataset (a job's
 // honeypots, docs/jobs.md "Quality") is found by none of these: it is reached only through its job.
+// The lists leave out managers-only datasets of the projects the caller does not manage; a lookup by
+// id finds them, the access hook having answered 404 already to anybody who may not see them.
 import type { Kysely } from 'kysely';
 import { isoNow } from '../clock.ts';
 import { isPostgres } from '../db/dialect.ts';
 import { jsonArrayLength } from '../db/json-text.ts';
 import type { Database, DatasetRow } from '../db/types.ts';
+import { type ManagedProjects, shownDatasets } from './hidden-datasets.ts';
 import { addToSizes } from './images.repository.ts';
 import { visibleToMember } from './project-members.repository.ts';
 
@@ -26,13 +29,13 @@ const toRecord = (r: DatasetRow): DatasetRecord => ({
   updatedAt: r.updated_at,
 });
 
-export async function listDatasets(db: Kysely<Database>, teamId: number, projectId?: number, visibleTo?: number): Promise<DatasetRecord[]> {
+export async function listDatasets(db: Kysely<Database>, teamId: number, managed: ManagedProjects, projectId?: number, visibleTo?: number): Promise<DatasetRecord[]> {
   let query = db
     .selectFrom('datasets')
     .innerJoin('projects', 'projects.id', 'datasets.project_id')
     .selectAll('datasets')
     .where('projects.team_id', '=', teamId)
-    .where('datasets.hidden', '=', 0);
+    .where((eb) => shownDatasets(eb, managed));
   if (projectId !== undefined) query = query.where('datasets.project_id', '=', projectId);
   if (visibleTo !== undefined) query = query.where((eb) => visibleToMember(eb, visibleTo, 'projects.id', 'projects.member_default_role'));
   const rows = await query.orderBy('datasets.id').execute();
@@ -55,11 +58,11 @@ export async function findDatasetByTitle(db: Kysely<Database>, projectId: number
   return db.selectFrom('datasets').selectAll().where('project_id', '=', projectId).where('title', '=', title).where('hidden', '=', 0).executeTakeFirst();
 }
 
-export async function insertDataset(db: Kysely<Database>, projectId: number, title: string): Promise<number> {
+export async function insertDataset(db: Kysely<Database>, projectId: number, title: string, managersOnly = false): Promise<number> {
   const now = isoNow();
   const row = await db
     .insertInto('datasets')
-    .values({ project_id: projectId, title, size: 0, created_at: now, updated_at: now })
+    .values({ project_id: projectId, title, size: 0, managers_only: managersOnly ? 1 : 0, created_at: now, updated_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -87,6 +90,7 @@ export interface DatasetResource {
   projectId: number;
   title: string;
   size: number;
+  managersOnly: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -96,6 +100,7 @@ export const toDatasetResource = (r: DatasetRow): DatasetResource => ({
   projectId: r.project_id,
   title: r.title,
   size: Number(r.size),
+  managersOnly: r.managers_only === 1,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -123,8 +128,15 @@ export async function renameDataset(db: Kysely<Database>, datasetId: number, tit
   await db.updateTable('datasets').set({ title, updated_at: isoNow() }).where('id', '=', datasetId).execute();
 }
 
+/** Makes the dataset managers-only, or an ordinary one again. */
+export async function setManagersOnly(db: Kysely<Database>, datasetId: number, managersOnly: boolean): Promise<void> {
+  await db.updateTable('datasets').set({ managers_only: managersOnly ? 1 : 0, updated_at: isoNow() }).where('id', '=', datasetId).execute();
+}
+
 export interface DatasetPageQuery {
   teamId: number;
+  /** Whose managers-only datasets are listed (hidden-datasets.ts). */
+  managed: ManagedProjects;
   projectId?: number;
   /** Only datasets of projects this plain member has a role in. */
   visibleTo?: number;
@@ -132,8 +144,12 @@ export interface DatasetPageQuery {
   limit: number;
 }
 
-function teamDatasets(db: Kysely<Database>, query: { teamId: number; projectId?: number; visibleTo?: number }) {
-  let select = db.selectFrom('datasets').innerJoin('projects', 'projects.id', 'datasets.project_id').where('projects.team_id', '=', query.teamId).where('datasets.hidden', '=', 0);
+function teamDatasets(db: Kysely<Database>, query: { teamId: number; managed: ManagedProjects; projectId?: number; visibleTo?: number }) {
+  let select = db
+    .selectFrom('datasets')
+    .innerJoin('projects', 'projects.id', 'datasets.project_id')
+    .where('projects.team_id', '=', query.teamId)
+    .where((eb) => shownDatasets(eb, query.managed));
   if (query.projectId !== undefined) select = select.where('datasets.project_id', '=', query.projectId);
   if (query.visibleTo !== undefined) select = select.where((eb) => visibleToMember(eb, query.visibleTo!, 'projects.id', 'projects.member_default_role'));
   return select;
@@ -146,7 +162,7 @@ export async function pageDatasets(db: Kysely<Database>, query: DatasetPageQuery
   return select.orderBy('datasets.id').limit(query.limit).execute();
 }
 
-export async function countDatasets(db: Kysely<Database>, query: { teamId: number; projectId?: number; visibleTo?: number }): Promise<number> {
+export async function countDatasets(db: Kysely<Database>, query: { teamId: number; managed: ManagedProjects; projectId?: number; visibleTo?: number }): Promise<number> {
   const row = await teamDatasets(db, query).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -52,9 +52,12 @@ export async function exportProject(db: Kysely<Database>, projectId: number): Pr
   };
 }
 
-/** The project's datasets among `ids` (all of them when null), in id order. */
+/**
+ * The project's datasets among `ids` (all of them when null), in id order. An export is read by every
+ * role of the project: managers-only datasets (docs/jobs.md, Quality) are never among them.
+ */
 export async function exportDatasets(db: Kysely<Database>, projectId: number, ids: number[] | null): Promise<{ id: number; title: string }[]> {
-  let query = db.selectFrom('datasets').select(['id', 'title']).where('project_id', '=', projectId).where('hidden', '=', 0);
+  let query = db.selectFrom('datasets').select(['id', 'title']).where('project_id', '=', projectId).where('hidden', '=', 0).where('managers_only', '=', 0);
   if (ids) query = query.where('id', 'in', ids.length ? ids : [0]);
   return query.orderBy('id').execute();
 }

@@ -9,7 +9,7 @@ import { startsWithText } from '../db/json-text.ts';
 import { type NameSearch, nameContains, nameMatches, planNameSearch } from '../db/name-search.ts';
 import type { Database } from '../db/types.ts';
 import { NO_OBJECTS, OBJECT_START, countClassTitles } from './stored-objects.ts';
-import { hiddenDatasetsOf, shownDatasetId } from './hidden-datasets.ts';
+import { type DatasetReader, hiddenDatasetsOf, shownDatasetId } from './hidden-datasets.ts';
 
 export interface ImageTagValue {
   id: number;
@@ -54,6 +54,11 @@ export interface ImageFilter {
    * without this field, the query looks them up itself.
    */
   hiddenDatasetIds?: number[];
+  /**
+   * With projectId: who reads (hidden-datasets.ts): a manager of the project sees its managers-only
+   * datasets, anybody else (and a filter that does not say) does not.
+   */
+  reader?: DatasetReader;
   /** Names that begin with exactly this text (case counts). */
   namePrefix?: string;
   /** Names that hold this text anywhere, case aside (Unicode case: CAFÉ holds café). */
@@ -143,7 +148,7 @@ function filtered(db: Kysely<Database>, filter: ImageFilter, search?: NameSearch
   if (filter.projectId !== undefined) {
     query = query.where('images.project_id', '=', filter.projectId);
     const hidden = filter.hiddenDatasetIds;
-    if (hidden === undefined) query = query.where('images.dataset_id', 'not in', hiddenDatasetsOf(db, filter.projectId));
+    if (hidden === undefined) query = query.where('images.dataset_id', 'not in', hiddenDatasetsOf(db, filter.projectId, filter.reader ?? 'member'));
     else if (hidden.length > 0) query = query.where('images.dataset_id', 'not in', hidden);
   }
   if (filter.namePrefix !== undefined && filter.namePrefix !== '') {

@@ -7,18 +7,20 @@ import type { Kysely } from 'kysely';
 import { IMAGE_ID_BLOCK } from '../db/migrations/0022_image_id_blocks.ts';
 import { planNameSearch } from '../db/name-search.ts';
 import type { Database } from '../db/types.ts';
+import { type DatasetReader, hiddenDatasetsOf } from './hidden-datasets.ts';
 import { type ImageFilter, type ImagePosition, type ImageSort, filteredImages, positionOfRow, sorted } from './image-metadata.repository.ts';
 
-export type Scope = { datasetId: number } | { projectId: number };
+/** A dataset, or a project as `reader` sees it (hidden-datasets.ts). */
+export type Scope = { datasetId: number } | { projectId: number; reader: DatasetReader };
 
-const SCOPE_KEYS = new Set(['datasetId', 'projectId', 'hiddenDatasetIds']);
+const SCOPE_KEYS = new Set(['datasetId', 'projectId', 'hiddenDatasetIds', 'reader']);
 
 /** The dataset or project of a filter that narrows nothing else: the lists the block counts know. */
 export function plainScopeOf(filter: ImageFilter): Scope | undefined {
   const narrowed = Object.entries(filter).some(([key, value]) => !SCOPE_KEYS.has(key) && value !== undefined);
   if (narrowed) return undefined;
   if (filter.datasetId !== undefined) return { datasetId: filter.datasetId };
-  if (filter.projectId !== undefined) return { projectId: filter.projectId };
+  if (filter.projectId !== undefined) return { projectId: filter.projectId, reader: filter.reader ?? 'member' };
   return undefined;
 }
 
@@ -26,7 +28,9 @@ function blocksOf(db: Kysely<Database>, scope: Scope) {
   const query = db.selectFrom('image_id_blocks');
   return 'datasetId' in scope
     ? query.where('image_id_blocks.dataset_id', '=', scope.datasetId)
-    : query.where('image_id_blocks.dataset_id', 'in', db.selectFrom('datasets').select('datasets.id').where('datasets.project_id', '=', scope.projectId).where('datasets.hidden', '=', 0));
+    : query
+        .where('image_id_blocks.dataset_id', 'in', db.selectFrom('datasets').select('datasets.id').where('datasets.project_id', '=', scope.projectId))
+        .where('image_id_blocks.dataset_id', 'not in', hiddenDatasetsOf(db, scope.projectId, scope.reader));
 }
 
 /** The images of a dataset or project, from the block counts (a sum of a few thousand rows at most). */
@@ -68,7 +72,11 @@ async function positionByBlocks(db: Kysely<Database>, scope: Scope, index: numbe
     const count = Number(n);
     if (index < before + count) {
       let query = db.selectFrom('images').select('images.id');
-      query = 'datasetId' in scope ? query.where('images.dataset_id', '=', scope.datasetId) : query.where('images.project_id', '=', scope.projectId);
+      // The images the block counts leave out are stepped over here too.
+      query =
+        'datasetId' in scope
+          ? query.where('images.dataset_id', '=', scope.datasetId)
+          : query.where('images.project_id', '=', scope.projectId).where('images.dataset_id', 'not in', hiddenDatasetsOf(db, scope.projectId, scope.reader));
       const row = await query
         .where('images.id', '>=', block * IMAGE_ID_BLOCK)
         .orderBy('images.id')

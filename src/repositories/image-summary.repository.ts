@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import { insertRows } from '../db/bulk-insert.ts';
 import type { Database } from '../db/types.ts';
-import { AREA_COLUMNS, ASPECT_COLUMNS, type ClassSummary, GRID_COLUMNS, type ImageSummary, summariseObjects } from '../formats/object-summary.ts';
+import { AREA_COLUMNS, ASPECT_COLUMNS, type ClassSummary, GRID_COLUMNS, type ImageSummary, type ObjectBoxes, boxesOf, summariseBoxes } from '../formats/object-summary.ts';
 
 export const SUMMARY_COLUMNS = ['image_id', 'class_id', 'project_id', 'objects', 'min_area', 'max_area', 'min_side', 'max_side', ...AREA_COLUMNS, ...ASPECT_COLUMNS, ...GRID_COLUMNS] as (keyof Database['image_classes'] & string)[];
 /** Rows per statement: under both dialects' limits on the parameters of one. */
@@ -34,6 +34,8 @@ export interface SummarisedImage {
   width: number;
   height: number;
   objectsJson: string;
+  /** The boxes of `objectsJson`, when they were read already (an import's threads read them). */
+  boxes?: ObjectBoxes;
 }
 
 /** The project's class ids by title, as objects name them. */
@@ -54,7 +56,7 @@ export async function summarise(db: Kysely<Database>, images: readonly Omit<Summ
       ids = await classIdsByTitle(db, image.projectId);
       classIds.set(image.projectId, ids);
     }
-    summaries.push(summariseObjects(image.objectsJson, image.width, image.height, ids));
+    summaries.push(summariseBoxes(image.boxes ?? boxesOf(image.objectsJson), image.width, image.height, ids));
   }
   return summaries;
 }

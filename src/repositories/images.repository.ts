@@ -2,9 +2,11 @@
 import { type Kysely, sql } from 'kysely';
 import { isoNow } from '../clock.ts';
 import { insertRows } from '../db/bulk-insert.ts';
+import { isPostgres } from '../db/dialect.ts';
+import { addTotalsOfImages } from '../db/migrations/0037_stats_totals.ts';
 import type { Database, ImageRow } from '../db/types.ts';
 import { type EncodedSnapshot, encodeContent } from '../formats/annotation-snapshot.ts';
-import type { ImageSummary } from '../formats/object-summary.ts';
+import type { ImageSummary, ObjectBoxes } from '../formats/object-summary.ts';
 import { refreshAnnotationHashes, saveSnapshots } from './annotation-contents.repository.ts';
 import { type ClassIdCache, insertSummaryRows, summarise } from './image-summary.repository.ts';
 
@@ -20,6 +22,11 @@ export interface NewImageInput {
   objectsJson?: string;
   /** images.object_tag_values: the objects' tag values by object id (1..n here), or null. */
   objectTagValues?: string | null;
+  /**
+   * What the write derives from the annotation above, when it was made already (an import's
+   * annotation threads make it): the snapshot of its content, and its objects' boxes.
+   */
+  derived?: { content: EncodedSnapshot; boxes: ObjectBoxes };
 }
 
 /** Adds `delta` bytes to a dataset and its project. Call inside the transaction that changes images. */
@@ -49,9 +56,16 @@ const toRow = (image: NewImageInput, now: string, summary: ImageSummary, content
 
 /** The snapshot of a new image's annotation content (a new image's objects have the ids 1..n). */
 const contentOf = (image: NewImageInput) =>
+  image.derived?.content ??
   encodeContent({ description: image.description ?? '', objectsJson: image.objectsJson ?? '[]', objectIds: null, objectTagValues: image.objectTagValues ?? null });
 
-const summaryInput = (image: NewImageInput) => ({ projectId: image.projectId, width: image.width, height: image.height, objectsJson: image.objectsJson ?? '[]' });
+const summaryInput = (image: NewImageInput) => ({
+  projectId: image.projectId,
+  width: image.width,
+  height: image.height,
+  objectsJson: image.objectsJson ?? '[]',
+  ...(image.derived ? { boxes: image.derived.boxes } : {}),
+});
 
 /** Inserts an image row with the summary of its objects and counts its bytes. The blob row of its hash must exist. */
 export async function insertImage(db: Kysely<Database>, image: NewImageInput): Promise<number> {
@@ -78,6 +92,18 @@ const IMAGE_COLUMNS = ['dataset_id', 'project_id', 'name', 'hash', 'size', 'widt
  */
 export async function insertImages(db: Kysely<Database>, list: NewImageInput[], classIds: ClassIdCache = new Map()): Promise<number[]> {
   if (list.length === 0) return [];
+  // On SQLite the running totals of the images are added at the end, grouped (0044_deferred_totals.ts):
+  // that needs a transaction, which takes the deferral back with everything else if a statement fails.
+  if (isPostgres(db)) return insertImageRows(db, list, classIds);
+  if (!db.isTransaction) return db.transaction().execute((trx) => insertImages(trx, list, classIds));
+  await db.insertInto('totals_deferred').values({ id: 1 }).execute();
+  const ids = await insertImageRows(db, list, classIds);
+  await addTotalsOfImages(db, Math.min(...ids), Math.max(...ids));
+  await db.deleteFrom('totals_deferred').execute();
+  return ids;
+}
+
+async function insertImageRows(db: Kysely<Database>, list: NewImageInput[], classIds: ClassIdCache): Promise<number[]> {
   const now = isoNow();
   const idOf = new Map<string, number>();
   const key = (datasetId: number, name: string) => `${datasetId}/${name}`;

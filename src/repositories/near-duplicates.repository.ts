@@ -2,7 +2,7 @@
 // their blobs, and those still without.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.ts';
-import { hiddenDatasetsOf } from './hidden-datasets.ts';
+import { type DatasetReader, type ManagedProjects, hiddenDatasetsOf, shownDatasets } from './hidden-datasets.ts';
 
 export interface HashedImage {
   id: number;
@@ -15,26 +15,39 @@ export interface HashedImage {
   dhash: string;
 }
 
-function hashedImages(db: Kysely<Database>) {
+function hashedImages(db: Kysely<Database>, managed: ManagedProjects) {
   return db
     .selectFrom('images')
     .innerJoin('blobs', 'blobs.hash', 'images.hash')
-    // A job's honeypots are copies of ground-truth images, not duplicates anyone made (docs/jobs.md, Quality).
+    // A job's honeypots are copies of ground-truth images, not duplicates anyone made; the ground truth
+    // itself, in a managers-only dataset, is their managers' alone (docs/jobs.md, Quality).
     .innerJoin('datasets', 'datasets.id', 'images.dataset_id')
-    .where('datasets.hidden', '=', 0)
+    .where((eb) => shownDatasets(eb, managed))
     .select(['images.id as id', 'images.name as name', 'images.dataset_id as datasetId', 'images.project_id as projectId', 'images.hash as hash', 'blobs.phash as phash', 'blobs.dhash as dhash'])
     .where('blobs.phash', 'is not', null)
     .where('blobs.dhash', 'is not', null);
 }
 
 /** The images of the project whose blobs have perceptual hashes, in id order. */
-export async function hashedImagesOfProject(db: Kysely<Database>, projectId: number): Promise<HashedImage[]> {
-  return (await hashedImages(db).where('images.project_id', '=', projectId).orderBy('images.id').execute()) as HashedImage[];
+export async function hashedImagesOfProject(db: Kysely<Database>, projectId: number, reader: DatasetReader): Promise<HashedImage[]> {
+  return (await hashedImages(db, reader === 'manager' ? 'all' : 'none').where('images.project_id', '=', projectId).orderBy('images.id').execute()) as HashedImage[];
+}
+
+/** One image with its blob's perceptual hashes, whatever its dataset (a honeypot's is hidden). */
+export async function hashedImage(db: Kysely<Database>, imageId: number): Promise<HashedImage | undefined> {
+  return (await db
+    .selectFrom('images')
+    .innerJoin('blobs', 'blobs.hash', 'images.hash')
+    .select(['images.id as id', 'images.name as name', 'images.dataset_id as datasetId', 'images.project_id as projectId', 'images.hash as hash', 'blobs.phash as phash', 'blobs.dhash as dhash'])
+    .where('images.id', '=', imageId)
+    .where('blobs.phash', 'is not', null)
+    .where('blobs.dhash', 'is not', null)
+    .executeTakeFirst()) as HashedImage | undefined;
 }
 
 /** The images of every project of the team whose blobs have perceptual hashes, in id order. */
-export async function hashedImagesOfTeam(db: Kysely<Database>, teamId: number): Promise<HashedImage[]> {
-  return (await hashedImages(db)
+export async function hashedImagesOfTeam(db: Kysely<Database>, teamId: number, managed: ManagedProjects): Promise<HashedImage[]> {
+  return (await hashedImages(db, managed)
     .innerJoin('projects', 'projects.id', 'images.project_id')
     .where('projects.team_id', '=', teamId)
     .orderBy('images.id')
@@ -42,13 +55,13 @@ export async function hashedImagesOfTeam(db: Kysely<Database>, teamId: number): 
 }
 
 /** How many images the project holds, and how many of them have no perceptual hashes yet. */
-export async function countProjectImages(db: Kysely<Database>, projectId: number): Promise<{ images: number; unhashed: number }> {
+export async function countProjectImages(db: Kysely<Database>, projectId: number, reader: DatasetReader): Promise<{ images: number; unhashed: number }> {
   const row = await db
     .selectFrom('images')
     .innerJoin('blobs', 'blobs.hash', 'images.hash')
     .select((eb) => [eb.fn.countAll<number | string>().as('images'), eb.fn.count<number | string>('images.id').filterWhere('blobs.phash', 'is', null).as('unhashed')])
     .where('images.project_id', '=', projectId)
-    .where('images.dataset_id', 'not in', hiddenDatasetsOf(db, projectId))
+    .where('images.dataset_id', 'not in', hiddenDatasetsOf(db, projectId, reader))
     .executeTakeFirstOrThrow();
   return { images: Number(row.images), unhashed: Number(row.unhashed) };
 }

@@ -58,11 +58,13 @@ export async function deletePredictions(db: Kysely<Database>, imageId: number, m
 }
 
 /** The model names with predictions in a project, with how many images each covers. */
-export async function projectModels(db: Kysely<Database>, projectId: number): Promise<{ model: string; images: number; objects: number }[]> {
-  const rows = await db
+export async function projectModels(db: Kysely<Database>, projectId: number, unseenDatasetIds: readonly number[] = []): Promise<{ model: string; images: number; objects: number }[]> {
+  let query = db
     .selectFrom('image_predictions')
     .select((eb) => ['model', eb.fn.countAll<number | string>().as('images'), eb.fn.sum<number | string>('object_count').as('objects')])
-    .where('project_id', '=', projectId)
+    .where('project_id', '=', projectId);
+  if (unseenDatasetIds.length > 0) query = query.where('image_id', 'not in', db.selectFrom('images').select('images.id').where('images.dataset_id', 'in', [...unseenDatasetIds]));
+  const rows = await query
     .groupBy('model')
     .orderBy('model')
     .execute();
@@ -102,13 +104,14 @@ export interface EvaluatedImage {
 }
 
 /** The images of a project (of one dataset, when given), by id, with the model's predictions. */
-export async function imagesForEvaluation(db: Kysely<Database>, projectId: number, model: string, datasetId?: number): Promise<EvaluatedImage[]> {
+export async function imagesForEvaluation(db: Kysely<Database>, projectId: number, model: string, datasetId?: number, unseenDatasetIds: readonly number[] = []): Promise<EvaluatedImage[]> {
   let query = db
     .selectFrom('images')
     .leftJoin('image_predictions', (join) => join.onRef('image_predictions.image_id', '=', 'images.id').on('image_predictions.model', '=', model))
     .select(['images.id', 'images.name', 'images.dataset_id', 'images.width', 'images.height', 'images.objects_json', 'image_predictions.objects_json as predictions_json'])
     .where('images.project_id', '=', projectId);
   if (datasetId !== undefined) query = query.where('images.dataset_id', '=', datasetId);
+  if (unseenDatasetIds.length > 0) query = query.where('images.dataset_id', 'not in', [...unseenDatasetIds]);
   const rows = await query.orderBy('images.id').execute();
   return rows.map((r) => ({
     id: r.id,
@@ -122,9 +125,10 @@ export async function imagesForEvaluation(db: Kysely<Database>, projectId: numbe
 }
 
 /** How many images of the project (of the dataset) there are. */
-export async function countProjectImages(db: Kysely<Database>, projectId: number, datasetId?: number): Promise<number> {
+export async function countProjectImages(db: Kysely<Database>, projectId: number, datasetId?: number, unseenDatasetIds: readonly number[] = []): Promise<number> {
   let query = db.selectFrom('images').select((eb) => eb.fn.countAll<number | string>().as('n')).where('project_id', '=', projectId);
   if (datasetId !== undefined) query = query.where('dataset_id', '=', datasetId);
+  if (unseenDatasetIds.length > 0) query = query.where('dataset_id', 'not in', [...unseenDatasetIds]);
   return Number((await query.executeTakeFirst())?.n ?? 0);
 }
 

@@ -52,6 +52,19 @@ export function visibleToMember<DB extends Database, TB extends keyof DB>(
   ]);
 }
 
+/**
+ * The ids of the projects a plain team member `userId` manages: their own role there is `manager`, or
+ * they have none and the project's role for members is (project-access.ts, userRoleOf), as a subquery.
+ */
+export function managedByMember<DB extends Database, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, userId: number) {
+  const e = eb as unknown as ExpressionBuilder<Database, never>;
+  return e
+    .selectFrom('projects as mp')
+    .leftJoin('project_members as mm', (join) => join.onRef('mm.project_id', '=', 'mp.id').on('mm.user_id', '=', userId))
+    .select('mp.id')
+    .where((w) => w.or([w('mm.role', '=', 'manager'), w.and([w('mm.role', 'is', null), w('mp.member_default_role', '=', 'manager')])]));
+}
+
 /** The ids of the team's projects a plain member `userId` has a role in. */
 export async function memberProjectIds(db: Kysely<Database>, teamId: number, userId: number): Promise<number[]> {
   const rows = await db

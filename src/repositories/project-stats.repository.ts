@@ -139,7 +139,7 @@ async function statsFromTotals(db: Kysely<Database>, scope: Scope): Promise<Imag
   const inScope = <T extends 'dataset_image_totals' | 'dataset_size_totals' | 'dataset_class_totals'>(table: T) =>
     'datasetId' in scope
       ? db.selectFrom(table as 'dataset_image_totals').where('dataset_id', '=', scope.datasetId)
-      : db.selectFrom(table as 'dataset_image_totals').where('project_id', '=', scope.projectId).where('dataset_id', 'not in', hiddenDatasetsOf(db, scope.projectId));
+      : db.selectFrom(table as 'dataset_image_totals').where('project_id', '=', scope.projectId).where('dataset_id', 'not in', hiddenDatasetsOf(db, scope.projectId, scope.reader));
   const [binRows, sizeRows, classes] = await Promise.all([
     inScope('dataset_image_totals').select(['dataset_id', 'objects_bin', 'images', 'objects']).where('images', '>', 0).orderBy('dataset_id').execute(),
     (inScope('dataset_size_totals') as unknown as SelectQueryBuilder<Database, 'dataset_size_totals', object>)

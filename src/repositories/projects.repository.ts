@@ -5,6 +5,7 @@ import type { ClassShape } from '../formats/canonical.ts';
 import { isPostgres } from '../db/dialect.ts';
 import { jsonArrayLength, startsWithText } from '../db/json-text.ts';
 import type { Database, ProjectRow } from '../db/types.ts';
+import { type ManagedProjects, shownDatasets } from './hidden-datasets.ts';
 import { visibleToMember } from './project-members.repository.ts';
 
 /** The role in a new project of the team's members who have none of their own (docs/accounts.md#project-roles). */
@@ -191,23 +192,31 @@ export interface ProjectCounts {
   objects: number;
 }
 
-/** What each of the projects holds, by project id; a project with nothing has zeros. */
-export async function countProjectContents(db: Kysely<Database>, projectIds: number[]): Promise<Map<number, ProjectCounts>> {
+/**
+ * What each of the projects holds, by project id, as a caller who manages `managed` sees it (no hidden
+ * dataset; managers-only ones of those projects only); a project with nothing has zeros.
+ */
+export async function countProjectContents(db: Kysely<Database>, projectIds: number[], managed: ManagedProjects): Promise<Map<number, ProjectCounts>> {
   const counts = new Map<number, ProjectCounts>(projectIds.map((id) => [id, { datasets: 0, images: 0, objects: 0 }]));
   if (projectIds.length === 0) return counts;
   const datasets = await db
     .selectFrom('datasets')
     .select((eb) => ['project_id', eb.fn.countAll().as('n')])
     .where('project_id', 'in', projectIds)
-    .where('hidden', '=', 0)
+    .where((eb) => shownDatasets(eb, managed))
     .groupBy('project_id')
     .execute();
   for (const d of datasets) counts.get(d.project_id)!.datasets = Number(d.n);
+  const unseen = db
+    .selectFrom('datasets')
+    .select('datasets.id')
+    .where('datasets.project_id', 'in', projectIds)
+    .where((eb) => eb.not(shownDatasets(eb, managed)));
   const images = await db
     .selectFrom('images')
     .select((eb) => ['project_id', eb.fn.countAll().as('n'), eb.fn.sum(jsonArrayLength(db, 'objects_json')).as('objects')])
     .where('project_id', 'in', projectIds)
-    .where('dataset_id', 'not in', db.selectFrom('datasets').select('datasets.id').where('datasets.hidden', '=', 1))
+    .where('dataset_id', 'not in', unseen)
     .groupBy('project_id')
     .execute();
   for (const i of images) {
@@ -216,6 +225,23 @@ export async function countProjectContents(db: Kysely<Database>, projectIds: num
     entry.objects = Number(i.objects ?? 0);
   }
   return counts;
+}
+
+/**
+ * The bytes of the projects' datasets that a caller who manages `managed` does not see (the
+ * managers-only datasets of the other projects), by project id; projects without any are left out.
+ */
+export async function unseenBytes(db: Kysely<Database>, projectIds: number[], managed: ManagedProjects): Promise<Map<number, number>> {
+  if (projectIds.length === 0 || managed === 'all') return new Map();
+  const rows = await db
+    .selectFrom('datasets')
+    .select((eb) => ['project_id', eb.fn.sum<number | string>('size').as('bytes')])
+    .where('project_id', 'in', projectIds)
+    .where('managers_only', '=', 1)
+    .where((eb) => eb.not(shownDatasets(eb, managed)))
+    .groupBy('project_id')
+    .execute();
+  return new Map(rows.map((r) => [r.project_id, Number(r.bytes)]));
 }
 
 export interface ClassSummary {

@@ -41,8 +41,22 @@ export async function listGroundTruth(db: Kysely<Database>, projectId: number, o
   return rows.map((r) => ({ imageId: r.image_id, name: r.name, datasetId: r.dataset_id, objects: (JSON.parse(r.objects_json) as unknown[]).length, createdAt: r.created_at }));
 }
 
+/**
+ * The ground-truth images honeypots are drawn from: those in managers-only datasets. Ground truth
+ * marked before the rule (in an ordinary dataset, where annotators could find it) is left out until
+ * its dataset is made managers-only.
+ */
 export async function groundTruthIds(db: Kysely<Database>, projectId: number): Promise<number[]> {
-  return (await db.selectFrom('ground_truth').select('image_id').where('project_id', '=', projectId).orderBy('image_id').execute()).map((r) => r.image_id);
+  const rows = await db
+    .selectFrom('ground_truth')
+    .innerJoin('images', 'images.id', 'ground_truth.image_id')
+    .innerJoin('datasets', 'datasets.id', 'images.dataset_id')
+    .select('ground_truth.image_id')
+    .where('ground_truth.project_id', '=', projectId)
+    .where('datasets.managers_only', '=', 1)
+    .orderBy('ground_truth.image_id')
+    .execute();
+  return rows.map((r) => r.image_id);
 }
 
 /** Of these images, the ids that are images of the project outside hidden datasets. */

@@ -6,6 +6,7 @@ import type { Database, ProjectTagRow } from '../db/types.ts';
 import type { TagValueType } from '../formats/canonical.ts';
 import { removeTagFromValues, renameTagInValues } from '../formats/object-tag-values.ts';
 import { refreshAnnotationHashes } from './annotation-contents.repository.ts';
+import type { DatasetReader } from './hidden-datasets.ts';
 
 /** `images` tags go on whole images, `figures` tags on the objects inside an annotation. */
 export type TagScope = 'images' | 'figures';
@@ -234,9 +235,9 @@ export async function removeObjectTagValues(db: Kysely<Database>, tagId: number,
 }
 
 /** How many images carry the image tag, and with each value how many (values as stored, JSON text). */
-export async function imageTagUsage(db: Kysely<Database>, tagId: number, options: { visibleOnly?: boolean } = {}): Promise<{ images: number; values: Map<string, number> }> {
+export async function imageTagUsage(db: Kysely<Database>, tagId: number, options: { visibleTo?: DatasetReader } = {}): Promise<{ images: number; values: Map<string, number> }> {
   let query = db.selectFrom('image_tags').where('image_tags.tag_id', '=', tagId);
-  if (options.visibleOnly) query = query.where('image_tags.image_id', 'not in', honeypotCopies(db));
+  if (options.visibleTo) query = query.where('image_tags.image_id', 'not in', unseenImages(db, options.visibleTo));
   const rows = await query
     .select((eb) => ['image_tags.value', eb.fn.countAll().as('n')])
     .groupBy('image_tags.value')
@@ -250,17 +251,24 @@ export async function imageTagUsage(db: Kysely<Database>, tagId: number, options
   return { images, values };
 }
 
-/** The honeypot copies in jobs (docs/jobs.md "Quality"), which usage counts leave out. */
-const honeypotCopies = (db: Kysely<Database>) => db.selectFrom('honeypots').select('honeypots.image_id');
+/**
+ * The images a usage count leaves out (docs/jobs.md "Quality"): the honeypot copies in jobs, and for
+ * anybody but a manager the images of managers-only datasets.
+ */
+const unseenImages = (db: Kysely<Database>, reader: DatasetReader) => {
+  const copies = db.selectFrom('honeypots').select('honeypots.image_id as id');
+  if (reader === 'manager') return copies;
+  return copies.union(db.selectFrom('images').select('images.id as id').where('images.dataset_id', 'in', db.selectFrom('datasets').select('datasets.id').where('datasets.managers_only', '=', 1)));
+};
 
 /** The images whose objects use the figure tag, with their stored objects and object tag values. */
-export async function imagesUsingFigureTagWithValues(db: Kysely<Database>, tagId: number, options: { visibleOnly?: boolean } = {}): Promise<{ objectsJson: string; objectTagValues: string | null }[]> {
+export async function imagesUsingFigureTagWithValues(db: Kysely<Database>, tagId: number, options: { visibleTo?: DatasetReader } = {}): Promise<{ objectsJson: string; objectTagValues: string | null }[]> {
   let query = db
     .selectFrom('object_tag_refs')
     .innerJoin('images', 'images.id', 'object_tag_refs.image_id')
     .select(['images.objects_json', 'images.object_tag_values'])
     .where('object_tag_refs.tag_id', '=', tagId);
-  if (options.visibleOnly) query = query.where('object_tag_refs.image_id', 'not in', honeypotCopies(db));
+  if (options.visibleTo) query = query.where('object_tag_refs.image_id', 'not in', unseenImages(db, options.visibleTo));
   const rows = await query.execute();
   return rows.map((r) => ({ objectsJson: r.objects_json, objectTagValues: r.object_tag_values }));
 }

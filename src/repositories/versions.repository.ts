@@ -5,7 +5,10 @@ import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysel
 import { allowWorkMemory, integerListTable, jsonRows, jsonRowsOf, listPosition } from '../db/dialect.ts';
 import type { Database, VersionImagesTable, VersionsTable } from '../db/types.ts';
 import { annotationContents, backfillAnnotationHashes } from './annotation-contents.repository.ts';
-import { hiddenDatasetsOf } from './hidden-datasets.ts';
+import { type DatasetReader, hiddenDatasetsOf } from './hidden-datasets.ts';
+
+/** Every role of the project reads a version: it holds no image of a hidden or managers-only dataset. */
+const VERSION_READER: DatasetReader = 'member';
 
 export type VersionRow = Omit<Selectable<VersionsTable>, 'created_by'>;
 
@@ -45,7 +48,7 @@ const IDS_PAGE = 10_000;
 export async function scopeImageIds(db: Kysely<Database>, scope: VersionScope): Promise<number[]> {
   const ids: number[] = [];
   for (;;) {
-    let query = db.selectFrom('images').select('id').where('project_id', '=', scope.projectId).where('dataset_id', 'not in', hiddenDatasetsOf(db, scope.projectId)).orderBy('id').limit(IDS_PAGE);
+    let query = db.selectFrom('images').select('id').where('project_id', '=', scope.projectId).where('dataset_id', 'not in', hiddenDatasetsOf(db, scope.projectId, VERSION_READER)).orderBy('id').limit(IDS_PAGE);
     if (scope.datasetIds) query = query.where('dataset_id', 'in', scope.datasetIds);
     if (ids.length > 0) query = query.where('id', '>', ids.at(-1)!);
     const page = await query.execute();
@@ -69,7 +72,7 @@ export type StratumCandidate = [imageId: number, classId: number | null];
 export async function* scopeStrataCandidates(db: Kysely<Database>, scope: VersionScope): AsyncGenerator<StratumCandidate[]> {
   // The hidden datasets by their ids, and only when there are some: a filter on the images' datasets
   // reads every image's row, where the ids alone come from the project's index.
-  const hidden = (await hiddenDatasetsOf(db, scope.projectId).execute()).map((d) => d.id);
+  const hidden = (await hiddenDatasetsOf(db, scope.projectId, VERSION_READER).execute()).map((d) => d.id);
   const datasets = sql`${hidden.length ? sql`and dataset_id not in (${sql.join(hidden)})` : sql``} ${
     scope.datasetIds ? sql`and dataset_id in (${sql.join(scope.datasetIds.length ? scope.datasetIds : [0])})` : sql``
   }`;
@@ -124,7 +127,7 @@ export async function snapshotImages(trx: Kysely<Database>, versionId: number, s
     .insertInto('version_images')
     .columns(VERSION_IMAGE_COLUMNS)
     .expression((eb) => {
-      let query = versionImageRows(eb, versionId, subset).where('images.project_id', '=', scope.projectId).where('images.dataset_id', 'not in', hiddenDatasetsOf(trx, scope.projectId));
+      let query = versionImageRows(eb, versionId, subset).where('images.project_id', '=', scope.projectId).where('images.dataset_id', 'not in', hiddenDatasetsOf(trx, scope.projectId, VERSION_READER));
       if (scope.datasetIds) query = query.where('images.dataset_id', 'in', scope.datasetIds);
       return query;
     })
@@ -196,7 +199,7 @@ export async function countVersion(trx: Kysely<Database>, versionId: number, sco
   let objects = trx
     .selectFrom('images')
     .where('project_id', '=', scope.projectId)
-    .where('dataset_id', 'not in', hiddenDatasetsOf(trx, scope.projectId))
+    .where('dataset_id', 'not in', hiddenDatasetsOf(trx, scope.projectId, VERSION_READER))
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('object_count'), eb.val(0)).as('n'));
   if (scope.datasetIds) objects = objects.where('dataset_id', 'in', scope.datasetIds);
   const counts = { images: Number(images.n), objects: Number((await objects.executeTakeFirstOrThrow()).n) };

@@ -3,7 +3,7 @@ import type { Db } from '../db/create-db.ts';
 import { currentSnapshot } from '../db/pg-snapshot.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.ts';
-import { hiddenDatasetsOf } from '../repositories/hidden-datasets.ts';
+import { type DatasetReader, hiddenDatasetsOf } from '../repositories/hidden-datasets.ts';
 import { VersionedCache } from '../db/versioned-cache.ts';
 import {
   type AnnotationPage,
@@ -42,16 +42,16 @@ interface PageKeys {
  * (pg-snapshot.ts), so nothing kept outlives a write by this process or any other.
  */
 /**
- * The query with a project's hidden datasets (jobs' honeypots, docs/jobs.md "Quality") left out: a
- * project that has any is read by its other datasets. One lookup of a few rows; a project without
- * hidden datasets is read as asked.
+ * The query with the project's datasets the reader must not see left out (jobs' honeypots, and
+ * managers-only datasets for anybody but a manager: docs/jobs.md "Quality"): a project that has any is
+ * read by its other datasets. One lookup of a few rows; a project without them is read as asked.
  */
-async function withoutHiddenDatasets(db: Kysely<Database>, query: AnnotationPageQuery): Promise<AnnotationPageQuery> {
-  const hidden = new Set((await hiddenDatasetsOf(db, query.projectId).execute()).map((r) => r.id));
+async function withoutHiddenDatasets(db: Kysely<Database>, query: AnnotationPageQuery, reader: DatasetReader): Promise<AnnotationPageQuery> {
+  const hidden = new Set((await hiddenDatasetsOf(db, query.projectId, reader).execute()).map((r) => r.id));
   if (hidden.size === 0) return query;
   const datasetIds = query.datasetIds
     ? query.datasetIds.filter((id) => !hidden.has(id))
-    : (await db.selectFrom('datasets').select('id').where('project_id', '=', query.projectId).where('hidden', '=', 0).orderBy('id').execute()).map((r) => r.id);
+    : (await db.selectFrom('datasets').select('id').where('project_id', '=', query.projectId).orderBy('id').execute()).map((r) => r.id).filter((id) => !hidden.has(id));
   return { ...query, datasetIds };
 }
 
@@ -65,8 +65,8 @@ export class AnnotationPages {
    * `stamp`: Db.changeStamp() taken before anything of this request was read; PostgreSQL pages go by
    * the snapshot instead, which is exact where the stamp may lag a notification.
    */
-  async page(teamId: number, asked: AnnotationPageQuery, stamp: number | undefined): Promise<Buffer> {
-    const query = await withoutHiddenDatasets(this.db.kysely, asked);
+  async page(teamId: number, reader: DatasetReader, asked: AnnotationPageQuery, stamp: number | undefined): Promise<Buffer> {
+    const query = await withoutHiddenDatasets(this.db.kysely, asked, reader);
     const filter = `${teamId}:${query.projectId}:${query.datasetIds?.join(',') ?? '*'}`;
     const keys =
       filter.length > MAX_KEPT_FILTER_CHARS

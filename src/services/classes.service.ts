@@ -9,11 +9,13 @@ import type { AnnotationObject, ClassShape } from '../formats/canonical.ts';
 import { nextClassColor } from '../formats/class-colors.ts';
 import * as classes from '../repositories/classes.repository.ts';
 import type { ClassResource } from '../repositories/classes.repository.ts';
+import type { DatasetReader } from '../repositories/hidden-datasets.ts';
 import * as projects from '../repositories/projects.repository.ts';
 import { recordAnnotationsRewritten } from './annotation-edits.service.ts';
 import { type RewriteRevisions, rewriteImageObjects } from './object-rewrite.ts';
 import { type Page, type PageRequest, pageOfRows } from './paging.ts';
 import { checkIfMatch } from './preconditions.ts';
+import { type Caller, readerOf } from './project-access.ts';
 import { requireProject } from './projects.service.ts';
 import { checkTitle } from './titles.ts';
 
@@ -135,15 +137,16 @@ export async function removeClass(
 }
 
 /**
- * How many objects of the class are stored, and in how many images of the project as its gallery
- * shows it: what a cascading delete removes there. The honeypot copies in jobs are not counted (their
+ * How many objects of the class are stored, and in how many images of the project as the caller's
+ * gallery shows it (managers-only datasets for its managers alone): what a cascading delete removes there. The honeypot copies in jobs are not counted (their
  * objects are an annotator's answers on a copy of a ground-truth image, which is counted).
  */
-export async function classUsage(db: Kysely<Database>, teamId: number, classId: number): Promise<{ classId: number; objects: number; images: number }> {
-  return { classId, ...(await usageOf(db, await requireClass(db, teamId, classId), { visibleOnly: true })) };
+export async function classUsage(db: Kysely<Database>, caller: Caller, classId: number): Promise<{ classId: number; objects: number; images: number }> {
+  const row = await requireClass(db, caller.teamId, classId);
+  return { classId, ...(await usageOf(db, row, { visibleTo: await readerOf(db, caller, row.project_id) })) };
 }
 
-async function usageOf(db: Kysely<Database>, row: ClassRow, options: { visibleOnly?: boolean } = {}): Promise<{ objects: number; images: number }> {
+async function usageOf(db: Kysely<Database>, row: ClassRow, options: { visibleTo?: DatasetReader } = {}): Promise<{ objects: number; images: number }> {
   let objects = 0;
   let images = 0;
   await forImagesNamingClass(db, row, options, async (batch) => {
@@ -163,7 +166,7 @@ const IMAGE_BATCH = 200;
 async function forImagesNamingClass(
   db: Kysely<Database>,
   row: ClassRow,
-  options: { visibleOnly?: boolean },
+  options: { visibleTo?: DatasetReader },
   each: (images: { id: number; objectsJson: string }[]) => Promise<void>,
 ): Promise<void> {
   for (let afterId = 0; ; ) {

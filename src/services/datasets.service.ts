@@ -10,11 +10,15 @@ import { checkIfMatch } from './preconditions.ts';
 import { requireProject } from './projects.service.ts';
 import { checkTitle } from './titles.ts';
 import { recordEvent } from './webhook-events.ts';
-import { type Caller, narrowedTo } from './project-access.ts';
+import { checkManagersOnlyChange } from './managers-only.service.ts';
+import { type Caller, managedProjectsOf, narrowedTo } from './project-access.ts';
 
-/** The datasets of the projects the caller has a role in (of one project with `projectId`). */
+/**
+ * The datasets of the projects the caller has a role in (of one project with `projectId`); the
+ * managers-only ones of the projects they manage only.
+ */
 export const listDatasets = (db: Kysely<Database>, caller: Caller, projectId?: number) =>
-  datasets.listDatasets(db, caller.teamId, projectId, narrowedTo(caller));
+  datasets.listDatasets(db, caller.teamId, managedProjectsOf(caller), projectId, narrowedTo(caller));
 
 /** Deletes the dataset and its images (v1's delete), with its dataset.deleted event. */
 export async function deleteDataset(db: Kysely<Database>, teamId: number, datasetId: number): Promise<void> {
@@ -35,11 +39,12 @@ export interface DatasetListItem extends DatasetResource {
 
 const duplicateTitle = (title: string): AppError => conflict(`the project already has a dataset titled "${title}"`, { field: 'title', title });
 
-export async function createDataset(db: Kysely<Database>, teamId: number, projectId: number, title: string): Promise<DatasetResource> {
+export async function createDataset(db: Kysely<Database>, teamId: number, projectId: number, body: { title: string; managersOnly?: boolean }): Promise<DatasetResource> {
+  const { title } = body;
   checkTitle(title);
   await requireProject(db, teamId, projectId);
   try {
-    const id = await datasets.insertDataset(db, projectId, title);
+    const id = await datasets.insertDataset(db, projectId, title, body.managersOnly ?? false);
     return await describeDataset(db, teamId, id);
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateTitle(title);
@@ -51,25 +56,33 @@ export async function describeDataset(db: Kysely<Database>, teamId: number, data
   return datasets.toDatasetResource(await requireDataset(db, teamId, datasetId));
 }
 
-/** Renames the dataset if `ifMatch` (when given) still names it as it is; titles are unique per project. */
-export async function renameDataset(
+/**
+ * Renames the dataset, or makes it managers-only or ordinary (checkManagersOnlyChange), if `ifMatch`
+ * (when given) still names it as it is; titles are unique per project.
+ */
+export async function changeDataset(
   db: Kysely<Database>,
   teamId: number,
   datasetId: number,
-  title: string,
+  change: { title?: string; managersOnly?: boolean },
   ifMatch: string | undefined,
 ): Promise<DatasetResource> {
-  checkTitle(title);
+  const { title, managersOnly } = change;
+  if (title !== undefined) checkTitle(title);
   try {
     return await db.transaction().execute(async (trx) => {
       const row = await datasets.findDatasetRow(trx, teamId, datasetId, { lock: true });
       if (!row) throw notFound('dataset', { datasetId });
       checkIfMatch(datasets.toDatasetResource(row), ifMatch);
-      await datasets.renameDataset(trx, datasetId, title);
+      if (managersOnly !== undefined) {
+        await checkManagersOnlyChange(trx, row, managersOnly);
+        await datasets.setManagersOnly(trx, datasetId, managersOnly);
+      }
+      if (title !== undefined) await datasets.renameDataset(trx, datasetId, title);
       return datasets.toDatasetResource((await datasets.findDatasetRow(trx, teamId, datasetId))!);
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw duplicateTitle(title);
+    if (isUniqueViolation(error)) throw duplicateTitle(title ?? '');
     throw error;
   }
 }
@@ -96,7 +109,7 @@ export interface DatasetListRequest extends PageRequest {
 export async function pageOfDatasets(db: Kysely<Database>, caller: Caller, request: DatasetListRequest): Promise<Page<DatasetListItem>> {
   const teamId = caller.teamId;
   if (request.projectId !== undefined) await requireProject(db, teamId, request.projectId);
-  const filter = { teamId, projectId: request.projectId, visibleTo: narrowedTo(caller) };
+  const filter = { teamId, managed: managedProjectsOf(caller), projectId: request.projectId, visibleTo: narrowedTo(caller) };
   const { rows, nextAfterId } = pageOfRows(await datasets.pageDatasets(db, { ...filter, afterId: request.afterId, limit: request.limit + 1 }), request.limit);
   let items: DatasetListItem[] = rows.map(datasets.toDatasetResource);
   if (request.counts) {

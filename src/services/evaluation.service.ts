@@ -10,6 +10,8 @@ import type { Rle } from '../evaluation/rle.ts';
 import { findDataset } from '../repositories/datasets.repository.ts';
 import { countProjectImages, imagesForEvaluation, projectClasses } from '../repositories/predictions.repository.ts';
 import type { PredictionObject } from './prediction-objects.ts';
+import { hiddenDatasetIdsOf } from '../repositories/hidden-datasets.ts';
+import { type Caller, readerOf } from './project-access.ts';
 import { requireProject } from './projects.service.ts';
 
 /** Images one evaluation reads: a larger project is evaluated a dataset at a time. */
@@ -26,20 +28,24 @@ export interface EvaluationRequest {
 
 const orNull = (v: number): number | null => (v === -1 ? null : v);
 
-export async function evaluateModel(db: Kysely<Database>, teamId: number, request: EvaluationRequest) {
+export async function evaluateModel(db: Kysely<Database>, caller: Caller, request: EvaluationRequest) {
+  const teamId = caller.teamId;
   await requireProject(db, teamId, request.projectId);
+  // The answer names its worst images: those of datasets the caller may not see (a job's honeypots,
+  // managers-only datasets for anybody but a manager) are not evaluated.
+  const unseen = await hiddenDatasetIdsOf(db, request.projectId, await readerOf(db, caller, request.projectId));
   if (request.datasetId !== undefined) {
     const dataset = await findDataset(db, teamId, request.datasetId);
     if (!dataset || dataset.project_id !== request.projectId) throw notFound('dataset', { datasetId: request.datasetId });
   }
-  const count = await countProjectImages(db, request.projectId, request.datasetId);
+  const count = await countProjectImages(db, request.projectId, request.datasetId, unseen);
   if (count > MAX_EVALUATED_IMAGES) {
     throw validation(`the evaluation reads at most ${MAX_EVALUATED_IMAGES} images; this has ${count}: evaluate one dataset at a time`, { field: 'datasetId' });
   }
   const classes = (await projectClasses(db, request.projectId)).filter((c) => EVALUATED_SHAPES.has(c.shape));
   const byTitle = new Map(classes.map((c) => [c.title, c]));
   const byId = new Map(classes.map((c) => [c.id, c]));
-  const images = await imagesForEvaluation(db, request.projectId, request.model, request.datasetId);
+  const images = await imagesForEvaluation(db, request.projectId, request.model, request.datasetId, unseen);
 
   const truths: EvalObject[] = [];
   const detections: EvalObject[] = [];

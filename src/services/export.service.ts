@@ -44,6 +44,8 @@ export async function startExport(ctx: Context, principal: Principal, request: E
       if (!dataset) throw notFound('dataset', { datasetId });
       projectId ??= dataset.project_id;
       if (dataset.project_id !== projectId) throw validation('every dataset of an export must belong to its project', { field: 'datasetIds', datasetId });
+      // Every role of the project may download an export: a managers-only dataset's images would be shown to all.
+      if (dataset.managers_only === 1) throw validation(`dataset ${datasetId} is for managers only, and an export is read by every role of the project`, { field: 'datasetIds', datasetId });
     }
   }
   if (projectId === undefined) throw validation('give projectId or datasetIds', { field: 'projectId' });

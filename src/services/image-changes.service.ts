@@ -18,6 +18,7 @@ import { findImageByName } from '../repositories/images.repository.ts';
 import { annotationTagOf, recordAnnotationChanged } from './annotation-edits.service.ts';
 import { type RevisionPolicy, recordChangedStates, recordNewImages, statesBefore } from './annotation-revisions.service.ts';
 import { isValidImageName } from './identifiers.ts';
+import { checkImagePlacement } from './managers-only.service.ts';
 import { checkIfMatch } from './preconditions.ts';
 
 export interface ImageChange {
@@ -119,6 +120,7 @@ export async function changeImage(
       const datasetId = change.datasetId ?? image.dataset_id;
       if (datasetId !== image.dataset_id) {
         const target = await placeFor(trx, teamId, datasetId, name);
+        await checkImagePlacement(trx, image.id, datasetId, 'move');
         await changes.moveImage(trx, image, target, await tagsIn(trx, image, target.projectId));
       } else if (name !== image.name) {
         await placeFor(trx, teamId, datasetId, name, image.id);
@@ -140,6 +142,7 @@ export async function copyImage(db: Kysely<Database>, teamId: number, imageId: n
       const image = await changes.lockImage(trx, teamId, imageId);
       if (!image) throw notFound('image', { imageId });
       const target = await placeFor(trx, teamId, request.datasetId, request.name ?? image.name);
+      await checkImagePlacement(trx, image.id, request.datasetId, 'copy');
       const copyId = await changes.copyImage(trx, image, target, await tagsIn(trx, image, target.projectId));
       // The copy is a new image: its first revision, as an import's, names no state before.
       await recordNewImages(trx, revisions.author, [{ imageId: copyId, objectsJson: image.objects_json }]);

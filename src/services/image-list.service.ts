@@ -7,7 +7,7 @@ import type { Database } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
 import { AGREEMENT_IOUS } from '../evaluation/agreement.ts';
 import { findDataset } from '../repositories/datasets.repository.ts';
-import { hiddenDatasetIdsOf } from '../repositories/hidden-datasets.ts';
+import { type DatasetReader, hiddenDatasetIdsOf } from '../repositories/hidden-datasets.ts';
 import {
   type ImageFilter,
   type ImageMetadata,
@@ -24,6 +24,7 @@ import { countFromTotals } from '../repositories/image-count-totals.repository.t
 import { countByBlocks, plainScopeOf, positionAt } from '../repositories/image-positions.repository.ts';
 import { findProject } from '../repositories/projects.repository.ts';
 import { findTag } from '../repositories/tags.repository.ts';
+import { type Caller, readerOf } from './project-access.ts';
 
 export interface ImageListQuery {
   datasetId?: number;
@@ -99,8 +100,12 @@ function tagValuesOf(texts: readonly string[]): { tagId: number; values: string[
   return [...byTag].map(([tagId, values]) => ({ tagId, values }));
 }
 
-/** The filter of the query, with every id it names checked against the caller's team. */
-export async function filterOf(db: Kysely<Database>, teamId: number, query: ImageFilterQuery): Promise<ImageFilter> {
+/**
+ * The filter of the query, with every id it names checked against the caller's team; `reader` says
+ * whether the caller sees the project's managers-only datasets (a manager) or not: to anybody else
+ * they are missing (404) and their images are left out.
+ */
+export async function filterOf(db: Kysely<Database>, teamId: number, query: ImageFilterQuery, reader: DatasetReader): Promise<ImageFilter> {
   if ((query.datasetId === undefined) === (query.projectId === undefined)) {
     throw validation('give exactly one of datasetId or projectId', { field: 'datasetId' });
   }
@@ -113,7 +118,9 @@ export async function filterOf(db: Kysely<Database>, teamId: number, query: Imag
     if (!(await findProject(db, teamId, query.projectId!))) throw notFound('project', { projectId: query.projectId });
     projectId = query.projectId!;
   }
-  const filter: ImageFilter = query.datasetId !== undefined ? { datasetId: query.datasetId } : { projectId, hiddenDatasetIds: await hiddenDatasetIdsOf(db, projectId) };
+  const hidden = await hiddenDatasetIdsOf(db, projectId, reader);
+  if (query.datasetId !== undefined && reader !== 'manager' && (await managersOnlyIdsOf(db, projectId, [query.datasetId])).length > 0) throw notFound('dataset', { datasetId: query.datasetId });
+  const filter: ImageFilter = query.datasetId !== undefined ? { datasetId: query.datasetId } : { projectId, hiddenDatasetIds: hidden, reader };
   if (query.namePrefix !== undefined) filter.namePrefix = query.namePrefix;
   if (query.nameContains !== undefined) filter.nameContains = query.nameContains;
   if (query.annotated !== undefined) filter.annotated = query.annotated;
@@ -140,7 +147,10 @@ export async function filterOf(db: Kysely<Database>, teamId: number, query: Imag
   }
   const classIds = (ids: number[]) => projectIdsOf(db, 'classes', projectId, ids);
   const tagIds = (ids: number[]) => imageTagIdsOf(db, projectId, ids);
-  await checkIds(query.datasetIds, (ids) => projectIdsOf(db, 'datasets', projectId, ids), 'dataset', 'datasetId');
+  // A managers-only dataset is missing to anybody else (a 404); a hidden one just holds nothing listed.
+  const unseen = reader === 'manager' || !query.datasetIds?.length ? [] : await managersOnlyIdsOf(db, projectId, hidden);
+  const shown = async (ids: number[]) => new Set([...(await projectIdsOf(db, 'datasets', projectId, ids))].filter((id) => !unseen.includes(id)));
+  await checkIds(query.datasetIds, shown, 'dataset', 'datasetId');
   for (const field of ['classAny', 'classAll', 'classNone'] as const) await checkIds(query[field], classIds, 'class', 'classId');
   for (const field of ['tagAny', 'tagAll', 'tagNone'] as const) await checkIds(query[field], tagIds, 'image tag', 'tagId');
   await checkIds(query.boxClassId === undefined ? undefined : [query.boxClassId], classIds, 'class', 'classId');
@@ -161,12 +171,25 @@ export async function filterOf(db: Kysely<Database>, teamId: number, query: Imag
   return filter;
 }
 
+/** Of these datasets of the project, the managers-only ones. */
+async function managersOnlyIdsOf(db: Kysely<Database>, projectId: number, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('datasets').select('id').where('project_id', '=', projectId).where('managers_only', '=', 1).where('id', 'in', ids).execute();
+  return rows.map((r) => r.id);
+}
+
+/** How the caller reads the project of a list (of a project, or of one of its datasets). */
+export async function readerOfList(db: Kysely<Database>, caller: Caller, query: { projectId?: number; datasetId?: number }): Promise<DatasetReader> {
+  const projectId = query.projectId ?? (query.datasetId !== undefined ? (await findDataset(db, caller.teamId, query.datasetId))?.project_id : undefined);
+  return projectId === undefined ? 'member' : readerOf(db, caller, projectId);
+}
+
 /** One page of the list; the total of the whole list only when asked (it costs a count). */
-export async function listImages(db: Kysely<Database>, teamId: number, query: ImageListQuery): Promise<ImageListPage> {
+export async function listImages(db: Kysely<Database>, teamId: number, query: ImageListQuery, reader: DatasetReader): Promise<ImageListPage> {
   const sort = query.sort ?? 'id';
   if (sort === 'name' && query.after && query.after.name === undefined) throw validation('a list by name starts after a name', { field: 'cursor' });
   if ((sort === 'objects' || sort === '-objects') && query.after && query.after.objects === undefined) throw validation('a list by object count starts after a count', { field: 'cursor' });
-  const filter = await filterOf(db, teamId, query);
+  const filter = await filterOf(db, teamId, query, reader);
   let after = query.after;
   if (query.offset) {
     if (after) throw validation('give a cursor or an offset, not both', { field: 'offset' });
@@ -219,12 +242,12 @@ export class ImageListPages {
   ) {}
 
   /** `cursorText` is the query's cursor as sent, the key of a kept page; `query.after` says the same. */
-  async page(teamId: number, query: ImageListQuery, cursorText: string | undefined, stamp: number | undefined): Promise<SentPage> {
-    // The cursor's text stands for query.after.
-    const key = JSON.stringify([teamId, { ...query, after: undefined }, cursorText]);
+  async page(teamId: number, reader: DatasetReader, query: ImageListQuery, cursorText: string | undefined, stamp: number | undefined): Promise<SentPage> {
+    // The cursor's text stands for query.after; a manager's page may hold what nobody else's does.
+    const key = JSON.stringify([teamId, reader, { ...query, after: undefined }, cursorText]);
     const kept = this.kept.get(stamp, key);
     if (kept) return kept;
-    const page = await listImages(this.db, teamId, query);
+    const page = await listImages(this.db, teamId, query, reader);
     const sort = query.sort ?? 'id';
     const nextCursor = page.next ? this.cursorOf(sort, page.next) : null;
     const answer = { items: page.items, nextCursor, ...(page.total !== undefined ? { total: page.total } : {}) };

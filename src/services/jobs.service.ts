@@ -14,6 +14,7 @@ import { findUser } from '../repositories/users.repository.ts';
 import { type ImageFilterQuery, filterOf } from './image-list.service.ts';
 import { type JobCaller, callerOfUser, forbidden, grantJobRoles, mayManageJobs } from './job-access.ts';
 import { checkHoneypots, evaluateIfHoneypot, mixHoneypots } from './quality.service.ts';
+import { refuseManagersOnlyImages, refuseManagersOnlySplit } from './managers-only.service.ts';
 import { honeypotIdsOfJob } from '../repositories/quality.repository.ts';
 import type { Page } from './paging.ts';
 import { type WebhookEvent, recordEvent } from './webhook-events.ts';
@@ -185,10 +186,13 @@ export async function createJobFromFilter(ctx: Context, caller: JobCaller, proje
     const dataset = await findDataset(db, caller.teamId, filter.datasetId);
     if (!dataset || dataset.project_id !== projectId) throw notFound('dataset', { datasetId: filter.datasetId });
   }
-  const imageFilter = await filterOf(db, caller.teamId, filter.datasetId !== undefined ? filter : { ...filter, projectId });
+  // Read as the manager sees the gallery, so that a filter taking images of a managers-only dataset is
+  // refused rather than quietly narrowed.
+  const imageFilter = await filterOf(db, caller.teamId, filter.datasetId !== undefined ? filter : { ...filter, projectId }, 'manager');
   const imageIds = await jobs.freeImageIds(db, imageFilter, MAX_JOB_IMAGES + 1);
   if (imageIds.length === 0) throw validation('the filter finds no image that is in no job yet', { field: 'filter' });
   if (imageIds.length > MAX_JOB_IMAGES) throw validation(`the filter finds more than ${MAX_JOB_IMAGES} images; narrow it`, { field: 'filter', limit: MAX_JOB_IMAGES });
+  await refuseManagersOnlyImages(db, caller.teamId, imageIds, 'filter');
   return viewOf(db, await makeJob(ctx, caller, projectId, body, imageIds, isoNow()));
 }
 
@@ -206,6 +210,7 @@ export async function splitDataset(
   const dataset = await findDataset(db, caller.teamId, datasetId);
   if (!dataset) throw notFound('dataset', { datasetId });
   await requireManager(db, caller, dataset.project_id);
+  refuseManagersOnlySplit(dataset);
   await checkPeople(db, caller.teamId, body.assigneeIds, body.reviewerId);
   await checkHoneypots(db, dataset.project_id, body.honeypots ?? 0);
   const wanted = body.imagesPerJob * body.assigneeIds.length;

@@ -13,6 +13,7 @@ import * as nearDuplicates from '../repositories/near-duplicates.repository.ts';
 import type { HashedImage } from '../repositories/near-duplicates.repository.ts';
 import { type HashArrays, UnionFind, forEachNearPair, nearestTo, packHashes } from './hamming-pairs.ts';
 import { requireProject } from './projects.service.ts';
+import { type Caller, managedProjectsOf, readerOf } from './project-access.ts';
 import { queueThumbnails } from './thumbnail-tasks.ts';
 
 /** Images compared at once: past this a search takes seconds and the rows hundreds of megabytes. */
@@ -84,12 +85,15 @@ function hashArraysOf(list: HashedImage[]): { hashes: HashArrays; entryOf: Int32
   return { hashes: { phash: packHashes(phashes), dhash: packHashes(dhashes) }, entryOf };
 }
 
-export async function similarImages(db: Kysely<Database>, teamId: number, imageId: number, distance: number, limit: number): Promise<SimilarImages> {
+export async function similarImages(db: Kysely<Database>, caller: Caller, imageId: number, distance: number, limit: number): Promise<SimilarImages> {
+  const teamId = caller.teamId;
   const image = await images.findImageById(db, teamId, imageId);
   if (!image) throw notFound('image', { imageId });
-  const team = await nearDuplicates.hashedImagesOfTeam(db, teamId);
+  // The ground truth a honeypot copies (same bytes) is found only by the managers of its project.
+  const team = await nearDuplicates.hashedImagesOfTeam(db, teamId, managedProjectsOf(caller));
   checkSize(team.length);
-  const own = team.find((candidate) => candidate.id === imageId);
+  // A honeypot is in no list (its dataset is hidden) but is answered as any image of its bytes is.
+  const own = team.find((candidate) => candidate.id === imageId) ?? (await nearDuplicates.hashedImage(db, imageId));
   if (!own) return { distance, hashed: false, items: [] };
   const hashes = { phash: packHashes(team.map((t) => t.phash)), dhash: packHashes(team.map((t) => t.dhash)) };
   const query = { phash: packHashes([own.phash]), dhash: packHashes([own.dhash]) };
@@ -124,11 +128,12 @@ export interface ReportRequest {
   crossDatasetOnly: boolean;
 }
 
-export async function nearDuplicateReport(db: Kysely<Database>, teamId: number, projectId: number, request: ReportRequest): Promise<NearDuplicateReport> {
-  await requireProject(db, teamId, projectId);
-  const counts = await nearDuplicates.countProjectImages(db, projectId);
+export async function nearDuplicateReport(db: Kysely<Database>, caller: Caller, projectId: number, request: ReportRequest): Promise<NearDuplicateReport> {
+  await requireProject(db, caller.teamId, projectId);
+  const reader = await readerOf(db, caller, projectId);
+  const counts = await nearDuplicates.countProjectImages(db, projectId, reader);
   checkSize(counts.images);
-  const list = await nearDuplicates.hashedImagesOfProject(db, projectId);
+  const list = await nearDuplicates.hashedImagesOfProject(db, projectId, reader);
   const { hashes, entryOf } = hashArraysOf(list);
   const sets = new UnionFind(hashes.phash.length / 2);
   forEachNearPair(hashes, request.distance, (i, j) => sets.union(i, j));

@@ -6,6 +6,8 @@ import type { Database } from '../db/types.ts';
 import { notFound, validation } from '../errors.ts';
 import { rewritePredictionAgreement } from '../repositories/prediction-agreement.repository.ts';
 import { countModels, deletePredictions, findPredictions, findTeamImage, projectClasses, replacePredictions, projectModels } from '../repositories/predictions.repository.ts';
+import { hiddenDatasetIdsOf } from '../repositories/hidden-datasets.ts';
+import { type Caller, readerOf } from './project-access.ts';
 import { requireProject } from './projects.service.ts';
 import { type PredictionInput, type PredictionObject, type ProjectClass, readPredictions } from './prediction-objects.ts';
 
@@ -91,7 +93,8 @@ export async function removePredictions(db: Kysely<Database>, teamId: number, im
 }
 
 /** The models with predictions in a project of the team, each with the images and objects it covers. */
-export async function listProjectModels(db: Kysely<Database>, teamId: number, projectId: number): Promise<{ model: string; images: number; objects: number }[]> {
-  await requireProject(db, teamId, projectId);
-  return projectModels(db, projectId);
+/** The models with predictions in the project, counting the images the caller sees (hidden-datasets.ts). */
+export async function listProjectModels(db: Kysely<Database>, caller: Caller, projectId: number): Promise<{ model: string; images: number; objects: number }[]> {
+  await requireProject(db, caller.teamId, projectId);
+  return projectModels(db, projectId, await hiddenDatasetIdsOf(db, projectId, await readerOf(db, caller, projectId)));
 }

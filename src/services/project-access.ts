@@ -6,6 +6,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.ts';
 import { AppError, notFound } from '../errors.ts';
+import type { DatasetReader, ManagedProjects } from '../repositories/hidden-datasets.ts';
+import { inManagersOnlyDatasets } from '../repositories/managers-only.repository.ts';
 import * as members from '../repositories/project-members.repository.ts';
 import type { KeyScope } from '../repositories/teams.repository.ts';
 import { type TeamRole, isTeamAdmin } from '../repositories/team-roles.ts';
@@ -128,4 +130,36 @@ export async function requireRoleOver(
 /** Makes the caller the manager of the project they just made, unless they manage every project anyway. */
 export async function adoptNewProject(db: Kysely<Database>, caller: Caller, projectId: number): Promise<void> {
   if (!isTeamAdmin(caller.role)) await members.putMember(db, projectId, caller.userId, 'manager');
+}
+
+/**
+ * A dataset or image of a managers-only dataset does not exist to anybody who does not manage its
+ * project (docs/jobs.md "Ground truth"): a 404 as for an id of nothing. Asked before any role is
+ * checked, so that a refusal does not tell that it is there.
+ */
+export async function requireSeen(db: Kysely<Database>, caller: Caller, kind: 'dataset' | 'image', ids: readonly number[]): Promise<void> {
+  const [first] = await unseenOf(db, caller, kind, ids);
+  if (first !== undefined) throw notFound(kind, { [`${kind}Id`]: first });
+}
+
+/** Of the ids, those of a managers-only dataset whose project the caller does not manage, in id order. */
+export async function unseenOf(db: Kysely<Database>, caller: Caller, kind: 'dataset' | 'image', ids: readonly number[]): Promise<number[]> {
+  const roles = new Map<number, ProjectRole | null | undefined>();
+  const unseen: number[] = [];
+  for (const hit of await inManagersOnlyDatasets(db, caller.teamId, kind, ids)) {
+    if (!roles.has(hit.projectId)) roles.set(hit.projectId, await projectRoleOf(db, caller, hit.projectId));
+    if (roles.get(hit.projectId) !== 'manager') unseen.push(hit.id);
+  }
+  return unseen;
+}
+
+/** How the caller reads the project's datasets: as a manager (managers-only datasets shown) or not. */
+export async function readerOf(db: Kysely<Database>, caller: Caller, projectId: number): Promise<DatasetReader> {
+  return (await projectRoleOf(db, caller, projectId)) === 'manager' ? 'manager' : 'member';
+}
+
+/** Across the team, the projects whose managers-only datasets the caller sees (projectRoleOf for every project at once). */
+export function managedProjectsOf(caller: Caller): ManagedProjects {
+  if (caller.scope === 'read') return 'none';
+  return isTeamAdmin(caller.role) ? 'all' : { memberId: caller.userId };
 }

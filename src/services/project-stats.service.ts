@@ -5,7 +5,9 @@ import { StampedCache } from '../db/stamped-cache.ts';
 import type { Database } from '../db/types.ts';
 import { AREA_EDGES, ASPECT_EDGES, GRID } from '../formats/object-summary.ts';
 import { OBJECTS_PER_IMAGE_CAP, imageStats } from '../repositories/project-stats.repository.ts';
+import { type DatasetReader, hiddenDatasetsOf } from '../repositories/hidden-datasets.ts';
 import { type ImageFilterQuery, filterOf } from './image-list.service.ts';
+import { type Caller, readerOf } from './project-access.ts';
 
 export interface ProjectStats {
   images: number;
@@ -32,12 +34,12 @@ export interface ProjectStats {
 
 const sum = (lists: number[][], length: number) => lists.reduce((acc, list) => acc.map((v, i) => v + list[i]!), new Array<number>(length).fill(0));
 
-export async function projectStats(db: Kysely<Database>, teamId: number, projectId: number, query: ImageFilterQuery): Promise<ProjectStats> {
-  const filter = await filterOf(db, teamId, { ...query, projectId });
+export async function projectStats(db: Kysely<Database>, teamId: number, projectId: number, query: ImageFilterQuery, reader: DatasetReader): Promise<ProjectStats> {
+  const filter = await filterOf(db, teamId, { ...query, projectId }, reader);
   const stats = await imageStats(db, filter);
   const [classes, datasets] = await Promise.all([
     db.selectFrom('classes').select(['id', 'title', 'color']).where('project_id', '=', projectId).orderBy('id').execute(),
-    db.selectFrom('datasets').select(['id', 'title']).where('project_id', '=', projectId).where('hidden', '=', 0).orderBy('id').execute(),
+    db.selectFrom('datasets').select(['id', 'title']).where('project_id', '=', projectId).where('id', 'not in', hiddenDatasetsOf(db, projectId, reader)).orderBy('id').execute(),
   ]);
   const byClass = new Map(stats.classes.map((c) => [c.classId, c]));
   const byDataset = new Map(stats.datasets.map((d) => [d.datasetId, d]));
@@ -76,17 +78,18 @@ export async function projectStats(db: Kysely<Database>, teamId: number, project
 
 export { OBJECTS_PER_IMAGE_CAP };
 
-/** Statistics kept until the database may have changed, by team, project and filter. */
+/** Statistics kept until the database may have changed, by team, project, reader and filter. */
 export class ProjectStatsCache {
   private readonly kept = new StampedCache<ProjectStats>(32);
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  async stats(teamId: number, projectId: number, query: ImageFilterQuery, stamp: number | undefined): Promise<ProjectStats> {
-    const key = JSON.stringify([teamId, projectId, query]);
+  async stats(caller: Caller, projectId: number, query: ImageFilterQuery, stamp: number | undefined): Promise<ProjectStats> {
+    const reader = await readerOf(this.db, caller, projectId);
+    const key = JSON.stringify([caller.teamId, projectId, reader, query]);
     const kept = this.kept.get(stamp, key);
     if (kept) return kept;
-    const stats = await projectStats(this.db, teamId, projectId, query);
+    const stats = await projectStats(this.db, caller.teamId, projectId, query, reader);
     this.kept.set(stamp, key, stats);
     return stats;
   }

@@ -10,6 +10,7 @@ import type { TagResource, TagScope } from '../repositories/tags.repository.ts';
 import type { RevisionPolicy } from './annotation-revisions.service.ts';
 import { type Page, type PageRequest, pageOfRows } from './paging.ts';
 import { checkIfMatch } from './preconditions.ts';
+import { type Caller, readerOf } from './project-access.ts';
 import { requireProject } from './projects.service.ts';
 import * as tags from './tags.service.ts';
 
@@ -43,9 +44,9 @@ export async function describeProjectTag(db: Kysely<Database>, teamId: number, t
  * How many images (and, for an object tag, objects) of the project as its gallery shows it carry the
  * tag: what its delete takes away there. Honeypot copies in jobs are not counted.
  */
-export async function projectTagUsage(db: Kysely<Database>, teamId: number, tagId: number): Promise<{ images: number; objects?: number }> {
-  const tag = await requireTag(db, teamId, tagId);
-  const usage = await tags.tagUsage(db, tag, { objects: true, visibleOnly: true });
+export async function projectTagUsage(db: Kysely<Database>, caller: Caller, tagId: number): Promise<{ images: number; objects?: number }> {
+  const tag = await requireTag(db, caller.teamId, tagId);
+  const usage = await tags.tagUsage(db, tag, { objects: true, visibleTo: await readerOf(db, caller, tag.project_id) });
   return { images: usage.images, ...(usage.objects !== undefined ? { objects: usage.objects } : {}) };
 }
 

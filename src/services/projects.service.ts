@@ -6,13 +6,25 @@ import * as projects from '../repositories/projects.repository.ts';
 import type { ClassSummary, ProjectCounts, ProjectResource } from '../repositories/projects.repository.ts';
 import { type Page, type PageRequest, pageOfRows } from './paging.ts';
 import { checkIfMatch } from './preconditions.ts';
-import { type Caller, adoptNewProject, narrowedTo } from './project-access.ts';
+import { type Caller, adoptNewProject, managedProjectsOf, narrowedTo } from './project-access.ts';
 import { checkTitle } from './titles.ts';
 import { recordEvent } from './webhook-events.ts';
 
 /** The projects of the caller's team that the caller has a role in (or the one with `projectId`). */
-export const listProjects = (db: Kysely<Database>, caller: Caller, projectId?: number) =>
-  projects.listProjects(db, caller.teamId, projectId, narrowedTo(caller));
+export async function listProjects(db: Kysely<Database>, caller: Caller, projectId?: number) {
+  const records = await projects.listProjects(db, caller.teamId, projectId, narrowedTo(caller));
+  const unseen = await projects.unseenBytes(db, records.map((r) => r.id), managedProjectsOf(caller));
+  return records.map((r) => (unseen.has(r.id) ? { ...r, size: String(Number(r.size) - unseen.get(r.id)!) } : r));
+}
+
+/**
+ * Projects as the caller sees them: a project's size leaves out the bytes of the managers-only
+ * datasets (docs/jobs.md, Quality) of a project the caller does not manage, as its counts do.
+ */
+async function asSeen<T extends { id: number; size: number }>(db: Kysely<Database>, caller: Caller, list: T[]): Promise<T[]> {
+  const unseen = await projects.unseenBytes(db, list.map((p) => p.id), managedProjectsOf(caller));
+  return list.map((p) => (unseen.has(p.id) ? { ...p, size: p.size - unseen.get(p.id)! } : p));
+}
 
 /**
  * Removes the project and everything in it (v1's delete); its blobs are reclaimed by the sweep. The
@@ -47,11 +59,11 @@ export async function createProject(db: Kysely<Database>, caller: Caller, input:
     await adoptNewProject(trx, caller, made);
     return made;
   });
-  return describeProject(db, caller.teamId, id);
+  return describeProject(db, caller, id);
 }
 
-export async function describeProject(db: Kysely<Database>, teamId: number, projectId: number): Promise<ProjectResource> {
-  return projects.toProjectResource(await requireProject(db, teamId, projectId));
+export async function describeProject(db: Kysely<Database>, caller: Caller, projectId: number): Promise<ProjectResource> {
+  return (await asSeen(db, caller, [projects.toProjectResource(await requireProject(db, caller.teamId, projectId))]))[0]!;
 }
 
 /**
@@ -99,10 +111,10 @@ export interface ProjectListRequest extends PageRequest {
 export async function pageOfProjects(db: Kysely<Database>, caller: Caller, request: ProjectListRequest): Promise<Page<ProjectListItem>> {
   const filter = { teamId: caller.teamId, titlePrefix: request.titlePrefix, visibleTo: narrowedTo(caller) };
   const { rows, nextAfterId } = pageOfRows(await projects.pageProjects(db, { ...filter, afterId: request.afterId, limit: request.limit + 1 }), request.limit);
-  let items: ProjectListItem[] = rows.map(projects.toProjectResource);
+  let items: ProjectListItem[] = await asSeen(db, caller, rows.map(projects.toProjectResource));
   if (request.counts) {
     const ids = rows.map((r) => r.id);
-    const counts = await projects.countProjectContents(db, ids);
+    const counts = await projects.countProjectContents(db, ids, managedProjectsOf(caller));
     const classes = await projects.classesOfProjects(db, ids);
     items = items.map((item) => ({ ...item, counts: counts.get(item.id)!, classes: classes.get(item.id)! }));
   }

@@ -14,6 +14,7 @@ import { projectClasses } from '../repositories/predictions.repository.ts';
 import { findProject } from '../repositories/projects.repository.ts';
 import * as quality from '../repositories/quality.repository.ts';
 import { type JobCaller, forbidden, mayManageJobs } from './job-access.ts';
+import { requireManagersOnlyGroundTruth } from './managers-only.service.ts';
 
 /** The most honeypots one job holds. */
 export const MAX_HONEYPOTS_PER_JOB = 100;
@@ -25,7 +26,10 @@ async function requireProjectManager(db: Kysely<Database>, caller: JobCaller, pr
   if (!(await mayManageJobs(db, caller, projectId))) throw forbidden('ground truth and the quality report are for the project’s managers', { projectId });
 }
 
-/** Marks images of the project as ground truth, their objects frozen as they are now; an image not of the project (or a honeypot) is a 404. */
+/**
+ * Marks images of the project as ground truth, their objects frozen as they are now; an image not of
+ * the project (or a honeypot) is a 404, an image outside a managers-only dataset a 400.
+ */
 export async function markGroundTruth(ctx: Context, caller: JobCaller, projectId: number, imageIds: readonly number[]): Promise<void> {
   const db = ctx.db.kysely;
   await requireProjectManager(db, caller, projectId);
@@ -33,6 +37,7 @@ export async function markGroundTruth(ctx: Context, caller: JobCaller, projectId
   const found = await quality.visibleImagesOf(db, projectId, ids);
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length > 0) throw notFound('image of the project', { projectId, imageIds: missing });
+  await requireManagersOnlyGroundTruth(db, projectId, ids);
   await db.transaction().execute((trx) => quality.putGroundTruth(trx, projectId, ids, caller.userId));
 }
 

@@ -6,6 +6,7 @@ import type { Database, ProjectTagRow } from '../db/types.ts';
 import { type AppError, conflict, notFound } from '../errors.ts';
 import type { AnnotationObject, TagValue, TagValueType } from '../formats/canonical.ts';
 import { parseObjectTagValues } from '../formats/object-tag-values.ts';
+import type { DatasetReader } from '../repositories/hidden-datasets.ts';
 import * as projects from '../repositories/projects.repository.ts';
 import * as tags from '../repositories/tags.repository.ts';
 import type { TagScope } from '../repositories/tags.repository.ts';
@@ -207,9 +208,10 @@ export interface TagUsage {
 
 /**
  * The tag's usage; `objects: false` leaves a figure tag's objects uncounted (it reads every image's
- * objects), `visibleOnly` the honeypot copies in jobs (every value they carry must stay valid too).
+ * objects); `visibleTo` counts the images that reader sees, without it every image, the honeypot copies
+ * in jobs too (every value they carry must stay valid too).
  */
-export async function tagUsage(db: Kysely<Database>, tag: Pick<ProjectTagRow, 'id' | 'scope' | 'title'>, options: { objects: boolean; visibleOnly?: boolean }): Promise<TagUsage> {
+export async function tagUsage(db: Kysely<Database>, tag: Pick<ProjectTagRow, 'id' | 'scope' | 'title'>, options: { objects: boolean; visibleTo?: DatasetReader }): Promise<TagUsage> {
   if (tag.scope === 'images') return tags.imageTagUsage(db, tag.id, options);
   const images = await tags.imagesUsingFigureTagWithValues(db, tag.id, options);
   const values = new Map<string, number>();

@@ -49,9 +49,12 @@ export async function createVersion(db: Kysely<Database>, teamId: number, userId
   const split = checkSplit(input.split ?? { method: 'none' });
   await requireProject(db, teamId, projectId);
   if (input.datasetIds) {
-    const found = await db.selectFrom('datasets').where('project_id', '=', projectId).where('hidden', '=', 0).where('id', 'in', input.datasetIds.length ? input.datasetIds : [0]).select('id').execute();
+    const found = await db.selectFrom('datasets').where('project_id', '=', projectId).where('hidden', '=', 0).where('id', 'in', input.datasetIds.length ? input.datasetIds : [0]).select(['id', 'managers_only']).execute();
     const missing = input.datasetIds.filter((id) => !found.some((d) => d.id === id));
     if (missing.length > 0) throw notFound('dataset', { datasetId: missing[0] });
+    // Every role of the project reads a version: a managers-only dataset's images would be shown to all.
+    const managersOnly = found.filter((d) => d.managers_only === 1).map((d) => d.id);
+    if (managersOnly.length > 0) throw validation(`dataset ${managersOnly.join(', ')} is for managers only, and a version is read by every role of the project`, { field: 'datasetIds', datasetIds: managersOnly });
   }
   let id: number;
   try {

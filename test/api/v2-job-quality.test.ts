@@ -101,7 +101,8 @@ for (const dialect of dialects) {
           { title: 'spot', shape: 'bitmap' },
         ],
       });
-      gtDataset = await newDataset(t.ctx, projectId, 'reference');
+      // Ground truth lives in a managers-only dataset.
+      gtDataset = await newDataset(t.ctx, projectId, 'reference', { managersOnly: true });
       workDataset = await newDataset(t.ctx, projectId, 'work');
       gt.push((await newImage(t.ctx, gtDataset, { name: 'g1.png', width: 100, height: 100, objects: truth1 })).id);
       gt.push((await newImage(t.ctx, gtDataset, { name: 'g2.png', width: 100, height: 100, objects: truth2 })).id);
@@ -128,6 +129,10 @@ for (const dialect of dialects) {
       assertProblem(await request('PUT', url, ann1, { imageIds: gt }), 403, 'PROJECT_ROLE_REQUIRED');
       const missing = assertProblem(await request('PUT', url, t.adminKey, { imageIds: [gt[0], 2_000_000] }), 404, 'NOT_FOUND');
       assert.deepEqual((missing as unknown as { imageIds: number[] }).imageIds, [2_000_000]);
+      // An image of an ordinary dataset, which every role sees, is refused, and nothing is marked.
+      const ordinary = assertProblem(await request('PUT', url, t.adminKey, { imageIds: [gt[0], work[1], work[0]] }), 400, 'VALIDATION');
+      assert.deepEqual((ordinary as unknown as { imageIds: number[] }).imageIds, [work[0], work[1]]);
+      assert.match(ordinary.detail, /managers-only/);
       assert.deepEqual((await get<List<unknown>>(url)).items, []);
       assert.equal((await request('PUT', url, t.adminKey, { imageIds: gt })).statusCode, 204);
       const list = await get<List<{ imageId: number; name: string; datasetId: number; objects: number }>>(url);
@@ -218,19 +223,17 @@ for (const dialect of dialects) {
       assertProblem(await request('GET', `/v2/projects/${projectId}/ground-truth`, ann1), 403, 'PROJECT_ROLE_REQUIRED');
     });
 
-    test('galleries, dataset lists, counts, statistics, versions and exports leave honeypots out', async () => {
+    test('galleries, dataset lists, counts, statistics, versions and exports leave honeypots out (and versions and exports the ground truth)', async () => {
       const all = [...honeypots[0]!.values(), ...honeypots[1]!.values()];
       const visible = [...gt, ...work];
       const gallery = await get<List<{ id: number }>>(`/v2/images?projectId=${projectId}&limit=100`);
       assert.deepEqual(gallery.items.map((i) => i.id).sort((a, b) => a - b), visible);
       const named = await get<List<{ id: number }>>(`/v2/images?projectId=${projectId}&namePrefix=g`);
       assert.deepEqual(named.items.map((i) => i.id), gt);
-      // A job made from a filter never takes a honeypot.
-      const filtered = await request('POST', `/v2/projects/${projectId}/jobs`, t.adminKey, { title: 'g', assigneeId: ids.ann2, filter: { namePrefix: 'g' } });
-      assert.equal(filtered.statusCode, 201, filtered.body);
-      const filteredJob = json<{ id: number }>(filtered).id;
-      assert.deepEqual((await get<List<{ imageId: number }>>(`/v2/jobs/${filteredJob}/images`)).items.map((i) => i.imageId), gt);
-      assert.equal((await request('DELETE', `/v2/jobs/${filteredJob}`, t.adminKey)).statusCode, 204);
+      // A job made from a filter never takes a honeypot; the filter's ground-truth images, in a
+      // managers-only dataset, refuse the job (its assignee could not see them).
+      const filtered = assertProblem(await request('POST', `/v2/projects/${projectId}/jobs`, t.adminKey, { title: 'g', assigneeId: ids.ann2, filter: { namePrefix: 'g' } }), 400, 'VALIDATION');
+      assert.deepEqual((filtered as unknown as { imageIds: number[] }).imageIds, gt);
       const datasets = await get<List<{ id: number }>>(`/v2/datasets?projectId=${projectId}`);
       assert.deepEqual(datasets.items.map((d) => d.id), [gtDataset, workDataset]);
       // A honeypot's dataset is reached only through its job.
@@ -254,18 +257,21 @@ for (const dialect of dialects) {
       const nearDuplicates = await get<{ pending: number; groups: unknown[] }>(`/v2/projects/${projectId}/near-duplicates`);
       assert.equal(nearDuplicates.pending, visible.length);
 
+      // Versions and exports, read by every role, leave the managers-only dataset out too.
       const version = await request('POST', `/v2/projects/${projectId}/versions`, t.adminKey, { name: 'v1' });
       assert.equal(version.statusCode, 201, version.body);
       const made = json<{ id: number; imageCount: number }>(version);
-      assert.equal(made.imageCount, visible.length);
+      assert.equal(made.imageCount, work.length);
       const versionImages = await get<List<{ imageId: number }>>(`/v2/versions/${made.id}/images?limit=100`);
-      assert.deepEqual(versionImages.items.map((i) => i.imageId).sort((a, b) => a - b), visible);
+      assert.deepEqual(versionImages.items.map((i) => i.imageId).sort((a, b) => a - b), work);
+      assertProblem(await request('POST', `/v2/projects/${projectId}/versions`, t.adminKey, { name: 'v-gt', datasetIds: [gtDataset] }), 400, 'VALIDATION');
       const split = { method: 'random', ratios: { train: 1, val: 1 }, seed: 3, stratify: true };
       const stratified = await request('POST', `/v2/projects/${projectId}/versions`, t.adminKey, { name: 'v1-stratified', split });
       assert.equal(stratified.statusCode, 201, stratified.body);
       const stratifiedId = json<{ id: number }>(stratified).id;
       const stratifiedImages = await get<List<{ imageId: number }>>(`/v2/versions/${stratifiedId}/images?limit=100`);
-      assert.deepEqual(stratifiedImages.items.map((i) => i.imageId).sort((a, b) => a - b), visible, 'a stratified split takes no honeypot either');
+      assert.deepEqual(stratifiedImages.items.map((i) => i.imageId).sort((a, b) => a - b), work, 'a stratified split takes no honeypot either');
+      assertProblem(await request('POST', '/v2/exports', t.adminKey, { datasetIds: [gtDataset], format: 'supervisely', options: {} }), 400, 'VALIDATION');
 
       const started = await request('POST', '/v2/exports', t.adminKey, { projectId, format: 'supervisely', options: {} });
       assert.equal(started.statusCode, 201, started.body);
@@ -285,10 +291,10 @@ for (const dialect of dialects) {
       execFileSync('unzip', ['-q', file, '-d', dir]);
       fs.rmSync(file);
       const annotations = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.split(path.sep).at(-2) === 'ann').sort();
-      assert.equal(annotations.length, visible.length, annotations.join(', '));
+      assert.equal(annotations.length, work.length, annotations.join(', '));
       assert.deepEqual(
         annotations.map((f) => f.split(path.sep).at(-3)),
-        ['reference', 'reference', 'work', 'work', 'work', 'work'],
+        ['work', 'work', 'work', 'work'],
       );
     });
 

@@ -4,6 +4,7 @@
 // interface answered 404 (its "Not found" page), and the icon is served.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { dialects } from '../helpers/dialects.ts';
 import { type TestApp, startTestApp } from '../helpers/test-app.ts';
@@ -44,6 +45,19 @@ for (const dialect of dialects) {
       assert.match(String(css.headers['content-type']), /^text\/css/);
       assert.equal((await t.request({ method: 'GET', url: '/assets/..%2Fpackage.json', key: null })).statusCode, 404);
       assert.equal((await t.request({ method: 'GET', url: '/assets/server.js', key: null })).statusCode, 404);
+    });
+
+    test('the segment tool\'s WebAssembly runtime is served whole from its file, with an ETag', async () => {
+      const file = fileURLToPath(new URL('./ort-wasm-simd-threaded.wasm', import.meta.resolve('onnxruntime-web/wasm')));
+      const res = await t.request({ method: 'GET', url: '/assets/ort-wasm-simd-threaded.wasm', key: null });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['content-type'], 'application/wasm');
+      assert.equal(Number(res.headers['content-length']), fs.statSync(file).size);
+      assert.ok(res.rawPayload.equals(fs.readFileSync(file)), 'the bytes of the file');
+      assert.match(String(res.headers.etag), /^"[\w-]{27}"$/);
+      const again = await t.request({ method: 'GET', url: '/assets/ort-wasm-simd-threaded.wasm', key: null, headers: { 'if-none-match': String(res.headers.etag) } });
+      assert.equal(again.statusCode, 304);
+      assert.equal(again.rawPayload.length, 0);
     });
 
     test('the API keeps its addresses: /v2 still asks for a key, an unknown path is still a 404', async () => {

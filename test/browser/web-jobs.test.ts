@@ -44,6 +44,19 @@ describe('jobs and review in Chromium', { skip: chromiumSkip }, () => {
     assert.equal(res.statusCode, 200, res.body);
   };
 
+  test('a project with no dataset to split says so, and its split cannot be sent', async () => {
+    const empty = await newProject(t.ctx, { title: 'Empty harbour', classes: [{ title: 'boat', shape: 'polygon', color: '#1F77B4' }] });
+    await newDataset(t.ctx, empty, 'reference', { managersOnly: true });
+    const admin = await signedInPage(browser, base, t.adminKey);
+    await admin.goto(`${base}/projects/${empty}/jobs`);
+    const split = admin.getByRole('form', { name: 'Split a dataset' });
+    await split.getByText('No dataset to split: the project has none yet, or only managers-only ones, whose images go into no job.').waitFor();
+    assert.equal(await split.getByRole('combobox', { name: 'Dataset' }).locator('option').count(), 0);
+    assert.equal(await split.getByRole('button', { name: 'Make jobs' }).isDisabled(), true);
+    await shootWideAndNarrow(admin, SHOTS, 'jobs-nothing-to-split');
+    await admin.close();
+  });
+
   test('split, annotate, reject with an issue, fix, accept, and the manager’s figures', async () => {
     // The admin makes two jobs of two images on the jobs page, linked from the gallery.
     const admin = await signedInPage(browser, base, t.adminKey);

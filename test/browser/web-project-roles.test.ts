@@ -70,7 +70,10 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
 
   test('a viewer sees the image read-only, no edit tool, and no way to change the project', async () => {
     const page = await signedInPage(browser, base, keys.vwr);
-    // The projects page links to the settings as a place to read.
+    // The projects page links to the settings as a place to read, once it has the caller's roles.
+    const roles = page.waitForResponse((r) => new URL(r.url()).pathname === '/v2/project-roles');
+    await page.reload();
+    await roles;
     await page.getByRole('link', { name: 'Datasets and classes' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Settings: datasets and classes' }).count(), 0);
     await page.goto(`${base}/images/${imageId}?project=${projectId}`);
@@ -111,6 +114,7 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
     assert.equal(await page.getByLabel('Title').getAttribute('readonly'), '');
     await page.goto(`${base}/projects/${projectId}/tags`);
     await page.getByText('You are a viewer in this project: only its managers add, change or delete tags.').waitFor();
+    await page.getByRole('heading', { name: 'Image tags' }).waitFor();
     assert.equal(await page.getByRole('heading', { name: 'New tag' }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Edit sunny' }).count(), 0);
     await page.goto(`${base}/projects/${projectId}/versions`);
@@ -231,7 +235,10 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
       });
       return seen;
     };
+    // The sign-in leaves the projects page reading the roles, maybe still: a blank page ends it before
+    // the requests are counted.
     const member = await signedInPage(browser, base, keys.ann);
+    await member.goto('about:blank');
     const asked = roleRequests(member);
     await member.goto(`${base}/`);
     await member.locator('.project-card').nth(3).waitFor();
@@ -244,6 +251,7 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
     await member.context().close();
 
     const owner = await signedInPage(browser, base, t.key);
+    await owner.goto('about:blank');
     const ownerAsked = roleRequests(owner);
     await owner.goto(`${base}/`);
     await owner.locator('.project-card').nth(3).waitFor();

@@ -52,7 +52,8 @@ describe('quality in Chromium', { skip: chromiumSkip }, () => {
     projectId = await newProject(t.ctx, { title: 'Harbour', classes: [{ title: 'boat', shape: 'polygon', color: '#1F77B4' }] });
     await members.putMember(t.ctx.db.kysely, projectId, await userId(t.ctx, 'alpha', 'vwr'), 'viewer');
     await members.putMember(t.ctx.db.kysely, projectId, await userId(t.ctx, 'alpha', 'ann'), 'annotator');
-    const reference = await newDataset(t.ctx, projectId, 'reference');
+    // Ground truth lives in a managers-only dataset (web-managers-only.test.ts walks making one).
+    const reference = await newDataset(t.ctx, projectId, 'reference', { managersOnly: true });
     const work = (workDataset = await newDataset(t.ctx, projectId, 'work'));
     // The truth: two boats; the annotator will find one of them well and draw one where there is none.
     truthId = (await newImage(t.ctx, reference, { name: 'truth.png', bytes: await picture(320, 240, { seed: 9 }), width: 320, height: 240, objects: [square(10, 10, 60), square(200, 100, 80)] })).id;
@@ -135,7 +136,11 @@ describe('quality in Chromium', { skip: chromiumSkip }, () => {
     await admin.getByRole('link', { name: 'Quality' }).click();
     await admin.getByRole('heading', { name: 'Quality', level: 1 }).waitFor();
     const table = admin.getByRole('table', { name: 'Quality per annotator' });
-    const row = async (locator: typeof table, selector: string) => (await locator.locator(selector).allInnerTexts()).map((r) => r.split('\t').map((c) => c.trim()));
+    // The heading comes before the report: wait for the rows, since allInnerTexts reads what is there now.
+    const row = async (locator: typeof table, selector: string) => {
+      await locator.locator(selector).first().waitFor();
+      return (await locator.locator(selector).allInnerTexts()).map((r) => r.split('\t').map((c) => c.trim()));
+    };
     assert.deepEqual((await row(table, 'tbody tr')).map((r) => r.slice(0, 8)), [['ann', '1', ...cells(ann)]]);
     // A class's row opens under its annotator.
     await table.getByRole('button', { name: '1 class of ann' }).click();
@@ -170,6 +175,8 @@ describe('quality in Chromium', { skip: chromiumSkip }, () => {
     for (const page of [annotator, viewer]) {
       await page.goto(`${base}/projects/${projectId}/images`);
       await page.getByRole('link', { name: 'Jobs' }).waitFor();
+      // The role arrives after the page: its note says it is known, so the counts below are of the final page.
+      await page.getByText(/in this project: its managers make exports/).waitFor();
       assert.equal(await page.getByRole('link', { name: 'Quality' }).count(), 0);
       await page.getByLabel('Select w0.png').check();
       const bar = page.getByRole('region', { name: 'Selected images' });

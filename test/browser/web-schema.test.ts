@@ -210,6 +210,7 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     await reader.goto(`${base}/projects/${projectId}/settings`);
     await reader.getByRole('heading', { name: 'Settings of Traffic' }).waitFor();
     await reader.getByText('coach', { exact: true }).waitFor();
+    await reader.getByText(/only its managers change its settings/).waitFor();
     assert.equal(await reader.getByRole('button', { name: /Delete|Rename|Add/ }).count(), 0);
     await reader.context().close();
 

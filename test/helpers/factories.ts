@@ -26,8 +26,9 @@ export async function newProject(
   return id;
 }
 
-export async function newDataset(ctx: Context, projectId: number, title = 'ds'): Promise<number> {
-  return datasets.insertDataset(ctx.db.kysely, projectId, title);
+/** A dataset; `managersOnly` makes it one only the project's managers see (docs/jobs.md, Quality). */
+export async function newDataset(ctx: Context, projectId: number, title = 'ds', options: { managersOnly?: boolean } = {}): Promise<number> {
+  return datasets.insertDataset(ctx.db.kysely, projectId, title, options.managersOnly ?? false);
 }
 
 let imageCounter = 0;

@@ -326,5 +326,46 @@ for (const dialect of dialects) {
       await migrateTo(db, '0042_image_order_covering');
       assert.deepEqual(await statsOf(), ['images_project_name_idx', 'images_project_objects_idx']);
     });
+
+    test('0044 lets the SQLite insert triggers of the totals stand aside while a bulk insert holds its row, and undoes cleanly', async () => {
+      const k = db.kysely;
+      const tables = async () => (await k.introspection.getTables()).map((t) => t.name);
+      const triggersSql = async () =>
+        (await sql<{ sql: string }>`select sql from sqlite_master where type = 'trigger' and name in ('image_classes_totals_insert', 'images_totals_insert') order by name`.execute(k)).rows.map((r) => r.sql);
+      await migrateTo(db, '0042_image_order_covering');
+      const applied = await migrateTo(db, '0044_deferred_totals');
+      assert.equal(applied.at(-1), '0044_deferred_totals');
+      if (dialect.name !== 'sqlite') {
+        assert.equal((await tables()).includes('totals_deferred'), false, 'PostgreSQL needs nothing: its triggers run per statement');
+        return;
+      }
+      assert.ok((await tables()).includes('totals_deferred'));
+      for (const text of await triggersSql()) assert.match(text, /when not exists \(select 1 from totals_deferred\)/);
+      await migrateTo(db, '0042_image_order_covering');
+      assert.equal((await tables()).includes('totals_deferred'), false);
+      const before = await triggersSql();
+      assert.equal(before.length, 2);
+      for (const text of before) assert.doesNotMatch(text, /totals_deferred/);
+    });
+
+    test('0043 gives every dataset managers_only 0, and undoes cleanly', async () => {
+      const k = db.kysely;
+      await migrateTo(db, '0042_image_order_covering');
+      const now = new Date().toISOString();
+      const { rows: team } = await sql<{ id: number }>`insert into teams (name, created_at) values ('a', ${now}) returning id`.execute(k);
+      const { rows: project } = await sql<{ id: number }>`
+        insert into projects (team_id, title, size, created_at, updated_at) values (${team[0]!.id}, 'p', 0, ${now}, ${now}) returning id`.execute(k);
+      await sql`insert into datasets (project_id, title, size, created_at, updated_at) values (${project[0]!.id}, 'before', 0, ${now}, ${now})`.execute(k);
+      assert.deepEqual(await migrateTo(db, '0043_managers_only_datasets'), ['0043_managers_only_datasets']);
+      const flags = async () => (await sql<{ title: string; managers_only: number }>`select title, managers_only from datasets order by id`.execute(k)).rows.map((r) => [r.title, Number(r.managers_only)]);
+      assert.deepEqual(await flags(), [['before', 0]], 'a dataset made before stays an ordinary one');
+      await sql`insert into datasets (project_id, title, size, created_at, updated_at) values (${project[0]!.id}, 'after', 0, ${now}, ${now})`.execute(k);
+      await sql`update datasets set managers_only = 1 where title = 'before'`.execute(k);
+      assert.deepEqual(await flags(), [['before', 1], ['after', 0]], 'a new dataset is an ordinary one by default');
+      await migrateTo(db, '0042_image_order_covering');
+      const { rows } = await sql<Record<string, unknown>>`select * from datasets order by id`.execute(k);
+      assert.deepEqual(rows.map((r) => r.title), ['before', 'after'], 'undone, the datasets stay');
+      assert.equal('managers_only' in rows[0]!, false);
+    });
   });
 }

@@ -1,7 +1,9 @@
 // The datasets of a project on its settings page: each with what it holds, renamed or deleted (after
-// saying how many images and objects go with it), and new ones added; changes under If-Match.
-import { useState } from 'preact/hooks';
-import { ApiError, type Dataset, type Tagged, createDataset, deleteDataset, readDataset, renameDataset } from '../api.ts';
+// saying how many images and objects go with it), made managers-only or ordinary, and new ones added;
+// changes under If-Match. A managers-only dataset, where ground truth belongs, is seen by the
+// project's managers alone (docs/jobs.md, Quality): only they get this list with it.
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, type Dataset, type Tagged, createDataset, deleteDataset, readDataset, renameDataset, setManagersOnly } from '../api.ts';
 import { CHANGED_MEANWHILE, counted } from '../counting.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { Link } from './link.tsx';
@@ -17,6 +19,10 @@ export function DatasetSettings(props: Props) {
   const [renaming, setRenaming] = useState<{ current: Tagged<Dataset>; title: string } | null>(null);
   const [deleting, setDeleting] = useState<{ current: Tagged<Dataset>; shown: Dataset } | null>(null);
   const [newTitle, setNewTitle] = useState('');
+  const [newManagersOnly, setNewManagersOnly] = useState(false);
+  /** The box as just clicked, shown until the list is read again (or the change is refused). */
+  const [toggling, setToggling] = useState<{ id: number; to: boolean } | null>(null);
+  useEffect(() => setToggling(null), [props.datasets]);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState('');
   const [dialogError, setDialogError] = useState('');
@@ -61,6 +67,23 @@ export function DatasetSettings(props: Props) {
     }
   };
 
+  // The server refuses what would break the rule (images in jobs, ground truth held): its words are shown.
+  const toggleManagersOnly = async (shown: Dataset, managersOnly: boolean) => {
+    setToggling({ id: shown.id, to: managersOnly });
+    const current = await begin(shown);
+    if (!current) return setToggling(null);
+    setBusy(true);
+    try {
+      await setManagersOnly(current.value.id, managersOnly, current.etag);
+    } catch (failure) {
+      setMessage(explain(failure));
+      setToggling(null);
+    } finally {
+      setBusy(false);
+      props.onChanged();
+    }
+  };
+
   const add = async (event: Event) => {
     event.preventDefault();
     const title = newTitle.trim();
@@ -68,8 +91,9 @@ export function DatasetSettings(props: Props) {
     setBusy(true);
     setMessage('');
     try {
-      await createDataset(props.projectId, title);
+      await createDataset(props.projectId, title, newManagersOnly);
       setNewTitle('');
+      setNewManagersOnly(false);
       props.onChanged();
     } catch (failure) {
       setMessage(explain(failure, title));
@@ -101,6 +125,12 @@ export function DatasetSettings(props: Props) {
         </p>
       )}
       {props.datasets.length === 0 && <p class="quiet-text">No datasets yet: images are imported into one.</p>}
+      {!props.readOnly && (
+        <p class="quiet-text" id="managers-only-note">
+          A dataset marked <strong>Managers only</strong> is seen by the project’s managers alone: to annotators, reviewers and viewers it and its images do not exist. Ground truth belongs there, so that
+          nobody finds the image a honeypot copies.
+        </p>
+      )}
       <ul class="schema-rows" aria-label="Datasets">
         {props.datasets.map((d) => {
           const here = renaming?.current.value.id === d.id ? renaming : null;
@@ -122,11 +152,27 @@ export function DatasetSettings(props: Props) {
                     {d.title}
                   </Link>
                 )}
+                {d.managersOnly && (
+                  <span class="managers-badge" title="Seen by the project’s managers only">
+                    Managers only
+                  </span>
+                )}
                 <span class="row-count">
                   {counted(d.counts?.images ?? 0, 'image')} · {counted(d.counts?.objects ?? 0, 'object')}
                 </span>
                 {!props.readOnly && !here && (
                   <span class="row-actions">
+                    <label class="managers-toggle">
+                      <input
+                        type="checkbox"
+                        checked={toggling?.id === d.id ? toggling.to : d.managersOnly}
+                        disabled={busy}
+                        aria-describedby="managers-only-note"
+                        aria-label={`${d.title}: managers only`}
+                        onChange={(e) => void toggleManagersOnly(d, (e.currentTarget as HTMLInputElement).checked)}
+                      />
+                      Managers only
+                    </label>
                     <button
                       type="button"
                       class="quiet"
@@ -157,6 +203,10 @@ export function DatasetSettings(props: Props) {
         <form class="inline-form add-dataset" onSubmit={(e) => void add(e)}>
           <label for="new-dataset">New dataset</label>
           <input id="new-dataset" value={newTitle} maxLength={255} onInput={(e) => setNewTitle((e.currentTarget as HTMLInputElement).value)} />
+          <label class="managers-toggle">
+            <input type="checkbox" checked={newManagersOnly} aria-describedby="managers-only-note" onChange={(e) => setNewManagersOnly((e.currentTarget as HTMLInputElement).checked)} />
+            Managers only
+          </label>
           <button type="submit" disabled={busy || !newTitle.trim()}>
             Add dataset
           </button>

@@ -322,6 +322,11 @@ function Sidebar(
             <li key={d.id}>
               <button type="button" class="facet" aria-pressed={filter.datasetId === d.id} onClick={() => props.onChange({ datasetId: d.id })}>
                 <span class="facet-title" title={d.title}>{d.title}</span>
+                {d.managersOnly && (
+                  <span class="managers-badge" title="Seen by the project’s managers only: where ground truth belongs">
+                    Managers only
+                  </span>
+                )}
                 <span class="facet-count">{format(d.counts?.images)}</span>
               </button>
             </li>

@@ -30,7 +30,8 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
   const [project, setProject] = useState<Project | null>(null);
   const [jobs, setJobs] = useState<Job[] | null>(null);
   const [figures, setFigures] = useState<AssigneeFigures[]>([]);
-  const [datasets, setDatasets] = useState<Dataset[]>([]);
+  // The datasets a split may take: null until read.
+  const [datasets, setDatasets] = useState<Dataset[] | null>(null);
   const [users, setUsers] = useState<User[]>([]);
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
@@ -61,8 +62,10 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
         setProject(loaded);
         document.title = `Jobs · ${loaded.title} · Annostore`;
         const loadedDatasets = await listDatasets(props.projectId);
-        setDatasets(loadedDatasets);
-        setDatasetId(loadedDatasets[0]?.id ?? 0);
+        // A managers-only dataset's images go into no job (docs/jobs.md, Quality): it is not offered.
+        const splittable = loadedDatasets.filter((d) => !d.managersOnly);
+        setDatasets(splittable);
+        setDatasetId(splittable[0]?.id ?? 0);
         await load();
       } catch (failure) {
         setError((failure as Error).message);
@@ -81,8 +84,13 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
     setError('');
     setNotice('');
     try {
-      setNotice(await action());
-      await load();
+      const done = await action();
+      // The notice comes with the list read again, so what it says is already on the page.
+      try {
+        await load();
+      } finally {
+        setNotice(done);
+      }
     } catch (failure) {
       setError((failure as Error).message);
     }
@@ -153,13 +161,16 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
               <label>
                 Dataset{' '}
                 <select value={datasetId} onChange={(e) => setDatasetId(Number((e.currentTarget as HTMLSelectElement).value))}>
-                  {datasets.map((d) => (
+                  {(datasets ?? []).map((d) => (
                     <option key={d.id} value={d.id}>
                       {d.title}
                     </option>
                   ))}
                 </select>
               </label>
+              {datasets?.length === 0 && (
+                <p class="quiet-text field-note">No dataset to split: the project has none yet, or only managers-only ones, whose images go into no job.</p>
+              )}
               <label>
                 Images per job <input type="number" min={1} max={10000} value={perJob} onInput={(e) => setPerJob(Number((e.currentTarget as HTMLInputElement).value))} />
               </label>
@@ -173,7 +184,10 @@ export function JobsPage(props: { session: Session; onSignOut: () => void; proje
               </fieldset>
               {reviewerSelect}
               {honeypotField('Honeypots per job', 'split-honeypots-note')}
-              <button type="submit">Make jobs</button>
+              {/* Enabled once the datasets are read: a split sent before would name no dataset. */}
+              <button type="submit" disabled={datasetId === 0}>
+                Make jobs
+              </button>
             </form>
             {fromGallery && (
               <form class="job-form" aria-label="A job of the gallery's images" onSubmit={act(async () => {

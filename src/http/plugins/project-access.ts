@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/create-db.ts';
 import type { ResourceKind } from '../../repositories/project-members.repository.ts';
-import { type ProjectRole, requireRoleOver } from '../../services/project-access.ts';
+import { type ProjectRole, requireRoleOver, requireSeen } from '../../services/project-access.ts';
 
 /**
  * What a route needs:
@@ -13,7 +13,8 @@ import { type ProjectRole, requireRoleOver } from '../../services/project-access
  * - `list`: the route lists across projects and shows only those the caller has a role in.
  * - a role: the caller's role in the project of every resource named by `of` (a kind and where its id
  *   is: `params.id`, `query.datasetId`, `body.project.id`; a number, an array or a comma-separated
- *   list) must allow it. An id of nothing of the team is left to the route's own 404.
+ *   list) must allow it. An id of nothing of the team is left to the route's own 404; an image or
+ *   dataset of a managers-only dataset is a 404 to anybody but the project's managers.
  */
 export type RouteAccess = { team: true } | { list: true } | { role: ProjectRole; of: readonly (readonly [ResourceKind, string])[] };
 
@@ -46,6 +47,10 @@ export function registerProjectAccess(app: FastifyInstance, db: Db): void {
   app.addHook('preValidation', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access || !('role' in access) || !request.principal) return;
+    // Every id of a managers-only dataset first: a 404 whatever else the request names.
+    for (const [kind, path] of access.of) {
+      if (kind === 'image' || kind === 'dataset') await requireSeen(db.kysely, request.principal, kind, idsAt(request, path));
+    }
     for (const [kind, path] of access.of) {
       await requireRoleOver(db.kysely, request.principal, kind, idsAt(request, path), access.role);
     }

@@ -40,6 +40,7 @@ export const DatasetV2 = Type.Object(
     projectId: Type.Integer(),
     title: Type.String(),
     size: Bytes,
+    managersOnly: Type.Boolean({ description: 'only the project’s managers see the dataset and its images: where ground truth lives (docs/jobs.md, Quality)' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -101,7 +102,9 @@ export const projectChangeBody = (limits: Pick<Limits, 'descriptionLength'>) =>
     { title: Type.Optional(Title), description: Type.Optional(Type.String({ maxLength: limits.descriptionLength })) },
     { additionalProperties: false, minProperties: 1 },
   );
-export const DatasetBody = Type.Object({ title: Title }, { additionalProperties: false });
+const ManagersOnly = Type.Boolean({ description: 'only the project’s managers see the dataset and its images (docs/jobs.md, Quality); false by default' });
+export const DatasetBody = Type.Object({ title: Title, managersOnly: Type.Optional(ManagersOnly) }, { additionalProperties: false });
+export const DatasetChangeBody = Type.Object({ title: Type.Optional(Title), managersOnly: Type.Optional(ManagersOnly) }, { additionalProperties: false, minProperties: 1 });
 export const NewClassBody = Type.Object(
   {
     title: Title,

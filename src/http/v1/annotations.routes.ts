@@ -8,6 +8,7 @@ import { errorResponses, toOffset } from '../schemas/common.ts';
 import { AnnotationsQuery } from '../schemas/requests.ts';
 import { AnnotationRecord } from '../schemas/resources.ts';
 import { needs } from '../plugins/project-access.ts';
+import { readerOf } from '../../services/project-access.ts';
 
 export const annotationRoutes =
   (ctx: Context): FastifyPluginAsyncTypebox =>
@@ -29,7 +30,8 @@ export const annotationRoutes =
         const { projectId, datasetIds, page, perPage } = request.query;
         // The page is already JSON bytes; a Buffer payload is sent as it is, not serialised again.
         const query = { projectId, datasetIds, ...toOffset(page, perPage) };
-        const body = await pages.page(request.principal.teamId, query, request.changeStamp);
+        const reader = await readerOf(ctx.db.kysely, request.principal, projectId);
+        const body = await pages.page(request.principal.teamId, reader, query, request.changeStamp);
         return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
       },
     );

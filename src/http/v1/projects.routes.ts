@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { StampedCache } from '../../db/stamped-cache.ts';
-import { narrowedTo } from '../../services/project-access.ts';
+import { managedProjectsOf, narrowedTo } from '../../services/project-access.ts';
 import * as projects from '../../services/projects.service.ts';
 import { SUCCESS, Success, errorResponses } from '../schemas/common.ts';
 import { ProjectParams, ProjectsQuery } from '../schemas/requests.ts';
@@ -37,8 +37,9 @@ export const projectRoutes =
         const { teamId } = request.principal;
         const { projectId } = request.query;
         const stamp = request.changeStamp;
-        // A member sees the projects they have a role in: their answer is theirs alone.
-        const key = `${teamId}:${narrowedTo(request.principal) ?? ''}:${projectId ?? ''}`;
+        // A member sees the projects they have a role in, and sizes without the managers-only datasets
+        // of those they do not manage (a read key manages none): their answer is theirs alone.
+        const key = `${teamId}:${narrowedTo(request.principal) ?? ''}:${JSON.stringify(managedProjectsOf(request.principal))}:${projectId ?? ''}`;
         let body = listings.get(stamp, key);
         if (!body) {
           // Serialised by the route's schema, as the returned array would be; kept and sent as bytes.

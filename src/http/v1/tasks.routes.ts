@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { narrowedTo } from '../../services/project-access.ts';
+import { withSeenDatasets } from '../../services/task-datasets-seen.ts';
 import * as tasks from '../../services/tasks.service.ts';
 import { ErrorBody, errorResponses } from '../schemas/common.ts';
 import { StopAnswer, TaskParams, TasksQuery } from '../schemas/requests.ts';
@@ -26,7 +27,7 @@ export const taskRoutes =
         },
       },
       // A plain member sees the tasks of the projects they have a role in (docs/accounts.md).
-      async (request) => tasks.listTasks(db, request.principal.teamId, request.query.id, narrowedTo(request.principal)),
+      async (request) => withSeenDatasets(db, request.principal, await tasks.listTasks(db, request.principal.teamId, request.query.id, narrowedTo(request.principal))),
     );
 
     app.post(

@@ -73,7 +73,7 @@ export const classRoutes =
           response: { 200: ClassUsage, ...problemResponses },
         },
       },
-      async (request) => classes.classUsage(db, request.principal.teamId, request.params.id),
+      async (request) => classes.classUsage(db, request.principal, request.params.id),
     );
 
     app.patch(

@@ -1,9 +1,11 @@
 // POST /v2/projects/:projectId/datasets, GET /v2/datasets, GET, PATCH and DELETE /v2/datasets/:id.
+// A managers-only dataset (docs/jobs.md, Quality) is missing to anybody but the project's managers:
+// the access hook answers its id 404, and the lists leave it out.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import * as datasets from '../../services/datasets.service.ts';
-import { DatasetBody, DatasetListItem, DatasetV2, DatasetsQuery, ProjectIdParams } from '../schemas/catalog.ts';
+import { DatasetBody, DatasetChangeBody, DatasetListItem, DatasetV2, DatasetsQuery, ProjectIdParams } from '../schemas/catalog.ts';
 import { IdParams, IdempotencyHeaders, IfMatchHeaders, ListOf, Problem, problemResponses } from '../schemas/v2.ts';
 import { ifMatchOf, sendTagged } from './etag.ts';
 import { pageRequestOf, sendPage } from './id-cursor.ts';
@@ -21,7 +23,7 @@ export const datasetRoutes =
         config: { access: needs('manager', ['project', 'params.projectId']) },
         schema: {
           tags,
-          summary: 'Create a dataset in a project; its title must be new in the project',
+          summary: 'Create a dataset in a project (managers-only with managersOnly: true); its title must be new in the project',
           params: ProjectIdParams,
           headers: IdempotencyHeaders,
           body: DatasetBody,
@@ -29,7 +31,7 @@ export const datasetRoutes =
         },
       },
       async (request, reply) => {
-        const dataset = await datasets.createDataset(db, request.principal.teamId, request.params.projectId, request.body.title);
+        const dataset = await datasets.createDataset(db, request.principal.teamId, request.params.projectId, request.body);
         return sendTagged(request, reply, dataset, 201);
       },
     );
@@ -67,15 +69,15 @@ export const datasetRoutes =
         config: { access: needs('manager', ['dataset', 'params.id']) },
         schema: {
           tags,
-          summary: 'Rename a dataset; If-Match makes it conditional',
+          summary: 'Rename a dataset, or make it managers-only (or ordinary again); If-Match makes it conditional',
           params: IdParams,
           headers: IfMatchHeaders,
-          body: DatasetBody,
+          body: DatasetChangeBody,
           response: { 200: DatasetV2, ...problemResponses, 409: Problem, 412: Problem },
         },
       },
       async (request, reply) => {
-        const dataset = await datasets.renameDataset(db, request.principal.teamId, request.params.id, request.body.title, ifMatchOf(request));
+        const dataset = await datasets.changeDataset(db, request.principal.teamId, request.params.id, request.body, ifMatchOf(request));
         return sendTagged(request, reply, dataset);
       },
     );

@@ -9,7 +9,7 @@ import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { rewriteRevisionsOf } from '../../services/annotation-revisions.service.ts';
 import { changeImage, copyImage, deleteImage, describeImage } from '../../services/image-changes.service.ts';
-import { ImageListPages, type SentPage } from '../../services/image-list.service.ts';
+import { ImageListPages, type SentPage, readerOfList } from '../../services/image-list.service.ts';
 import { type ImageFilePart, RefusedFiles, requireUploadDataset, uploadImages } from '../../services/image-upload.service.ts';
 import { StagingFolder } from '../../storage/staging.ts';
 import { checkMultipartBoundary } from '../multipart-boundary.ts';
@@ -130,7 +130,8 @@ export const imageRoutes =
         const { cursor, limit, ...query } = request.query;
         if (cursor !== undefined && query.offset !== undefined) throw new AppError('VALIDATION', 'give a cursor or an offset, not both', { field: 'offset' });
         const after = positionOf(query.sort ?? 'id', cursor);
-        const page = await pages.page(request.principal.teamId, { ...query, limit: limit ?? 100, after }, cursor, request.changeStamp);
+        const reader = await readerOfList(db, request.principal, query);
+        const page = await pages.page(request.principal.teamId, reader, { ...query, limit: limit ?? 100, after }, cursor, request.changeStamp);
         return sendListBody(request, reply, page.body, page.nextCursor, linkOf(request, page));
       },
     );

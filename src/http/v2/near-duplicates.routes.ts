@@ -27,7 +27,7 @@ export const nearDuplicateRoutes =
           response: { 200: SimilarImages, ...problemResponses },
         },
       },
-      async (request) => similarImages(db, request.principal.teamId, request.params.id, request.query.distance ?? DEFAULT_DISTANCE, request.query.limit ?? 50),
+      async (request) => similarImages(db, request.principal, request.params.id, request.query.distance ?? DEFAULT_DISTANCE, request.query.limit ?? 50),
     );
 
     app.get(
@@ -43,7 +43,7 @@ export const nearDuplicateRoutes =
         },
       },
       async (request) =>
-        nearDuplicateReport(db, request.principal.teamId, request.params.projectId, {
+        nearDuplicateReport(db, request.principal, request.params.projectId, {
           distance: request.query.distance ?? DEFAULT_DISTANCE,
           limit: request.query.limit ?? 50,
           offset: request.query.offset ?? 0,

@@ -80,13 +80,13 @@ export const predictionRoutes =
           response: { 200: ProjectModels, ...problemResponses },
         },
       },
-      async (request) => ({ items: await listProjectModels(ctx.db.kysely, request.principal.teamId, request.params.projectId) }),
+      async (request) => ({ items: await listProjectModels(ctx.db.kysely, request.principal, request.params.projectId) }),
     );
 
     app.get(
       '/projects/:projectId/evaluation',
       {
-        config: { access: needs('viewer', ['project', 'params.projectId']) },
+        config: { access: needs('viewer', ['project', 'params.projectId'], ['dataset', 'query.datasetId']) },
         schema: {
           tags: ['predictions'],
           summary: 'COCO AP of a model’s predictions against the annotations of the project (or a dataset), per class, with the precision–recall curve',
@@ -96,7 +96,7 @@ export const predictionRoutes =
         },
       },
       async (request) =>
-        evaluateModel(ctx.db.kysely, request.principal.teamId, {
+        evaluateModel(ctx.db.kysely, request.principal, {
           projectId: request.params.projectId,
           model: request.query.model,
           iouType: request.query.iouType ?? 'bbox',

@@ -23,6 +23,6 @@ export const projectStatsRoutes =
           response: { 200: ProjectStats, ...problemResponses },
         },
       },
-      async (request) => cache.stats(request.principal.teamId, request.params.projectId, request.query, request.changeStamp),
+      async (request) => cache.stats(request.principal, request.params.projectId, request.query, request.changeStamp),
     );
   };

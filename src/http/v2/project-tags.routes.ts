@@ -69,7 +69,7 @@ export const projectTagRoutes =
         config: { access: needs('viewer', ['tag', 'params.id']) },
         schema: { tags, summary: 'How many images and objects carry the tag (what its delete takes away)', params: IdParams, response: { 200: TagUsageV2, ...problemResponses } },
       },
-      async (request) => projectTags.projectTagUsage(db, request.principal.teamId, request.params.id),
+      async (request) => projectTags.projectTagUsage(db, request.principal, request.params.id),
     );
 
     app.patch(

@@ -57,7 +57,7 @@ export const projectRoutes =
         config: { access: needs('viewer', ['project', 'params.id']) },
         schema: { tags, summary: 'A project', params: IdParams, response: { 200: ProjectV2, 304: Type.Null(), ...problemResponses } },
       },
-      async (request, reply) => sendTagged(request, reply, await projects.describeProject(db, request.principal.teamId, request.params.id)),
+      async (request, reply) => sendTagged(request, reply, await projects.describeProject(db, request.principal, request.params.id)),
     );
 
     app.patch(

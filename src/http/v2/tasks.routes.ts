@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { narrowedTo } from '../../services/project-access.ts';
+import { seenTask, withSeenDatasets } from '../../services/task-datasets-seen.ts';
 import { type TaskUpdate, watchTask } from '../../services/task-watch.ts';
 import * as tasks from '../../services/tasks.service.ts';
 import { type TeamTaskEvent, watchTeamTasks } from '../../services/team-task-watch.ts';
@@ -85,7 +86,8 @@ export const taskRoutes =
           readerId: narrowedTo(request.principal),
         });
         const { nextId, ...rest } = page;
-        return sendList(request, reply, { ...rest, nextCursor: nextId === null ? null : encodeCursor(nextId) });
+        const items = await withSeenDatasets(db, request.principal, rest.items);
+        return sendList(request, reply, { ...rest, items, nextCursor: nextId === null ? null : encodeCursor(nextId) });
       },
     );
 
@@ -149,14 +151,14 @@ export const taskRoutes =
       }
       const stream = openEventStream(reply);
       stream.signal.addEventListener('abort', () => abandoned.abort(), { once: true });
-      const send = (event: TeamTaskEvent) => {
-        if (event.kind === 'snapshot') stream.send('snapshot', { tasks: event.tasks }, event.at);
-        else if (event.kind === 'task') stream.send('task', event.task, event.at);
+      const send = async (event: TeamTaskEvent) => {
+        if (event.kind === 'snapshot') stream.send('snapshot', { tasks: await withSeenDatasets(db, request.principal, event.tasks) }, event.at);
+        else if (event.kind === 'task') stream.send('task', await seenTask(db, request.principal, event.task), event.at);
         else stream.send('removed', { id: event.id }, event.at);
       };
       const pump = async () => {
         try {
-          for (let update: IteratorResult<TeamTaskEvent> = first; !update.done; update = await updates.next()) send(update.value);
+          for (let update: IteratorResult<TeamTaskEvent> = first; !update.done; update = await updates.next()) await send(update.value);
         } catch (error) {
           request.log.error({ err: error }, 'team task event stream failed');
         } finally {
@@ -179,7 +181,7 @@ export const taskRoutes =
           response: { 200: TaskView, 304: Type.Null({ description: 'not modified: If-None-Match names the current ETag' }), ...problemResponses },
         },
       },
-      async (request, reply) => sendTagged(request, reply, await tasks.getTask(db, request.principal.teamId, request.params.id)),
+      async (request, reply) => sendTagged(request, reply, await seenTask(db, request.principal, await tasks.getTask(db, request.principal.teamId, request.params.id))),
     );
 
     app.get(
@@ -233,7 +235,7 @@ export const taskRoutes =
       const pump = async () => {
         try {
           for (let update: IteratorResult<TaskUpdate> = first; !update.done; update = await updates.next()) {
-            stream.send(update.value.final ? 'final' : 'progress', update.value.task);
+            stream.send(update.value.final ? 'final' : 'progress', await seenTask(db, request.principal, update.value.task));
           }
         } catch (error) {
           request.log.error({ err: error }, 'task event stream failed');
