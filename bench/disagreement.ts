@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     ];
     for (const [label, query] of lists) {
       await timed(label, async () => {
-        const page = await listImages(db, teamId, { projectId, limit: 100, ...query });
+        const page = await listImages(db, teamId, { projectId, limit: 100, ...query }, 'manager');
         return page.total ?? page.items.length;
       }, TARGET_MS);
     }

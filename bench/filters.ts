@@ -182,14 +182,14 @@ async function main(): Promise<void> {
       ['rare class with the total', { classAny: [c[9]!], count: true }],
     ];
     for (const [label, query] of lists) {
-      await timed(label, async () => (await listImages(db, s.teamId, { projectId: s.projectId, limit: 100, ...query })).items.length, TARGET_MS);
+      await timed(label, async () => (await listImages(db, s.teamId, { projectId: s.projectId, limit: 100, ...query }, 'manager')).items.length, TARGET_MS);
     }
     const stats: [string, ImageFilterQuery][] = [
       ['statistics: the whole project', {}],
       ['statistics: the rare class', { classAny: [c[9]!] }],
       ['statistics: one dataset', { datasetIds: [s.datasets[1]!] }],
     ];
-    for (const [label, query] of stats) await timed(label, async () => (await projectStats(db, s.teamId, s.projectId, query)).images, TARGET_MS);
+    for (const [label, query] of stats) await timed(label, async () => (await projectStats(db, s.teamId, s.projectId, query, 'manager')).images, TARGET_MS);
     console.log(`\n${DB}, ${fmt(IMAGES)} images of 10 objects, a page of 100, median and slowest of ${ROUNDS} rounds (ms)\n`);
     printTable(['query', 'items', 'median', 'slowest', '× floor'], rows);
     console.log('');

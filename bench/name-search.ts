@@ -199,7 +199,7 @@ async function main(): Promise<void> {
     await timed('floor: one exact name on its index', () => exactName(ctx, datasetId), null);
     for (const c of CASES) {
       const query: ImageListQuery = { datasetId, limit: 100, ...c.query };
-      await timed(c.label, async () => (await listImages(ctx.db.kysely, teamId, query)).items.length, c.target);
+      await timed(c.label, async () => (await listImages(ctx.db.kysely, teamId, query, 'manager')).items.length, c.target);
     }
     const write = await writeCost(ctx, datasetId);
     console.log(`\n${DB}, ${fmt(IMAGES)} images in one dataset, a page of 100, median of ${ROUNDS} rounds (ms)\n`);
