@@ -27,6 +27,8 @@ describe('the gallery of 300,000 images in Chromium', { skip: chromiumSkip }, ()
   let datasetId: number;
   let projectId: number;
   const requests = { thumbnails: 0, aborted: 0, overlays: 0, pages: 0 };
+  /** While set, thumbnails are answered only once it settles (see the route below). */
+  let thumbnailsHeld: Promise<void> | undefined;
 
   before(async () => {
     t = await startTestApp(dialects[0]!);
@@ -39,9 +41,10 @@ describe('the gallery of 300,000 images in Chromium', { skip: chromiumSkip }, ()
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
     page = await context.newPage();
     page.setDefaultTimeout(20_000);
-    // Thumbnails answered slowly, as from a loaded server: a row scrolled past is still loading.
+    // Thumbnails answered slowly, as from a loaded server: a row scrolled past is still loading. While
+    // a test holds them (thumbnailsHeld), none is answered before it lets them go.
     await page.route('**/v2/images/*/thumbnail', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await (thumbnailsHeld ?? new Promise((resolve) => setTimeout(resolve, 400)));
       await route.continue().catch(() => undefined);
     });
     page.on('request', (request) => {
@@ -60,6 +63,21 @@ describe('the gallery of 300,000 images in Chromium', { skip: chromiumSkip }, ()
     await browser?.close();
     await t?.close();
   });
+
+  /** Waits until the scroller has stood still for 300 ms: a wheel's or a track click's scrolling is over. */
+  const scrollerStill = () =>
+    page.waitForFunction(`new Promise((resolve) => {
+      const s = document.querySelector('.grid-scroller');
+      const at = s.scrollTop;
+      setTimeout(() => resolve(s.scrollTop === at), 300);
+    })`);
+
+  /** Waits until more than ten tiles' captions are wholly in the scroller's box: the page there has been drawn. */
+  const screenfulShown = () =>
+    page.waitForFunction(`(() => {
+      const box = document.querySelector('.grid-scroller').getBoundingClientRect();
+      return [...document.querySelectorAll('.tile .caption')].filter((c) => { const r = c.getBoundingClientRect(); return r.top >= box.top && r.bottom <= box.bottom; }).length > 10;
+    })()`);
 
   /** The names of the tiles wholly inside the scroller's box. */
   const visibleNames = async (): Promise<string[]> =>
@@ -109,7 +127,8 @@ describe('the gallery of 300,000 images in Chromium', { skip: chromiumSkip }, ()
     // The wheel goes on from there, up, one row at a time.
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     for (let i = 0; i < 5; i += 1) await page.mouse.wheel(0, -204);
-    await page.waitForTimeout(300);
+    await scrollerStill();
+    await screenfulShown();
     const up = await visibleNames();
     assert.ok(up.length > 0 && !up.includes(nameAt(COUNT - 1)), 'the rows above the last ones');
     const positions = up.map((n) => Number(n.slice(4, 11)));
@@ -122,20 +141,13 @@ describe('the gallery of 300,000 images in Chromium', { skip: chromiumSkip }, ()
     // machine may still be moving the scroller after the jump below and carry it past the middle: the
     // jump is made once the scroller has stood still for 300 ms.
     await page.mouse.click(box.x + box.width - 6, box.y + box.height / 2);
-    await page.waitForFunction(`new Promise((resolve) => {
-      const s = document.querySelector('.grid-scroller');
-      const at = s.scrollTop;
-      setTimeout(() => resolve(s.scrollTop === at), 300);
-    })`);
+    await scrollerStill();
     const started = Date.now();
     await page.evaluate(`(() => { const s = document.querySelector('.grid-scroller'); s.scrollTop = (s.scrollHeight - s.clientHeight) / 2; })()`);
     await page.waitForFunction(`[...document.querySelectorAll('.tile .caption')].some((c) => c.textContent.startsWith('img-0149') || c.textContent.startsWith('img-0150'))`);
     const took = Date.now() - started;
     // The page of the jump arrives whole, but may be drawn over more than one frame on a busy machine.
-    await page.waitForFunction(`(() => {
-      const box = document.querySelector('.grid-scroller').getBoundingClientRect();
-      return [...document.querySelectorAll('.tile .caption')].filter((c) => { const r = c.getBoundingClientRect(); return r.top >= box.top && r.bottom <= box.bottom; }).length > 10;
-    })()`);
+    await screenfulShown();
     const shown = await visibleNames();
     const positions = shown.map((n) => Number(n.slice(4, 11)));
     assert.ok(positions.length > 10, 'a screenful of tiles');
@@ -151,12 +163,18 @@ describe('the gallery of 300,000 images in Chromium', { skip: chromiumSkip }, ()
     const before = { ...requests };
     const box = (await page.locator('.grid-scroller').boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    // A quick scroll through some 2,000 images, the thumbnails of each screenful still loading.
+    // A quick scroll through some 2,000 images, the thumbnails of each screenful still loading: held
+    // until the scroll is over, however slowly this machine scrolls.
+    let letGo!: () => void;
+    thumbnailsHeld = new Promise<void>((resolve) => (letGo = resolve));
     for (let i = 0; i < 60; i += 1) {
       await page.mouse.wheel(0, 800);
       await page.waitForTimeout(30);
     }
-    await page.waitForTimeout(1000);
+    await scrollerStill();
+    thumbnailsHeld = undefined;
+    letGo();
+    await screenfulShown();
     const issued = requests.thumbnails - before.thumbnails;
     const aborted = requests.aborted - before.aborted;
     const overlays = requests.overlays - before.overlays;

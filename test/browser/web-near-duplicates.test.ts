@@ -91,13 +91,16 @@ describe('the near-duplicates page in Chromium', { skip: chromiumSkip }, () => {
     assert.equal(await groups().count(), 1);
     await page.getByLabel('Only groups across datasets').uncheck();
     const strict = await api<{ groupCount: number }>(`/v2/projects/${projectId}/near-duplicates?distance=2`);
-    // A range input is not filled: set it as a drag ends, with its input and change events.
+    // A range input is not filled: set it as a drag ends, with its input and change events. The
+    // heading is read once the page has the report at that distance, not the one before it.
+    const report = page.waitForResponse((r) => r.url().includes('/near-duplicates?') && new URL(r.url()).searchParams.get('distance') === '2');
     await page.getByLabel('Threshold').evaluate((input: { value: string; dispatchEvent(event: Event): boolean }) => {
       input.value = '2';
       input.dispatchEvent(new Event('input', { bubbles: true }));
       input.dispatchEvent(new Event('change', { bubbles: true }));
     });
     await page.waitForURL(/distance=2/);
+    await report;
     await heading(new RegExp(`Near-duplicates · ${strict.groupCount} group`)).waitFor();
     await page.getByText('2 bits').waitFor();
     await page.reload();

@@ -413,7 +413,7 @@ describe('the web interface keeps the user’s place and its layout', { skip: ch
       [`/projects/${projectId}/images?dataset=${bulkId}`, '.tile img'],
       [`/images/${bulkImages[3]}?project=${projectId}&dataset=${bulkId}`, '.stage svg image'],
       [`/images/${editId}`, '.stage svg image'],
-      ['/tasks', 'main h1'],
+      ['/tasks', '.task-row'],
       ['/nowhere', 'main h1'],
     ];
     for (const [url, ready] of pages) {

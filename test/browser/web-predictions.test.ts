@@ -121,7 +121,10 @@ describe('predictions in the image view in Chromium', { skip: chromiumSkip }, ()
     await page.getByText('No image matches these filters.').waitFor();
     await page.getByLabel('Predictions').selectOption('0.9');
     await page.waitForURL(/predicted=0\.9(&|$)/);
-    await page.getByText('No image matches these filters.').waitFor({ state: 'detached' });
+    // The image whose prediction scores 0.9 or more, not only the empty result gone (it goes while the
+    // page asks again).
+    await page.locator('.tile-link[title="street.png"]').waitFor();
+    assert.equal(await page.getByText('No image matches these filters.').count(), 0);
     await shoot(page, 'gallery-predicted-1440');
     await checkAccessibility(page, 'the gallery filtered by predictions');
     await context.close();

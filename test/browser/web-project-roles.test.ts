@@ -70,10 +70,14 @@ describe('project roles in Chromium', { skip: chromiumSkip }, () => {
 
   test('a viewer sees the image read-only, no edit tool, and no way to change the project', async () => {
     const page = await signedInPage(browser, base, keys.vwr);
-    // The projects page links to the settings as a place to read, once it has the caller's roles.
+    // The projects page links to the settings as a place to read, once it has the caller's roles (the
+    // link reads so before they are known, too). The sign-in's page is left first, so the answer
+    // waited for is this page's; then two frames for the page to draw it.
+    await page.goto('about:blank');
     const roles = page.waitForResponse((r) => new URL(r.url()).pathname === '/v2/project-roles');
-    await page.reload();
-    await roles;
+    await page.goto(`${base}/`);
+    await (await roles).finished();
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
     await page.getByRole('link', { name: 'Datasets and classes' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Settings: datasets and classes' }).count(), 0);
     await page.goto(`${base}/images/${imageId}?project=${projectId}`);

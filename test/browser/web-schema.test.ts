@@ -185,7 +185,9 @@ describe('a project’s schema edited in Chromium', { skip: chromiumSkip }, () =
     assert.equal((await api<Class>('GET', `/v2/classes/${car!.id}`)).body.color, '#00c3ff');
 
     // Someone else renames the bus while this page has its rename open: the save is refused, not made.
+    // The form opens once the page has read the class it edits: the other rename comes after that read.
     await page.getByRole('button', { name: 'Rename bus' }).click();
+    await page.getByLabel('New title of bus').waitFor();
     assert.equal((await api('PATCH', `/v2/classes/${bus!.id}`, { title: 'coach' })).status, 200);
     await page.getByLabel('New title of bus').fill('omnibus');
     await page.getByRole('button', { name: 'Save title' }).click();

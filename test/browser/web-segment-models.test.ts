@@ -59,10 +59,12 @@ describe('the segment model choice in Chromium', { skip: chromiumSkip }, () => {
     const chosen = await choice.inputValue();
     const models = json<{ items: { model: string; title: string }[] }>(await t.request({ method: 'GET', url: '/v2/segment/models' })).items;
     assert.equal(chosen, models.find((m) => m.title === 'mobile copy')!.model);
-    // The decoder of the chosen model is what the worker asks for.
-    const decoder = page.waitForRequest((request) => request.url().includes(`/v2/segment/decoder?model=${chosen}`));
+    // The decoder of the chosen model is what the worker asks for after a reload. The page before it
+    // may ask for that decoder too, on choosing the model: the wait starts once that page is gone,
+    // and the tool loads nothing before it is chosen.
     await page.reload();
     await page.locator('.stage svg > g > image').waitFor();
+    const decoder = page.waitForRequest((request) => request.url().includes(`/v2/segment/decoder?model=${chosen}`));
     await page.getByRole('button', { name: 'Segment' }).click();
     await decoder;
     assert.equal(await page.getByLabel('Model').inputValue(), chosen);

@@ -18,7 +18,9 @@ interface Props {
 }
 
 export function BatchBar(props: Props) {
-  const [tagId, setTagId] = useState(props.tags[0]?.id ?? 0);
+  // 0 until one is chosen: the first tag then, even if the tags arrived after the bar appeared.
+  const [chosenTagId, setTagId] = useState(0);
+  const tagId = chosenTagId || (props.tags[0]?.id ?? 0);
   const [state, setState] = useState('');
   const ids = [...props.selected];
   const count = ids.length === 1 ? '1 image' : `${ids.length} images`;

@@ -141,10 +141,9 @@ function VersionDetails(props: { version: Version; others: Version[]; readOnly: 
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState('');
 
+  // Each version has its own details (keyed by its id), so its state starts empty: nothing to reset
+  // here, where a reset would undo a choice made before the effect ran.
   useEffect(() => {
-    setLeakage(null);
-    setDiff(null);
-    setFrom(null);
     versionLeakage(v.id).then(setLeakage, (failure: Error) => setError(failure.message));
   }, [v.id]);
   useEffect(() => {
