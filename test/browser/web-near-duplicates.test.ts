@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import sharp from 'sharp';
 import { checkAccessibility, launchChromium, signIn, skipWithoutChromium } from '../helpers/chromium.ts';
 import { dialects, tempDir } from '../helpers/dialects.ts';
@@ -110,10 +110,24 @@ describe('the near-duplicates page in Chromium', { skip: chromiumSkip }, () => {
   });
 
   test('a group’s copies are selected in one click, tagged, then deleted', async () => {
+    // The project's tags answered only once the selection's bar is shown: it tags all the same.
+    let letTagsGo!: () => void;
+    const tagsHeld = new Promise<void>((resolve) => (letTagsGo = resolve));
+    const holdTags = async (route: Route) => {
+      await tagsHeld;
+      await route.continue();
+    };
+    await page.route('**/v2/projects/*/tags?*', holdTags);
+    await page.reload();
+    await heading(/2 groups/).waitFor();
     const first = groups().nth(0);
     await first.getByRole('button', { name: 'Select all but the first' }).click();
     const bar = page.getByRole('region', { name: 'Selected images' });
     await bar.getByText('2 images selected').waitFor();
+    letTagsGo();
+    // Offered once the tags are here; the route is left after its answer.
+    await bar.getByRole('button', { name: 'Add tag' }).waitFor();
+    await page.unroute('**/v2/projects/*/tags?*', holdTags);
     assert.equal(await page.getByLabel('Select crossing.png').isChecked(), false);
     await shoot('near-duplicates-selected');
     await bar.getByRole('button', { name: 'Add tag' }).click();
