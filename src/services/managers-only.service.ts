@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, DatasetRow } from '../db/types.ts';
 import { conflict, validation } from '../errors.ts';
-import { datasetGroundTruth, datasetImagesInJobs, imageFacts, inManagersOnlyDatasets, isManagersOnly, outsideManagersOnly } from '../repositories/managers-only.repository.ts';
+import { datasetImagesListed, imageFacts, inManagersOnlyDatasets, isManagersOnly, outsideManagersOnly } from '../repositories/managers-only.repository.ts';
 
 /** How many ids a refusal names at most. */
 const NAMED = 20;
@@ -16,12 +16,12 @@ const NAMED = 20;
 export async function checkManagersOnlyChange(db: Kysely<Database>, dataset: DatasetRow, managersOnly: boolean): Promise<void> {
   if ((dataset.managers_only === 1) === managersOnly) return;
   if (managersOnly) {
-    const inJobs = await datasetImagesInJobs(db, dataset.id, NAMED);
+    const inJobs = await datasetImagesListed(db, 'job_images', dataset.id, NAMED);
     if (inJobs.length > 0) {
       throw conflict(`images of dataset ${dataset.id} are in jobs, whose assignees could not see them in a managers-only dataset: delete those jobs first`, { datasetId: dataset.id, imageIds: inJobs });
     }
   } else {
-    const truth = await datasetGroundTruth(db, dataset.id, NAMED);
+    const truth = await datasetImagesListed(db, 'ground_truth', dataset.id, NAMED);
     if (truth.length > 0) {
       throw conflict(`dataset ${dataset.id} holds ground truth, which lives in managers-only datasets: unmark it first`, { datasetId: dataset.id, imageIds: truth });
     }
