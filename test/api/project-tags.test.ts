@@ -6,6 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { type AnnotationObject, serializeObjects } from '../../src/formats/canonical.ts';
 import { TEST_DATABASE_URL, dialects } from '../helpers/dialects.ts';
+import { waitForLockWaitOnClient } from '../helpers/pg-lock-wait.ts';
 import {
   newDataset,
   newImage,
@@ -35,21 +36,6 @@ interface AnnotationBody {
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const TRIANGLE: [number, number][] = [[1, 1], [9, 1], [5, 8]];
-
-/**
- * Resolves once some session of the server waits for a lock `client` holds, so the next step races
- * nothing (only such a session: other tests' sessions on the same PostgreSQL wait for locks of their own).
- */
-async function waitForLockWait(client: pg.Client): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const { rows } = await client.query<{ n: string }>(
-      'select count(*) as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))',
-    );
-    if (Number(rows[0]?.n) > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('no session came to wait for the lock');
-}
 
 const errorOf = (res: LightMyRequestResponse): string => json<{ error: string }>(res).error;
 
@@ -531,7 +517,7 @@ for (const dialect of dialects) {
             const changed = serializeObjects([polygon('car', TRIANGLE, ['occluded']), polygon('car', TRIANGLE, ['occluded', 'truncated'])]);
             await writer.query('update images set objects_json = $1 where id = $2', [changed, s.second.id]);
             const rename = updateTag(s.project, s.occluded, { type: 'figures', title: 'hidden' });
-            await waitForLockWait(writer);
+            await waitForLockWaitOnClient(writer);
             await writer.query('commit');
             assert.equal((await rename).statusCode, 200);
           } finally {

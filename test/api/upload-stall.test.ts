@@ -136,9 +136,9 @@ for (const dialect of dialects) {
       assert.deepEqual(result!.errors, []);
       assert.ok(result!.fileId);
       assert.ok(answers > 10, `/healthz answered ${answers} times during the upload`);
-      // The parse itself, on this thread, would make the longest wait at least inline.ms; a third of
-      // it leaves room for a loaded machine and still fails when the parse is here.
-      assert.ok(longestMs < inline.ms / 3, `a /healthz waited ${longestMs.toFixed(0)} ms; the parse takes ${inline.ms.toFixed(0)} ms here`);
+      // The parse itself, on this thread, would make the longest wait at least inline.ms; half of it
+      // leaves room for a loaded machine's pauses and still fails when the parse is here.
+      assert.ok(longestMs < inline.ms / 2, `a /healthz waited ${longestMs.toFixed(0)} ms; the parse takes ${inline.ms.toFixed(0)} ms here`);
     });
 
     test('a large file checked on a thread is refused as it would be here, with the same message', async () => {

@@ -9,6 +9,7 @@ import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, tagImage } from '../helpers/factories.ts';
 import { type ProjectFile, uploadProject, waitForTask, withImportRunner } from '../helpers/importing.ts';
 import { pngImage } from '../helpers/multipart.ts';
+import { waitForLockWaitOn } from '../helpers/pg-lock-wait.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 import { assertProblem } from '../helpers/v2.ts';
 
@@ -265,8 +266,7 @@ for (const dialect of dialects) {
         await other.db.kysely.transaction().execute(async (trx) => {
           await trx.selectFrom('classes').select('id').where('project_id', '=', projectId).where('title', '=', 'car').forUpdate().execute();
           answer = put(imageId, { ...annotation, description: 'during a rename' });
-          // Time for the PUT to reach the class row this transaction holds.
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          await waitForLockWaitOn(trx);
           await trx.updateTable('classes').set({ title: 'auto' }).where('project_id', '=', projectId).where('title', '=', 'car').execute();
         });
         assertProblem(await answer!, 409, 'CONFLICT');

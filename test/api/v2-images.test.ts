@@ -7,6 +7,7 @@ import type { ImageMetadata } from '../../src/http/schemas/v2-images.ts';
 import { dialects } from '../helpers/dialects.ts';
 import { newDataset, newImage, newProject, newTag, polygon, referenceFigureTag } from '../helpers/factories.ts';
 import { pngImage } from '../helpers/multipart.ts';
+import { waitForLockWaitOn } from '../helpers/pg-lock-wait.ts';
 import { listeningPort } from '../helpers/raw-http.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
 import { type List, assertProblem } from '../helpers/v2.ts';
@@ -257,8 +258,7 @@ for (const dialect of dialects) {
           await other.db.kysely.transaction().execute(async (trx) => {
             await trx.selectFrom('classes').select('id').where('project_id', '=', targetProject).where('title', '=', 'car').forUpdate().execute();
             answer = patch(image.id, { datasetId: to });
-            // Time for the move to reach the class row this transaction holds.
-            await new Promise((resolve) => setTimeout(resolve, 300));
+            await waitForLockWaitOn(trx);
             await trx.updateTable('classes').set({ title: 'auto' }).where('project_id', '=', targetProject).where('title', '=', 'car').execute();
           });
           const refused = assertProblem(await answer!, 409, 'CONFLICT');

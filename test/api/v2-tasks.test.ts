@@ -19,6 +19,7 @@ import { dialects } from '../helpers/dialects.ts';
 import { hashOf, newProject } from '../helpers/factories.ts';
 import { type ProjectFile, importAndRead } from '../helpers/importing.ts';
 import { multipartBody, pngImage } from '../helpers/multipart.ts';
+import { waitForLockWaitOn } from '../helpers/pg-lock-wait.ts';
 import { connect, listeningPort, requestHead, write } from '../helpers/raw-http.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type TestApp, json, startTestApp } from '../helpers/test-app.ts';
@@ -255,8 +256,7 @@ for (const dialect of dialects) {
       await worker.db.kysely.transaction().execute(async (trx) => {
         await trx.updateTable('tasks').set({ meta: JSON.stringify({ done: true }) }).where('id', '=', id).execute();
         answer = t.request({ method: 'DELETE', url: `/v2/tasks/${id}`, headers: { 'if-match': etag } });
-        // Time for the delete to reach the row this transaction holds.
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await waitForLockWaitOn(trx);
         await trx.deleteFrom('tasks').where('id', '=', id).execute();
       });
       const res = await answer!;

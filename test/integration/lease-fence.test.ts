@@ -24,15 +24,17 @@ for (const dialect of dialects) {
       const db = ctx.db.kysely;
       const teamId = await ensureTeam(db, 'fence');
       const id = await tasks.createTask(db, { teamId, userId: null, type: 'import', size: 0, meta: {}, input: {} });
-      const first = await tasks.claimTask(db, { owner: 'worker-a', leaseMs: 100 });
+      // The clock given to each step: a slow database cannot let the lease run out before it is checked.
+      const start = Date.now();
+      const at = (ms: number) => new Date(start + ms).toISOString();
+      const first = await tasks.claimTask(db, { owner: 'worker-a', leaseMs: 100, now: at(0) });
       assert.equal(first?.id, id);
-      assert.equal(await tasks.fenceLease(db, { id, owner: 'worker-a' }), true);
-      assert.equal(await tasks.fenceLease(db, { id, owner: 'worker-b' }), false);
+      assert.equal(await tasks.fenceLease(db, { id, owner: 'worker-a', now: at(50) }), true);
+      assert.equal(await tasks.fenceLease(db, { id, owner: 'worker-b', now: at(50) }), false);
 
-      await new Promise((resolve) => setTimeout(resolve, 150));
       // Expired: even the old holder is refused before anyone else claims the task.
-      assert.equal(await tasks.fenceLease(db, { id, owner: 'worker-a' }), false);
-      const second = await tasks.claimTask(db, { owner: 'worker-b', leaseMs: 10_000 });
+      assert.equal(await tasks.fenceLease(db, { id, owner: 'worker-a', now: at(150) }), false);
+      const second = await tasks.claimTask(db, { owner: 'worker-b', leaseMs: 10_000, now: at(150) });
       assert.equal(second?.id, id);
 
       // The old holder's transaction writes nothing; the new holder's commits.
