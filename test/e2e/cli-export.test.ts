@@ -137,6 +137,7 @@ describe('annostore export', () => {
     await client.downloadExport(task.id, whole);
 
     // The network, not the project: the first answer's connection breaks after 1,000 bytes.
+    const resumed = path.join(dir, 'resumed.zip');
     const ranges: (string | null)[] = [];
     const flaky: typeof fetch = async (url, init) => {
       const response = await fetch(url, init);
@@ -147,8 +148,9 @@ describe('annostore export', () => {
       const body = new ReadableStream<Uint8Array>({
         async pull(controller) {
           if (sent >= 1000) {
-            // A moment later, so the bytes before the break are on disk: the resume starts after them.
-            await new Promise((resolve) => setTimeout(resolve, 100));
+            // Once the bytes before the break are on disk: the resume starts after them.
+            const deadline = Date.now() + 10_000;
+            while (partSize(`${resumed}.part`) < 1000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
             return controller.error(new Error('connection reset'));
           }
           const { value, done } = await reader.read();
@@ -160,7 +162,6 @@ describe('annostore export', () => {
       });
       return new Response(body, { status: response.status, headers: response.headers });
     };
-    const resumed = path.join(dir, 'resumed.zip');
     await new AnnostoreClient({ url: server.url, key: KEY, fetch: flaky }).downloadExport(task.id, resumed);
     assert.deepEqual(ranges, [null, 'bytes=1000-']);
     assert.ok(fs.readFileSync(resumed).equals(fs.readFileSync(whole)));
@@ -177,3 +178,6 @@ describe('annostore export', () => {
     assert.equal(usage.code, 2);
   });
 });
+
+/** The size of a download's part file so far; 0 before it exists. */
+const partSize = (file: string): number => (fs.existsSync(file) ? fs.statSync(file).size : 0);

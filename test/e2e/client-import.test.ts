@@ -166,8 +166,11 @@ for (const dialect of dialects) {
       assert.equal(rerun.code, 0, rerun.stderr);
       const summary = summaryOf(rerun);
       assert.equal(summary.status, 'finished');
-      assert.equal(summary.imagesUploaded, missing.length, 'only the missing images are sent');
-      assert.equal(summary.imagesSkipped, expected.length - missing.length);
+      // Every image once, sent or skipped as known. A request of the killed run that the server was
+      // still storing may have landed after the quiet spell above: then fewer are sent, never more.
+      assert.equal(summary.imagesUploaded + summary.imagesSkipped, expected.length);
+      assert.ok(summary.imagesUploaded <= missing.length, `${summary.imagesUploaded} sent of ${missing.length} missing: only the missing images are sent`);
+      assert.ok(summary.imagesUploaded > 0, 'the missing images are sent');
       assert.deepEqual(await client.checkImages(expected.map((e) => e.hash)), []);
       await checkProject(client, summary.projectId, expected);
     });
