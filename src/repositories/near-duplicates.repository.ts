@@ -15,17 +15,24 @@ export interface HashedImage {
   dhash: string;
 }
 
-function hashedImages(db: Kysely<Database>, managed: ManagedProjects) {
+/** Images whose blobs have perceptual hashes, as HashedImage, in any dataset. */
+function imagesWithHashes(db: Kysely<Database>) {
   return db
     .selectFrom('images')
     .innerJoin('blobs', 'blobs.hash', 'images.hash')
-    // A job's honeypots are copies of ground-truth images, not duplicates anyone made; the ground truth
-    // itself, in a managers-only dataset, is their managers' alone (docs/jobs.md, Quality).
-    .innerJoin('datasets', 'datasets.id', 'images.dataset_id')
-    .where((eb) => shownDatasets(eb, managed))
     .select(['images.id as id', 'images.name as name', 'images.dataset_id as datasetId', 'images.project_id as projectId', 'images.hash as hash', 'blobs.phash as phash', 'blobs.dhash as dhash'])
     .where('blobs.phash', 'is not', null)
     .where('blobs.dhash', 'is not', null);
+}
+
+function hashedImages(db: Kysely<Database>, managed: ManagedProjects) {
+  return (
+    imagesWithHashes(db)
+      // A job's honeypots are copies of ground-truth images, not duplicates anyone made; the ground truth
+      // itself, in a managers-only dataset, is their managers' alone (docs/jobs.md, Quality).
+      .innerJoin('datasets', 'datasets.id', 'images.dataset_id')
+      .where((eb) => shownDatasets(eb, managed))
+  );
 }
 
 /** The images of the project whose blobs have perceptual hashes, in id order. */
@@ -35,14 +42,7 @@ export async function hashedImagesOfProject(db: Kysely<Database>, projectId: num
 
 /** One image with its blob's perceptual hashes, whatever its dataset (a honeypot's is hidden). */
 export async function hashedImage(db: Kysely<Database>, imageId: number): Promise<HashedImage | undefined> {
-  return (await db
-    .selectFrom('images')
-    .innerJoin('blobs', 'blobs.hash', 'images.hash')
-    .select(['images.id as id', 'images.name as name', 'images.dataset_id as datasetId', 'images.project_id as projectId', 'images.hash as hash', 'blobs.phash as phash', 'blobs.dhash as dhash'])
-    .where('images.id', '=', imageId)
-    .where('blobs.phash', 'is not', null)
-    .where('blobs.dhash', 'is not', null)
-    .executeTakeFirst()) as HashedImage | undefined;
+  return (await imagesWithHashes(db).where('images.id', '=', imageId).executeTakeFirst()) as HashedImage | undefined;
 }
 
 /** The images of every project of the team whose blobs have perceptual hashes, in id order. */
